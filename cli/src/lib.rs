@@ -1,0 +1,48 @@
+//! The `arrowfeat` command line: argument parsing lives in `main.rs`; the commands live
+//! here so tests can call them without a process.
+
+pub mod functions;
+pub mod sql;
+
+use std::fmt;
+
+/// A user-facing failure: printed as one line, exit code 1 (2 for usage errors).
+#[derive(Debug)]
+pub struct CliError {
+    pub message: String,
+    pub exit_code: i32,
+}
+
+impl CliError {
+    pub fn failure(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            exit_code: 1,
+        }
+    }
+
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            exit_code: 2,
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // One line: DataFusion messages may carry newlines and tabs (candidate lists).
+        let one_line: Vec<&str> = self.message.split_whitespace().collect();
+        write!(f, "{}", one_line.join(" "))
+    }
+}
+
+impl From<datafusion::error::DataFusionError> for CliError {
+    fn from(e: datafusion::error::DataFusionError) -> Self {
+        // `find_root` drops DataFusion's "Execution error:" / context wrappers that repeat
+        // what our kernels already say.
+        CliError::failure(e.find_root().to_string())
+    }
+}
+
+pub type CliResult<T> = Result<T, CliError>;

@@ -1,0 +1,731 @@
+//! Embedding math and per-tensor int8 quantization.
+//!
+//! Vectors are rows of a `FixedSizeList`, `List` or `LargeList` of `Float32` or `Float64`
+//! (quantized vectors: of `UInt8`). Sums are accumulated in `f64` over eight independent
+//! lanes, added in a fixed order, so results are deterministic and vectorize.
+//!
+//! A null row, or a row with a null element, gives a null result.
+
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, Datum, FixedSizeListArray, Float32Array, Float64Array,
+    GenericListArray, PrimitiveArray, UInt8Array,
+};
+use arrow::buffer::{BooleanBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow::datatypes::{
+    ArrowPrimitiveType, DataType, Field, Float32Type, Float64Type, Int64Type, UInt8Type,
+};
+
+use super::operand::{broadcast_len, F64Operand, Operand};
+use super::{KernelError, Result};
+
+/// Element types that vectors may hold.
+pub trait Element: Copy + Default + Send + Sync + 'static {
+    fn to_f64(self) -> f64;
+    fn from_f64(v: f64) -> Self;
+}
+
+impl Element for f32 {
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+}
+
+impl Element for f64 {
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+}
+
+impl Element for u8 {
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        v as u8
+    }
+}
+
+/// Where each row's elements start and end in the flat child values.
+#[derive(Debug, Clone, Copy)]
+enum Layout<'a> {
+    Fixed(usize),
+    Offsets(&'a [i32]),
+    LargeOffsets(&'a [i64]),
+}
+
+/// A column (or scalar) of vectors, read in place.
+struct Vectors<'a, T: ArrowPrimitiveType> {
+    values: &'a [T::Native],
+    layout: Layout<'a>,
+    /// Row validity: the list's own nulls and rows holding a null element.
+    nulls: Option<NullBuffer>,
+    rows: usize,
+    is_scalar: bool,
+}
+
+impl<'a, T: ArrowPrimitiveType> Vectors<'a, T> {
+    fn from_datum(function: &'static str, argument: &str, datum: &'a dyn Datum) -> Result<Self> {
+        let (array, is_scalar) = datum.get();
+        let wrong_type = || {
+            KernelError::new(
+                function,
+                argument,
+                format!(
+                    "expected a FixedSizeList, List or LargeList of {}, found {}",
+                    T::DATA_TYPE,
+                    array.data_type()
+                ),
+            )
+        };
+        let (child, layout) = match array.data_type() {
+            DataType::FixedSizeList(_, size) => {
+                let list = array.as_fixed_size_list();
+                (list.values(), Layout::Fixed(*size as usize))
+            }
+            DataType::List(_) => {
+                let list = array.as_list::<i32>();
+                (list.values(), Layout::Offsets(list.value_offsets()))
+            }
+            DataType::LargeList(_) => {
+                let list = array.as_list::<i64>();
+                (list.values(), Layout::LargeOffsets(list.value_offsets()))
+            }
+            _ => return Err(wrong_type()),
+        };
+        let values = child.as_primitive_opt::<T>().ok_or_else(wrong_type)?.values();
+        let mut vectors = Vectors {
+            values,
+            layout,
+            nulls: array.logical_nulls(),
+            rows: array.len(),
+            is_scalar,
+        };
+        if let Some(child_nulls) = child.logical_nulls().filter(|n| n.null_count() > 0) {
+            let complete = BooleanBuffer::collect_bool(vectors.rows, |row| {
+                let range = vectors.range(row);
+                child_nulls.slice(range.start, range.len()).null_count() == 0
+            });
+            vectors.nulls = NullBuffer::union(vectors.nulls.as_ref(), Some(&NullBuffer::new(complete)));
+        }
+        Ok(vectors)
+    }
+
+    #[inline(always)]
+    fn range(&self, row: usize) -> std::ops::Range<usize> {
+        match self.layout {
+            Layout::Fixed(size) => row * size..(row + 1) * size,
+            Layout::Offsets(o) => o[row] as usize..o[row + 1] as usize,
+            Layout::LargeOffsets(o) => o[row] as usize..o[row + 1] as usize,
+        }
+    }
+
+    /// Row index into this argument for output row `row` (scalars repeat row 0).
+    #[inline(always)]
+    fn source_row(&self, row: usize) -> usize {
+        if self.is_scalar {
+            0
+        } else {
+            row
+        }
+    }
+
+    #[inline(always)]
+    fn get(&self, row: usize) -> &'a [T::Native] {
+        let values: &'a [T::Native] = self.values;
+        &values[self.range(self.source_row(row))]
+    }
+
+    #[inline(always)]
+    fn is_valid(&self, row: usize) -> bool {
+        let row = self.source_row(row);
+        self.nulls.as_ref().is_none_or(|n| n.is_valid(row))
+    }
+
+    fn len(&self) -> Option<usize> {
+        (!self.is_scalar).then_some(self.rows)
+    }
+}
+
+const LANES: usize = 8;
+
+/// Sum over eight independent lanes, combined in a fixed order.
+#[inline(always)]
+fn lane_sum<T: Element>(a: &[T], b: &[T], term: impl Fn(f64, f64) -> f64) -> f64 {
+    let mut acc = [0f64; LANES];
+    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for k in 0..LANES {
+            acc[k] += term(x[k].to_f64(), y[k].to_f64());
+        }
+    }
+    for (k, (x, y)) in ra.iter().zip(rb).enumerate() {
+        acc[k] += term(x.to_f64(), y.to_f64());
+    }
+    let [a0, a1, a2, a3, a4, a5, a6, a7] = acc;
+    ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+}
+
+#[inline(always)]
+fn squared_norm<T: Element>(a: &[T]) -> f64 {
+    lane_sum(a, a, |x, _| x * x)
+}
+
+/// Dot product, both squared norms, in one pass over the two vectors.
+#[inline(always)]
+fn dot_and_norms<T: Element>(a: &[T], b: &[T]) -> (f64, f64, f64) {
+    let mut dot = [0f64; LANES];
+    let mut na = [0f64; LANES];
+    let mut nb = [0f64; LANES];
+    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for k in 0..LANES {
+            let (x, y) = (x[k].to_f64(), y[k].to_f64());
+            dot[k] += x * y;
+            na[k] += x * x;
+            nb[k] += y * y;
+        }
+    }
+    for (k, (x, y)) in ra.iter().zip(rb).enumerate() {
+        let (x, y) = (x.to_f64(), y.to_f64());
+        dot[k] += x * y;
+        na[k] += x * x;
+        nb[k] += y * y;
+    }
+    let fold = |a: [f64; LANES]| ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+    (fold(dot), fold(na), fold(nb))
+}
+
+/// The element type shared by two vector arguments.
+fn element_type(function: &'static str, argument: &str, datum: &dyn Datum) -> Result<DataType> {
+    let (array, _) = datum.get();
+    match array.data_type() {
+        DataType::FixedSizeList(f, _) | DataType::List(f) | DataType::LargeList(f) => {
+            Ok(f.data_type().clone())
+        }
+        other => Err(KernelError::new(
+            function,
+            argument,
+            format!("expected a FixedSizeList, List or LargeList of Float32 or Float64, found {other}"),
+        )),
+    }
+}
+
+/// Runs `f(a[row], b[row])` for every row where both vectors are present and of equal length.
+fn pairwise<T: ArrowPrimitiveType>(
+    function: &'static str,
+    a: &dyn Datum,
+    b: &dyn Datum,
+    f: impl Fn(&[T::Native], &[T::Native]) -> Option<f64>,
+) -> Result<Float64Array> {
+    let a = Vectors::<T>::from_datum(function, "a", a)?;
+    let b = Vectors::<T>::from_datum(function, "b", b)?;
+    let len = broadcast_len(function, &[("a", a.len()), ("b", b.len())])?;
+    let mut values = Vec::with_capacity(len);
+    let mut valid = Vec::with_capacity(len);
+    for row in 0..len {
+        if !(a.is_valid(row) && b.is_valid(row)) {
+            values.push(0.0);
+            valid.push(false);
+            continue;
+        }
+        let (x, y) = (a.get(row), b.get(row));
+        if x.len() != y.len() {
+            return Err(KernelError::new(
+                function,
+                "b",
+                format!(
+                    "expected a vector of {} elements like `a`, found {} elements at row {row}",
+                    x.len(),
+                    y.len()
+                ),
+            ));
+        }
+        let out = f(x, y);
+        values.push(out.unwrap_or(0.0));
+        valid.push(out.is_some());
+    }
+    Ok(Float64Array::new(ScalarBuffer::from(values), nulls_from(valid)))
+}
+
+fn nulls_from(valid: Vec<bool>) -> Option<NullBuffer> {
+    let nulls = NullBuffer::from(valid);
+    (nulls.null_count() > 0).then_some(nulls)
+}
+
+macro_rules! dispatch_float {
+    ($function:expr, $arg:expr, $datum:expr, $t:ident => $body:expr) => {
+        match element_type($function, $arg, $datum)? {
+            DataType::Float32 => {
+                type $t = Float32Type;
+                $body
+            }
+            DataType::Float64 => {
+                type $t = Float64Type;
+                $body
+            }
+            other => Err(KernelError::new(
+                $function,
+                $arg,
+                format!("expected vectors of Float32 or Float64, found vectors of {other}"),
+            )),
+        }
+    };
+}
+
+fn same_element_type(function: &'static str, a: &dyn Datum, b: &dyn Datum) -> Result<()> {
+    let (ta, tb) = (element_type(function, "a", a)?, element_type(function, "b", b)?);
+    if ta != tb {
+        return Err(KernelError::new(
+            function,
+            "b",
+            format!("expected vectors of {ta} like `a`, found vectors of {tb}"),
+        ));
+    }
+    Ok(())
+}
+
+/// `sum(a[i] * b[i])`.
+pub fn dot_product(a: &dyn Datum, b: &dyn Datum) -> Result<Float64Array> {
+    const NAME: &str = "dot_product";
+    same_element_type(NAME, a, b)?;
+    dispatch_float!(NAME, "a", a, T => pairwise::<T>(NAME, a, b, |x, y| Some(lane_sum(x, y, |p, q| p * q))))
+}
+
+/// `dot(a, b) / (|a| |b|)`, clamped to `[-1, 1]`; null when either vector has norm 0.
+pub fn cosine_similarity(a: &dyn Datum, b: &dyn Datum) -> Result<Float64Array> {
+    const NAME: &str = "cosine_similarity";
+    same_element_type(NAME, a, b)?;
+    dispatch_float!(NAME, "a", a, T => pairwise::<T>(NAME, a, b, |x, y| {
+        let (dot, na, nb) = dot_and_norms(x, y);
+        (na != 0.0 && nb != 0.0).then(|| (dot / (na.sqrt() * nb.sqrt())).clamp(-1.0, 1.0))
+    }))
+}
+
+/// Euclidean norm `sqrt(sum(a[i]^2))`.
+pub fn l2_norm(a: &dyn Datum) -> Result<Float64Array> {
+    const NAME: &str = "l2_norm";
+    dispatch_float!(NAME, "a", a, T => {
+        let v = Vectors::<T>::from_datum(NAME, "a", a)?;
+        let len = v.len().unwrap_or(1);
+        let values: Vec<f64> = (0..len).map(|row| squared_norm(v.get(row)).sqrt()).collect();
+        Ok(Float64Array::new(ScalarBuffer::from(values), v.nulls.clone()))
+    })
+}
+
+/// Rebuilds a list column of the same layout as `input` around new child values.
+fn rebuild_list(
+    input: &dyn Array,
+    child: ArrayRef,
+    lengths: &[usize],
+    nulls: Option<NullBuffer>,
+) -> ArrayRef {
+    let field = Arc::new(Field::new_list_field(child.data_type().clone(), true));
+    match input.data_type() {
+        DataType::FixedSizeList(_, size) => {
+            Arc::new(FixedSizeListArray::new(field, *size, child, nulls))
+        }
+        DataType::LargeList(_) => Arc::new(GenericListArray::<i64>::new(
+            field,
+            OffsetBuffer::from_lengths(lengths.iter().copied()),
+            child,
+            nulls,
+        )),
+        _ => Arc::new(GenericListArray::<i32>::new(
+            field,
+            OffsetBuffer::from_lengths(lengths.iter().copied()),
+            child,
+            nulls,
+        )),
+    }
+}
+
+/// Maps every present row's vector to a new vector of the same length.
+///
+/// `f(row, input, output)` returns false to make the row null. Null rows of a
+/// FixedSizeList keep their width (zeros); null rows of a List become empty.
+fn map_vectors<T: ArrowPrimitiveType, O: ArrowPrimitiveType>(
+    input: &Vectors<'_, T>,
+    input_array: &dyn Array,
+    len: usize,
+    extra_nulls: impl Fn(usize) -> bool,
+    mut f: impl FnMut(usize, &[T::Native], &mut [O::Native]) -> bool,
+) -> ArrayRef
+where
+    O::Native: Element,
+{
+    let fixed = matches!(input.layout, Layout::Fixed(_));
+    let mut values: Vec<O::Native> = Vec::with_capacity(input.values.len());
+    let mut lengths = Vec::with_capacity(len);
+    let mut valid = Vec::with_capacity(len);
+    for row in 0..len {
+        let source = input.get(row);
+        let present = input.is_valid(row) && !extra_nulls(row);
+        let width = if present || fixed { source.len() } else { 0 };
+        let start = values.len();
+        values.resize(start + width, O::Native::default());
+        let ok = present && f(row, source, &mut values[start..]);
+        if !ok {
+            values[start..].fill(O::Native::default());
+        }
+        lengths.push(width);
+        valid.push(ok);
+    }
+    let child: ArrayRef = Arc::new(PrimitiveArray::<O>::new(ScalarBuffer::from(values), None));
+    rebuild_list(input_array, child, &lengths, nulls_from(valid))
+}
+
+/// `a / |a|`, same layout and element type as `a`; null for a zero vector.
+pub fn l2_normalize(a: &dyn Datum) -> Result<ArrayRef> {
+    const NAME: &str = "l2_normalize";
+    let (array, _) = a.get();
+    dispatch_float!(NAME, "a", a, T => {
+        let v = Vectors::<T>::from_datum(NAME, "a", a)?;
+        let len = v.len().unwrap_or(1);
+        Ok(map_vectors::<T, T>(&v, array, len, |_| false, |_, x, out| {
+            let norm = squared_norm(x).sqrt();
+            if norm == 0.0 {
+                return false;
+            }
+            for (o, x) in out.iter_mut().zip(x) {
+                *o = Element::from_f64(x.to_f64() / norm);
+            }
+            true
+        }))
+    })
+}
+
+/// Adding then subtracting 1.5 * 2^52 rounds to the nearest integer, ties to even, in
+/// the default rounding mode, and vectorizes where `round_ties_even` would not.
+const ROUND_MAGIC: f64 = 6_755_399_441_055_744.0;
+
+/// Per-tensor affine quantization: `clamp(round_half_even(x / scale) + zero_point, 0, 255)`.
+#[inline(always)]
+fn quantize_value(x: f64, scale: f64, zero_point: f64) -> u8 {
+    // Anything beyond +-1024 saturates after adding a zero point in 0..=255.
+    let scaled = (x / scale).clamp(-1024.0, 1024.0);
+    let rounded = (scaled + ROUND_MAGIC) - ROUND_MAGIC;
+    (rounded + zero_point).clamp(0.0, 255.0) as u8
+}
+
+#[inline(always)]
+fn dequantize_value(q: u8, scale: f64, zero_point: f64) -> f32 {
+    ((q as f64 - zero_point) * scale) as f32
+}
+
+/// Checked quantization parameters: `scale > 0`, `zero_point` in `0..=255`.
+struct QuantParams<'a> {
+    scale: F64Operand<'a>,
+    zero_point: Operand<'a, Int64Type>,
+}
+
+impl<'a> QuantParams<'a> {
+    fn new(function: &'static str, scale: &'a dyn Datum, zero_point: &'a dyn Datum) -> Result<Self> {
+        let scale = F64Operand::from_datum(function, "scale", scale)?;
+        scale.ensure(function, "scale", "a scale > 0", |s| s > 0.0 && s.is_finite())?;
+        let zero_point = Operand::<Int64Type>::from_datum(function, "zero_point", zero_point)?;
+        zero_point.ensure(function, "zero_point", "a zero point in 0..=255", |z| {
+            (0..=255).contains(&z)
+        })?;
+        Ok(Self { scale, zero_point })
+    }
+
+    #[inline(always)]
+    fn is_valid(&self, row: usize) -> bool {
+        self.scale.is_valid(row) && self.zero_point.is_valid(row)
+    }
+
+    #[inline(always)]
+    fn get(&self, row: usize) -> (f64, f64) {
+        (self.scale.value(row), self.zero_point.value(row) as f64)
+    }
+
+    fn lengths(&self) -> [(&'static str, Option<usize>); 2] {
+        [("scale", self.scale.len()), ("zero_point", self.zero_point.len())]
+    }
+}
+
+/// Quantizes floats (a Float32/Float64 column, or vectors of them) to `UInt8`.
+///
+/// Elementwise: NaN gives null. Vectors: a vector holding NaN gives a null row.
+pub fn quantize_int8(x: &dyn Datum, scale: &dyn Datum, zero_point: &dyn Datum) -> Result<ArrayRef> {
+    const NAME: &str = "quantize_int8";
+    let params = QuantParams::new(NAME, scale, zero_point)?;
+    let (array, is_scalar) = x.get();
+    match array.data_type() {
+        DataType::Float32 | DataType::Float64 => {
+            let x64: Float64Array;
+            let x = if array.data_type() == &DataType::Float32 {
+                // Widening f32 -> f64 is exact; this keeps one code path.
+                x64 = array.as_primitive::<Float32Type>().unary(|v| v as f64);
+                &x64
+            } else {
+                array.as_primitive::<Float64Type>()
+            };
+            let x = F64Operand::from_array(x, is_scalar);
+            let [s, z] = params.lengths();
+            let len = broadcast_len(NAME, &[("x", x.len()), s, z])?;
+            let values: Vec<u8> = (0..len)
+                .map(|row| {
+                    let (scale, zp) = params.get(row);
+                    quantize_value(x.value(row), scale, zp)
+                })
+                .collect();
+            let valid = BooleanBuffer::collect_bool(len, |row| {
+                x.is_valid(row) && params.is_valid(row) && !x.value(row).is_nan()
+            });
+            let nulls = NullBuffer::new(valid);
+            let nulls = (nulls.null_count() > 0).then_some(nulls);
+            Ok(Arc::new(UInt8Array::new(ScalarBuffer::from(values), nulls)))
+        }
+        _ => dispatch_float!(NAME, "x", x, T => {
+            let v = Vectors::<T>::from_datum(NAME, "x", x)?;
+            let [s, z] = params.lengths();
+            let len = broadcast_len(NAME, &[("x", v.len()), s, z])?;
+            Ok(map_vectors::<T, UInt8Type>(&v, array, len, |row| !params.is_valid(row), |row, src, out| {
+                let (scale, zp) = params.get(row);
+                let mut has_nan = false;
+                for (o, x) in out.iter_mut().zip(src) {
+                    let x = x.to_f64();
+                    has_nan |= x.is_nan();
+                    *o = quantize_value(x, scale, zp);
+                }
+                !has_nan
+            }))
+        }),
+    }
+}
+
+/// `(q - zero_point) * scale` as `Float32`, elementwise on `UInt8` or on vectors of `UInt8`.
+pub fn dequantize_int8(q: &dyn Datum, scale: &dyn Datum, zero_point: &dyn Datum) -> Result<ArrayRef> {
+    const NAME: &str = "dequantize_int8";
+    let params = QuantParams::new(NAME, scale, zero_point)?;
+    let (array, _) = q.get();
+    let [s, z] = params.lengths();
+    if array.data_type() == &DataType::UInt8 {
+        let q = Operand::<UInt8Type>::from_datum(NAME, "q", q)?;
+        let len = broadcast_len(NAME, &[("q", q.len()), s, z])?;
+        let values: Vec<f32> = (0..len)
+            .map(|row| {
+                let (scale, zp) = params.get(row);
+                dequantize_value(q.value(row), scale, zp)
+            })
+            .collect();
+        let valid = BooleanBuffer::collect_bool(len, |row| q.is_valid(row) && params.is_valid(row));
+        let nulls = NullBuffer::new(valid);
+        let nulls = (nulls.null_count() > 0).then_some(nulls);
+        return Ok(Arc::new(Float32Array::new(ScalarBuffer::from(values), nulls)));
+    }
+    let v = Vectors::<UInt8Type>::from_datum(NAME, "q", q).map_err(|e| {
+        KernelError::new(NAME, "q", e.message.replace("found", "or UInt8 values, found"))
+    })?;
+    let len = broadcast_len(NAME, &[("q", v.len()), s, z])?;
+    Ok(map_vectors::<UInt8Type, Float32Type>(&v, array, len, |row| !params.is_valid(row), |row, src, out| {
+        let (scale, zp) = params.get(row);
+        for (o, q) in out.iter_mut().zip(src) {
+            *o = dequantize_value(*q, scale, zp);
+        }
+        true
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{ListArray, Scalar};
+    use proptest::prelude::*;
+
+    fn fsl(rows: Vec<Option<Vec<f32>>>, size: i32) -> FixedSizeListArray {
+        FixedSizeListArray::from_iter_primitive::<Float32Type, _, _>(
+            rows.into_iter().map(|r| r.map(|v| v.into_iter().map(Some).collect::<Vec<_>>())),
+            size,
+        )
+    }
+
+    fn list(rows: Vec<Option<Vec<f32>>>) -> ListArray {
+        ListArray::from_iter_primitive::<Float32Type, _, _>(
+            rows.into_iter().map(|r| r.map(|v| v.into_iter().map(Some).collect::<Vec<_>>())),
+        )
+    }
+
+    #[test]
+    fn dot_cosine_norm_basics() {
+        let a = fsl(vec![Some(vec![1.0, 2.0, 3.0]), None, Some(vec![0.0, 0.0, 0.0])], 3);
+        let b = fsl(vec![Some(vec![4.0, 5.0, 6.0]), Some(vec![1.0, 1.0, 1.0]), Some(vec![1.0, 0.0, 0.0])], 3);
+        let dot = dot_product(&a, &b).unwrap();
+        assert_eq!(dot.value(0), 32.0);
+        assert!(dot.is_null(1));
+        let cos = cosine_similarity(&a, &b).unwrap();
+        assert!((cos.value(0) - 32.0 / (14f64.sqrt() * 77f64.sqrt())).abs() < 1e-12);
+        assert!(cos.is_null(2), "zero vector has no direction");
+        let norm = l2_norm(&a).unwrap();
+        assert_eq!(norm.value(0), 14f64.sqrt());
+        assert_eq!(norm.value(2), 0.0);
+    }
+
+    #[test]
+    fn scalar_query_vector_broadcasts_over_list_column() {
+        let a = list(vec![Some(vec![1.0, 0.0]), Some(vec![0.0, 2.0]), None]);
+        let q = Scalar::new(list(vec![Some(vec![1.0, 1.0])]));
+        let dot = dot_product(&a, &q).unwrap();
+        assert_eq!(dot, Float64Array::from(vec![Some(1.0), Some(2.0), None]));
+    }
+
+    #[test]
+    fn length_mismatch_names_row() {
+        let a = list(vec![Some(vec![1.0]), Some(vec![1.0, 2.0])]);
+        let b = list(vec![Some(vec![1.0]), Some(vec![1.0])]);
+        let err = dot_product(&a, &b).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "dot_product: argument `b`: expected a vector of 2 elements like `a`, found 1 elements at row 1"
+        );
+    }
+
+    #[test]
+    fn null_element_nulls_the_row_and_slices_respected() {
+        let a = ListArray::from_iter_primitive::<Float32Type, _, _>(vec![
+            Some(vec![Some(1.0), Some(2.0)]),
+            Some(vec![Some(1.0), None]),
+            Some(vec![Some(3.0), Some(4.0)]),
+        ]);
+        let norm = l2_norm(&a).unwrap();
+        assert!(norm.is_null(1));
+        let sliced = a.slice(1, 2);
+        let norm = l2_norm(&sliced).unwrap();
+        assert!(norm.is_null(0));
+        assert_eq!(norm.value(1), 5.0);
+    }
+
+    #[test]
+    fn l2_normalize_keeps_layout() {
+        let a = fsl(vec![Some(vec![3.0, 4.0]), Some(vec![0.0, 0.0]), None], 2);
+        let out = l2_normalize(&a).unwrap();
+        assert_eq!(out.data_type(), a.data_type());
+        let out = out.as_fixed_size_list();
+        assert_eq!(out.value(0).as_primitive::<Float32Type>().values(), &[0.6, 0.8]);
+        assert!(out.is_null(1));
+        assert!(out.is_null(2));
+        let l = list(vec![Some(vec![0.0, 5.0]), None, Some(vec![2.0])]).slice(1, 2);
+        let out = l2_normalize(&l).unwrap();
+        let out = out.as_list::<i32>();
+        assert!(out.is_null(0));
+        assert_eq!(out.value(1).as_primitive::<Float32Type>().values(), &[1.0]);
+    }
+
+    #[test]
+    fn float64_vectors_and_mixed_element_types() {
+        let a = ListArray::from_iter_primitive::<Float64Type, _, _>(vec![Some(vec![Some(1.0), Some(2.0)])]);
+        assert_eq!(dot_product(&a, &a).unwrap().value(0), 5.0);
+        let b = list(vec![Some(vec![1.0, 2.0])]);
+        let err = dot_product(&a, &b).unwrap_err();
+        assert!(err.message.contains("expected vectors of Float64 like `a`"), "{err}");
+    }
+
+    #[test]
+    fn quantize_rounds_half_to_even_and_saturates() {
+        let x = Float32Array::from(vec![Some(0.5), Some(1.5), Some(2.5), Some(-0.5), Some(1000.0), Some(-1000.0), Some(f32::NAN), None]);
+        let s = Scalar::new(Float64Array::from(vec![1.0]));
+        let z = Scalar::new(arrow::array::Int64Array::from(vec![10]));
+        let q = quantize_int8(&x, &s, &z).unwrap();
+        let q = q.as_primitive::<UInt8Type>();
+        assert_eq!(
+            q.iter().collect::<Vec<_>>(),
+            vec![Some(10), Some(12), Some(12), Some(10), Some(255), Some(0), None, None]
+        );
+        let back = dequantize_int8(q, &s, &z).unwrap();
+        let back = back.as_primitive::<Float32Type>();
+        assert_eq!(back.value(1), 2.0);
+    }
+
+    #[test]
+    fn quantize_vectors_roundtrip_and_errors() {
+        let a = fsl(vec![Some(vec![0.1, -0.2, 0.3]), None], 3);
+        let s = Scalar::new(Float64Array::from(vec![0.01]));
+        let z = Scalar::new(arrow::array::Int64Array::from(vec![128]));
+        let q = quantize_int8(&a, &s, &z).unwrap();
+        assert_eq!(q.data_type(), &DataType::FixedSizeList(Arc::new(Field::new_list_field(DataType::UInt8, true)), 3));
+        let fq = q.as_fixed_size_list();
+        assert_eq!(fq.value(0).as_primitive::<UInt8Type>().values(), &[138, 108, 158]);
+        assert!(fq.is_null(1));
+        let back = dequantize_int8(&q, &s, &z).unwrap();
+        let back = back.as_fixed_size_list().value(0);
+        let back = back.as_primitive::<Float32Type>();
+        assert!((back.value(0) - 0.1).abs() < 1e-6);
+        let bad = Scalar::new(Float64Array::from(vec![0.0]));
+        let err = quantize_int8(&a, &bad, &z).unwrap_err();
+        assert_eq!(err.to_string(), "quantize_int8: argument `scale`: expected a scale > 0, found 0");
+        let badz = Scalar::new(arrow::array::Int64Array::from(vec![300]));
+        assert!(quantize_int8(&a, &s, &badz).unwrap_err().message.contains("0..=255"));
+    }
+
+    fn arb_vectors() -> impl Strategy<Value = (usize, Vec<Option<Vec<f32>>>, Vec<Option<Vec<f32>>>)> {
+        (1usize..20).prop_flat_map(|dim| {
+            let row = prop::option::weighted(0.9, prop::collection::vec(-100f32..100.0, dim));
+            (Just(dim), prop::collection::vec(row.clone(), 0..30), prop::collection::vec(row, 0..30))
+        }).prop_map(|(dim, mut a, mut b)| {
+            let n = a.len().min(b.len());
+            a.truncate(n);
+            b.truncate(n);
+            (dim, a, b)
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn pairwise_kernels_match_reference((dim, a, b) in arb_vectors(), start in 0usize..3) {
+            let start = start.min(a.len());
+            let n = a.len() - start;
+            let fa = fsl(a.clone(), dim as i32).slice(start, n);
+            let lb = list(b.clone()).slice(start, n);
+            let dot = dot_product(&fa, &lb).unwrap();
+            let cos = cosine_similarity(&fa, &lb).unwrap();
+            for i in 0..n {
+                match (&a[start + i], &b[start + i]) {
+                    (Some(x), Some(y)) => {
+                        let d: f64 = x.iter().zip(y).map(|(p, q)| *p as f64 * *q as f64).sum();
+                        prop_assert!((dot.value(i) - d).abs() <= 1e-9 * (1.0 + d.abs()));
+                        let nx: f64 = x.iter().map(|p| (*p as f64).powi(2)).sum();
+                        let ny: f64 = y.iter().map(|p| (*p as f64).powi(2)).sum();
+                        if nx == 0.0 || ny == 0.0 {
+                            prop_assert!(cos.is_null(i));
+                        } else {
+                            let c = d / (nx.sqrt() * ny.sqrt());
+                            prop_assert!((cos.value(i) - c).abs() < 1e-9);
+                        }
+                    }
+                    _ => {
+                        prop_assert!(dot.is_null(i));
+                        prop_assert!(cos.is_null(i));
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn quantize_matches_round_ties_even(x in prop::collection::vec(-300f64..300.0, 0..50), scale in 0.01f64..10.0, zp in 0i64..=255) {
+            let col = Float64Array::from(x.clone());
+            let q = quantize_int8(&col, &Scalar::new(Float64Array::from(vec![scale])), &Scalar::new(arrow::array::Int64Array::from(vec![zp]))).unwrap();
+            let q = q.as_primitive::<UInt8Type>();
+            for (i, v) in x.iter().enumerate() {
+                let expected = ((v / scale).round_ties_even() + zp as f64).clamp(0.0, 255.0) as u8;
+                prop_assert_eq!(q.value(i), expected);
+            }
+        }
+    }
+}

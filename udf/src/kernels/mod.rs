@@ -1,0 +1,63 @@
+//! Feature-engineering kernels over arrow-rs arrays.
+//!
+//! This module knows only arrow-rs: no DataFusion, no Python. Every kernel takes its
+//! arguments as [`Datum`](arrow::array::Datum)s, so each argument may be a column (an array
+//! with one value per row) or a scalar (an [`arrow::array::Scalar`], one value for every
+//! row). When every argument is a scalar the result has one row.
+//!
+//! Shared conventions:
+//! - a null input row gives a null output row, unless the function says otherwise;
+//! - sliced arrays (non-zero offsets) are read through their offsets, never copied;
+//! - empty input gives empty output;
+//! - invalid parameters (a zero standard deviation, unsorted boundaries, ...) are errors
+//!   ([`KernelError`]) that name the function, the argument and, for columns, the row.
+
+pub mod embedding;
+pub mod geo;
+pub mod hash;
+pub mod numeric;
+
+mod operand;
+
+pub use operand::{broadcast_len, F64Operand};
+
+use std::fmt;
+
+/// An error raised by a kernel: which function, which argument, what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelError {
+    /// SQL / Python name of the function, e.g. `standard_scale`.
+    pub function: &'static str,
+    /// Name of the offending argument, e.g. `std`.
+    pub argument: String,
+    /// What was expected and what was found.
+    pub message: String,
+}
+
+impl KernelError {
+    pub fn new(
+        function: &'static str,
+        argument: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self {
+            function,
+            argument: argument.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for KernelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: argument `{}`: {}",
+            self.function, self.argument, self.message
+        )
+    }
+}
+
+impl std::error::Error for KernelError {}
+
+pub type Result<T> = std::result::Result<T, KernelError>;

@@ -1,0 +1,9 @@
+//! arrowfeat feature-engineering functions.
+//!
+//! - [`kernels`]: the math, as plain functions over arrow-rs arrays (no engine types);
+//! - [`sql`]: thin DataFusion adapters; [`register_all`] registers every function.
+
+pub mod kernels;
+pub mod sql;
+
+pub use sql::{all_udfs, register_all};

@@ -1,0 +1,172 @@
+//! DataFusion adapter: every kernel as a [`ScalarUDF`].
+//!
+//! The adapter is thin: it declares signatures and documentation, coerces argument types,
+//! hands scalars to the kernels as scalars (never expanded to arrays) and maps kernel
+//! errors to DataFusion errors. All the math lives in [`crate::kernels`].
+
+mod embedding;
+mod geo;
+mod hash;
+mod numeric;
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use datafusion::arrow::array::{ArrayRef, Datum, Scalar};
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
+use datafusion::common::{exec_err, plan_err, DataFusionError, Result, ScalarValue};
+use datafusion::logical_expr::{
+    ColumnarValue, DocSection, Documentation, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF,
+    ScalarUDFImpl, Signature,
+};
+use datafusion::prelude::SessionContext;
+
+use crate::kernels::KernelError;
+
+/// The section under which arrowfeat functions are documented.
+pub(crate) const DOC_SECTION: DocSection = DocSection {
+    include: true,
+    label: "arrowfeat feature functions",
+    description: Some("Feature-engineering functions from arrowfeat"),
+};
+
+/// What one SQL function adds on top of its kernel: types, docs and the call itself.
+pub(crate) trait FeatureFunction: Debug + Send + Sync + PartialEq + Eq + Hash + 'static {
+    const NAME: &'static str;
+    fn signature(&self) -> &Signature;
+    fn documentation(&self) -> &Documentation;
+    /// For `Signature::user_defined` functions: the types the arguments are cast to.
+    fn coerce_types(&self, _arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        plan_err!("{} does not coerce its arguments", Self::NAME)
+    }
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType>;
+    /// Whether the result can be null; by default when any argument can be.
+    fn nullable(&self, arg_fields: &[FieldRef]) -> bool {
+        arg_fields.iter().any(|f| f.is_nullable())
+    }
+    /// Runs the kernel. `args` are scalars or arrays of `rows` rows.
+    fn invoke(&self, args: &[KernelArg]) -> Result<ArrayRef>;
+}
+
+/// Wraps a [`FeatureFunction`] as a DataFusion [`ScalarUDFImpl`].
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub(crate) struct FeatureUdf<F>(pub F);
+
+impl<F: FeatureFunction> ScalarUDFImpl for FeatureUdf<F> {
+    fn name(&self) -> &str {
+        F::NAME
+    }
+
+    fn signature(&self) -> &Signature {
+        self.0.signature()
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        self.0.coerce_types(arg_types)
+    }
+
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        self.0.return_type(arg_types)
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        let types: Vec<DataType> = args.arg_fields.iter().map(|f| f.data_type().clone()).collect();
+        let data_type = self.0.return_type(&types)?;
+        Ok(Field::new(F::NAME, data_type, self.0.nullable(args.arg_fields)).into())
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let all_scalar = args.args.iter().all(|a| matches!(a, ColumnarValue::Scalar(_)));
+        let kernel_args = args
+            .args
+            .into_iter()
+            .map(KernelArg::try_from)
+            .collect::<Result<Vec<_>>>()?;
+        let out = self.0.invoke(&kernel_args)?;
+        if all_scalar {
+            Ok(ColumnarValue::Scalar(ScalarValue::try_from_array(&out, 0)?))
+        } else {
+            Ok(ColumnarValue::Array(out))
+        }
+    }
+
+    fn documentation(&self) -> Option<&Documentation> {
+        Some(self.0.documentation())
+    }
+}
+
+/// A UDF argument as the kernels take it: a column, or a scalar that stays a scalar.
+pub(crate) enum KernelArg {
+    Column(ArrayRef),
+    Scalar(Scalar<ArrayRef>, ScalarValue),
+}
+
+impl TryFrom<ColumnarValue> for KernelArg {
+    type Error = DataFusionError;
+
+    fn try_from(value: ColumnarValue) -> Result<Self> {
+        Ok(match value {
+            ColumnarValue::Array(a) => KernelArg::Column(a),
+            ColumnarValue::Scalar(s) => KernelArg::Scalar(s.to_scalar()?, s),
+        })
+    }
+}
+
+impl KernelArg {
+    pub(crate) fn datum(&self) -> &dyn Datum {
+        match self {
+            KernelArg::Column(a) => a,
+            KernelArg::Scalar(s, _) => s,
+        }
+    }
+}
+
+/// Kernel errors surface as execution errors with the kernel's full message.
+pub(crate) fn kernel_error(e: KernelError) -> DataFusionError {
+    DataFusionError::Execution(e.to_string())
+}
+
+/// A planning error for arguments no signature accepts.
+pub(crate) fn signature_error<T>(name: &str, accepted: &[&str], found: &[DataType]) -> Result<T> {
+    let found: Vec<String> = found.iter().map(|t| t.to_string()).collect();
+    plan_err!(
+        "{name}: no signature accepts ({}); accepted: {}",
+        found.join(", "),
+        accepted.join(" | ")
+    )
+}
+
+pub(crate) fn is_numeric(t: &DataType) -> bool {
+    t.is_numeric() || t.is_null()
+}
+
+/// Every arrowfeat scalar UDF, ready to register in a [`SessionContext`].
+pub fn all_udfs() -> Vec<ScalarUDF> {
+    let mut udfs = Vec::new();
+    udfs.extend(numeric::udfs());
+    udfs.extend(hash::udfs());
+    udfs.extend(embedding::udfs());
+    udfs.extend(geo::udfs());
+    udfs
+}
+
+/// Registers every arrowfeat UDF in `ctx`.
+pub fn register_all(ctx: &SessionContext) {
+    for udf in all_udfs() {
+        ctx.register_udf(udf);
+    }
+}
+
+/// Fails with an execution error unless `arg` is a scalar; for parameters that must be
+/// constant, such as bucket boundaries.
+pub(crate) fn require_scalar<'a>(name: &str, argument: &str, arg: &'a KernelArg) -> Result<&'a ScalarValue> {
+    match arg {
+        KernelArg::Scalar(_, s) => Ok(s),
+        KernelArg::Column(_) => exec_err!(
+            "{name}: argument `{argument}`: expected a constant (a literal list such as [0, 10, 100]), found a column"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,231 @@
+//! SQL functions: standard_scale, min_max_scale, bucketize.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, AsArray};
+use datafusion::arrow::datatypes::{DataType, Field, Float64Type};
+use datafusion::common::utils::take_function_args;
+use datafusion::common::{exec_err, Result, ScalarValue};
+use datafusion::logical_expr::{Documentation, ScalarUDF, Signature, Volatility};
+
+use super::{
+    is_numeric, kernel_error, require_scalar, signature_error, FeatureFunction, FeatureUdf,
+    KernelArg, DOC_SECTION,
+};
+use crate::kernels::numeric::{self, Boundaries};
+
+pub(super) fn udfs() -> Vec<ScalarUDF> {
+    vec![
+        ScalarUDF::new_from_impl(FeatureUdf(StandardScale::new())),
+        ScalarUDF::new_from_impl(FeatureUdf(MinMaxScale::new())),
+        ScalarUDF::new_from_impl(FeatureUdf(Bucketize::new())),
+    ]
+}
+
+fn float64_signature(names: &[&str]) -> Signature {
+    Signature::uniform(names.len(), vec![DataType::Float64], Volatility::Immutable)
+        .with_parameter_names(names.to_vec())
+        .expect("parameter names match the arity")
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub(crate) struct StandardScale {
+    signature: Signature,
+    doc: Documentation,
+}
+
+impl StandardScale {
+    fn new() -> Self {
+        Self {
+            signature: float64_signature(&["x", "mean", "std"]),
+            doc: Documentation::builder(
+                DOC_SECTION,
+                "Standardizes `x` to a z-score: `(x - mean) / std`. `std` must be greater than 0 \
+                 (zero is an error, not infinity). Null in any argument gives null; NaN gives NaN.",
+                "standard_scale(x, mean, std)",
+            )
+            .with_argument("x", "Numeric column or value to scale (cast to Float64).")
+            .with_argument("mean", "Mean to subtract: a constant or a column.")
+            .with_argument("std", "Standard deviation to divide by, > 0: a constant or a column.")
+            .with_sql_example(
+                "> SELECT standard_scale(5.0, 3.0, 2.0) AS z;\n\
+                 +-----+\n\
+                 | z   |\n\
+                 +-----+\n\
+                 | 1.0 |\n\
+                 +-----+",
+            )
+            .with_related_udf("min_max_scale")
+            .build(),
+        }
+    }
+}
+
+impl FeatureFunction for StandardScale {
+    const NAME: &'static str = "standard_scale";
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn documentation(&self) -> &Documentation {
+        &self.doc
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Float64)
+    }
+
+    fn invoke(&self, args: &[KernelArg]) -> Result<ArrayRef> {
+        let [x, mean, std] = take_function_args(Self::NAME, args)?;
+        let out = numeric::standard_scale(x.datum(), mean.datum(), std.datum()).map_err(kernel_error)?;
+        Ok(Arc::new(out))
+    }
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub(crate) struct MinMaxScale {
+    signature: Signature,
+    doc: Documentation,
+}
+
+impl MinMaxScale {
+    fn new() -> Self {
+        Self {
+            signature: float64_signature(&["x", "lo", "hi"]),
+            doc: Documentation::builder(
+                DOC_SECTION,
+                "Rescales `x` to [0, 1]: `(x - lo) / (hi - lo)`, clamped to [0, 1]. `hi` must be \
+                 greater than `lo`. NaN stays NaN.",
+                "min_max_scale(x, lo, hi)",
+            )
+            .with_argument("x", "Numeric column or value to scale (cast to Float64).")
+            .with_argument("lo", "Value mapped to 0: a constant or a column.")
+            .with_argument("hi", "Value mapped to 1, greater than `lo`: a constant or a column.")
+            .with_sql_example(
+                "> SELECT min_max_scale(25, 0, 100) AS a, min_max_scale(150, 0, 100) AS b;\n\
+                 +------+-----+\n\
+                 | a    | b   |\n\
+                 +------+-----+\n\
+                 | 0.25 | 1.0 |\n\
+                 +------+-----+",
+            )
+            .with_related_udf("standard_scale")
+            .build(),
+        }
+    }
+}
+
+impl FeatureFunction for MinMaxScale {
+    const NAME: &'static str = "min_max_scale";
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn documentation(&self) -> &Documentation {
+        &self.doc
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Float64)
+    }
+
+    fn invoke(&self, args: &[KernelArg]) -> Result<ArrayRef> {
+        let [x, lo, hi] = take_function_args(Self::NAME, args)?;
+        let out = numeric::min_max_scale(x.datum(), lo.datum(), hi.datum()).map_err(kernel_error)?;
+        Ok(Arc::new(out))
+    }
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Bucketize {
+    signature: Signature,
+    doc: Documentation,
+}
+
+impl Bucketize {
+    fn new() -> Self {
+        Self {
+            signature: Signature::user_defined(Volatility::Immutable)
+                .with_parameter_names(vec!["x", "boundaries"])
+                .expect("two parameters"),
+            doc: Documentation::builder(
+                DOC_SECTION,
+                "Index of the bucket holding `x` for strictly increasing `boundaries` \
+                 b0 < b1 < ... < b(n-1). Buckets are left-closed: 0 is (-inf, b0), i is \
+                 [b(i-1), b(i)), n is [b(n-1), +inf]. NaN and null give null. Spark ML's \
+                 Bucketizer with splits [-inf, b0, ..., b(n-1), +inf] gives the same indices.",
+                "bucketize(x, boundaries)",
+            )
+            .with_argument("x", "Numeric column or value (cast to Float64).")
+            .with_argument(
+                "boundaries",
+                "Constant list of strictly increasing numbers, e.g. [0, 10, 100].",
+            )
+            .with_sql_example(
+                "> SELECT bucketize(-5, [0, 10, 100]) AS a, bucketize(10, [0, 10, 100]) AS b, bucketize(1e6, [0, 10, 100]) AS c;\n\
+                 +---+---+---+\n\
+                 | a | b | c |\n\
+                 +---+---+---+\n\
+                 | 0 | 2 | 3 |\n\
+                 +---+---+---+",
+            )
+            .build(),
+        }
+    }
+}
+
+const BUCKETIZE_ACCEPTS: &[&str] = &["bucketize(numeric, list of numeric)"];
+
+impl FeatureFunction for Bucketize {
+    const NAME: &'static str = "bucketize";
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn documentation(&self) -> &Documentation {
+        &self.doc
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        match arg_types {
+            [x, DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _)]
+                if is_numeric(x) && is_numeric(f.data_type()) =>
+            {
+                Ok(vec![
+                    DataType::Float64,
+                    DataType::List(Arc::new(Field::new_list_field(DataType::Float64, true))),
+                ])
+            }
+            _ => signature_error(Self::NAME, BUCKETIZE_ACCEPTS, arg_types),
+        }
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Int32)
+    }
+
+    fn nullable(&self, _arg_fields: &[datafusion::arrow::datatypes::FieldRef]) -> bool {
+        true
+    }
+
+    fn invoke(&self, args: &[KernelArg]) -> Result<ArrayRef> {
+        let [x, boundaries] = take_function_args(Self::NAME, args)?;
+        let values = match require_scalar(Self::NAME, "boundaries", boundaries)? {
+            ScalarValue::List(list) if list.is_valid(0) => list.value(0),
+            other => {
+                return exec_err!(
+                    "bucketize: argument `boundaries`: expected a non-null list of numbers, found {other}"
+                )
+            }
+        };
+        let values = values.as_primitive::<Float64Type>();
+        if values.null_count() > 0 {
+            return exec_err!("bucketize: argument `boundaries`: expected numbers, found a null element");
+        }
+        let boundaries = Boundaries::new(Self::NAME, values.values().to_vec()).map_err(kernel_error)?;
+        Ok(Arc::new(numeric::bucketize(x.datum(), &boundaries).map_err(kernel_error)?))
+    }
+}
