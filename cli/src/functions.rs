@@ -70,6 +70,23 @@ fn describe_markdown(udf: &ScalarUDF, out: &mut String) {
     }
 }
 
+/// The first sentence of a description, cut to fit one terminal line.
+fn summary(description: &str) -> String {
+    const MAX: usize = 90;
+    // A sentence ends at ". " after a non-dot, so "b0 < ... < bn" does not end one.
+    let bytes = description.as_bytes();
+    let end = (1..bytes.len().saturating_sub(1))
+        .find(|&i| bytes[i] == b'.' && bytes[i + 1] == b' ' && bytes[i - 1] != b'.')
+        .unwrap_or(description.len());
+    let sentence = description[..end].trim_end_matches('.');
+    if sentence.chars().count() <= MAX {
+        sentence.to_string()
+    } else {
+        let cut: String = sentence.chars().take(MAX - 1).collect();
+        format!("{}…", cut.trim_end())
+    }
+}
+
 /// The catalogue, or one function's page when `name` is given.
 pub fn catalogue(name: Option<&str>, format: CatalogueFormat) -> CliResult<String> {
     let udfs = sorted_udfs();
@@ -77,12 +94,19 @@ pub fn catalogue(name: Option<&str>, format: CatalogueFormat) -> CliResult<Strin
     match name {
         Some(name) => {
             let Some(udf) = udfs.iter().find(|u| u.name().eq_ignore_ascii_case(name)) else {
+                let lower = name.to_ascii_lowercase();
                 let closest = udfs
                     .iter()
-                    .map(|u| (edit_distance(name, u.name()), u.name()))
-                    .min()
-                    .filter(|(d, _)| *d <= 3)
-                    .map(|(_, n)| format!("; did you mean `{n}`?"))
+                    .find(|u| u.name().contains(&lower))
+                    .map(|u| u.name())
+                    .or_else(|| {
+                        udfs.iter()
+                            .map(|u| (edit_distance(&lower, u.name()), u.name()))
+                            .min()
+                            .filter(|(d, _)| *d <= 3)
+                            .map(|(_, n)| n)
+                    })
+                    .map(|n| format!("; did you mean `{n}`?"))
                     .unwrap_or_default();
                 return Err(CliError::usage(format!(
                     "functions: no function named `{name}`{closest} (`arrowfeat functions` lists them all)"
@@ -97,8 +121,7 @@ pub fn catalogue(name: Option<&str>, format: CatalogueFormat) -> CliResult<Strin
             CatalogueFormat::Text => {
                 for udf in &udfs {
                     let doc = udf.documentation().expect("documented");
-                    let summary = doc.description.split(". ").next().unwrap_or_default();
-                    let _ = writeln!(out, "{:<46} {}", doc.syntax_example, summary.trim_end_matches('.'));
+                    let _ = writeln!(out, "{:<46} {}", doc.syntax_example, summary(&doc.description));
                 }
                 let _ = writeln!(out, "\n`arrowfeat functions NAME` shows arguments and an example.");
             }

@@ -455,9 +455,62 @@ impl<'a> QuantParams<'a> {
         (self.scale.value(row), self.zero_point.value(row) as f64)
     }
 
+    /// Both parameters as constants, when they are non-null scalars.
+    fn scalars(&self) -> Option<(f64, f64)> {
+        Some((self.scale.scalar()?, self.zero_point.scalar()? as f64))
+    }
+
     fn lengths(&self) -> [(&'static str, Option<usize>); 2] {
         [("scale", self.scale.len()), ("zero_point", self.zero_point.len())]
     }
+}
+
+/// Validity of an elementwise quantization result: input and parameter nulls, and
+/// `extra_invalid` rows (NaN inputs). `None` when every row is valid.
+fn elementwise_nulls<T: ArrowPrimitiveType>(
+    x: &Operand<'_, T>,
+    params: &QuantParams<'_>,
+    len: usize,
+    any_extra: bool,
+    extra_invalid: impl Fn(usize) -> bool,
+) -> Option<NullBuffer> {
+    if params.scale.is_null_scalar() || params.zero_point.is_null_scalar() || x.is_null_scalar() {
+        return Some(NullBuffer::new_null(len));
+    }
+    let nulls = NullBuffer::union(x.nulls(), NullBuffer::union(params.scale.nulls(), params.zero_point.nulls()).as_ref());
+    if !any_extra {
+        return nulls;
+    }
+    let extra = NullBuffer::new(BooleanBuffer::collect_bool(len, |row| !extra_invalid(row)));
+    NullBuffer::union(nulls.as_ref(), Some(&extra))
+}
+
+fn quantize_elementwise<T: ArrowPrimitiveType>(x: Operand<'_, T>, params: &QuantParams<'_>) -> Result<ArrayRef>
+where
+    T::Native: Element,
+{
+    const NAME: &str = "quantize_int8";
+    let [s, z] = params.lengths();
+    let len = broadcast_len(NAME, &[("x", x.len()), s, z])?;
+    let values: Vec<u8> = match (&x, params.scalars()) {
+        // The common case: a column with constant parameters, one tight loop.
+        (Operand::Column { values, .. }, Some((scale, zp))) => {
+            values.iter().map(|v| quantize_value(v.to_f64(), scale, zp)).collect()
+        }
+        _ => (0..len)
+            .map(|row| {
+                let (scale, zp) = params.get(row);
+                quantize_value(x.value(row).to_f64(), scale, zp)
+            })
+            .collect(),
+    };
+    let is_nan = |row: usize| x.value(row).to_f64().is_nan();
+    let any_nan = match &x {
+        Operand::Column { values, .. } => values.iter().any(|v| v.to_f64().is_nan()),
+        Operand::Scalar(v) => v.is_some_and(|v| v.to_f64().is_nan()),
+    };
+    let nulls = elementwise_nulls(&x, params, len, any_nan, is_nan);
+    Ok(Arc::new(UInt8Array::new(ScalarBuffer::from(values), nulls)))
 }
 
 /// Quantizes floats (a Float32/Float64 column, or vectors of them) to `UInt8`.
@@ -468,31 +521,14 @@ pub fn quantize_int8(x: &dyn Datum, scale: &dyn Datum, zero_point: &dyn Datum) -
     let params = QuantParams::new(NAME, scale, zero_point)?;
     let (array, is_scalar) = x.get();
     match array.data_type() {
-        DataType::Float32 | DataType::Float64 => {
-            let x64: Float64Array;
-            let x = if array.data_type() == &DataType::Float32 {
-                // Widening f32 -> f64 is exact; this keeps one code path.
-                x64 = array.as_primitive::<Float32Type>().unary(|v| v as f64);
-                &x64
-            } else {
-                array.as_primitive::<Float64Type>()
-            };
-            let x = F64Operand::from_array(x, is_scalar);
-            let [s, z] = params.lengths();
-            let len = broadcast_len(NAME, &[("x", x.len()), s, z])?;
-            let values: Vec<u8> = (0..len)
-                .map(|row| {
-                    let (scale, zp) = params.get(row);
-                    quantize_value(x.value(row), scale, zp)
-                })
-                .collect();
-            let valid = BooleanBuffer::collect_bool(len, |row| {
-                x.is_valid(row) && params.is_valid(row) && !x.value(row).is_nan()
-            });
-            let nulls = NullBuffer::new(valid);
-            let nulls = (nulls.null_count() > 0).then_some(nulls);
-            Ok(Arc::new(UInt8Array::new(ScalarBuffer::from(values), nulls)))
-        }
+        DataType::Float32 => quantize_elementwise(
+            Operand::from_array(array.as_primitive::<Float32Type>(), is_scalar),
+            &params,
+        ),
+        DataType::Float64 => quantize_elementwise(
+            Operand::from_array(array.as_primitive::<Float64Type>(), is_scalar),
+            &params,
+        ),
         _ => dispatch_float!(NAME, "x", x, T => {
             let v = Vectors::<T>::from_datum(NAME, "x", x)?;
             let [s, z] = params.lengths();
@@ -520,15 +556,18 @@ pub fn dequantize_int8(q: &dyn Datum, scale: &dyn Datum, zero_point: &dyn Datum)
     if array.data_type() == &DataType::UInt8 {
         let q = Operand::<UInt8Type>::from_datum(NAME, "q", q)?;
         let len = broadcast_len(NAME, &[("q", q.len()), s, z])?;
-        let values: Vec<f32> = (0..len)
-            .map(|row| {
-                let (scale, zp) = params.get(row);
-                dequantize_value(q.value(row), scale, zp)
-            })
-            .collect();
-        let valid = BooleanBuffer::collect_bool(len, |row| q.is_valid(row) && params.is_valid(row));
-        let nulls = NullBuffer::new(valid);
-        let nulls = (nulls.null_count() > 0).then_some(nulls);
+        let values: Vec<f32> = match (&q, params.scalars()) {
+            (Operand::Column { values, .. }, Some((scale, zp))) => {
+                values.iter().map(|v| dequantize_value(*v, scale, zp)).collect()
+            }
+            _ => (0..len)
+                .map(|row| {
+                    let (scale, zp) = params.get(row);
+                    dequantize_value(q.value(row), scale, zp)
+                })
+                .collect(),
+        };
+        let nulls = elementwise_nulls(&q, &params, len, false, |_| false);
         return Ok(Arc::new(Float32Array::new(ScalarBuffer::from(values), nulls)));
     }
     let v = Vectors::<UInt8Type>::from_datum(NAME, "q", q).map_err(|e| {

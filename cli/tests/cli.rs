@@ -1,0 +1,107 @@
+//! The `arrowfeat` binary as a user runs it: output snapshots, exit codes, one-line errors.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn arrowfeat(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arrowfeat"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("run arrowfeat")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+const EVENTS: &str = "events=examples/data/events.parquet";
+const USERS: &str = "users=examples/data/users.csv";
+
+#[test]
+fn demo_query_over_bundled_data() {
+    let out = arrowfeat(&["sql", "--file", "examples/demo.sql", "--table", EVENTS, "--table", USERS]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    insta::assert_snapshot!(stdout(&out));
+}
+
+#[test]
+fn csv_and_json_output() {
+    let sql = "SELECT user_id, hash_bucket(user_id, 16) AS b, round(standard_scale(amount, 60, 30), 3) AS z \
+               FROM events ORDER BY event_id LIMIT 3";
+    let csv = arrowfeat(&["sql", sql, "--table", EVENTS, "--format", "csv"]);
+    assert!(csv.status.success(), "{}", stderr(&csv));
+    insta::assert_snapshot!("csv", stdout(&csv));
+    let json = arrowfeat(&["sql", sql, "--table", EVENTS, "--format", "json"]);
+    insta::assert_snapshot!("json", stdout(&json));
+    let ndjson = arrowfeat(&["sql", sql, "--table", EVENTS, "--format", "ndjson"]);
+    insta::assert_snapshot!("ndjson", stdout(&ndjson));
+}
+
+#[test]
+fn files_can_be_named_in_from() {
+    let out = arrowfeat(&["sql", "SELECT count(*) AS n FROM 'examples/data/users.csv'", "--format", "csv"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "n\n200\n");
+}
+
+#[test]
+fn kernel_errors_are_one_line_exit_1() {
+    let out = arrowfeat(&["sql", "SELECT standard_scale(amount, 0, 0) FROM events", "--table", EVENTS]);
+    assert_eq!(out.status.code(), Some(1));
+    insta::assert_snapshot!(stderr(&out), @"arrowfeat: error: Execution error: standard_scale: argument `std`: expected a standard deviation > 0, found 0
+");
+}
+
+#[test]
+fn planning_errors_name_the_signature() {
+    let out = arrowfeat(&["sql", "SELECT haversine_km('x', 1, 2)"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("haversine_km(lat1: Float64, lon1: Float64, lat2: Float64, lon2: Float64)"), "{err}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = arrowfeat(&["sql", "SELECT 1", "--table", "t=missing.parquet"]);
+    assert_eq!(out.status.code(), Some(2));
+    insta::assert_snapshot!(stderr(&out), @"arrowfeat: error: --table t=missing.parquet: no such file or directory `missing.parquet`
+");
+    let out = arrowfeat(&["sql", "SELECT 1", "--table", "t=Cargo.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("unknown file format"), "{}", stderr(&out));
+    let out = arrowfeat(&["sql", "SELECT 1", "--table", "nonsense"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("expected NAME=PATH"), "{}", stderr(&out));
+    let out = arrowfeat(&["sql"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = arrowfeat(&["functions", "cosine"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("did you mean `cosine_similarity`?"), "{}", stderr(&out));
+}
+
+#[test]
+fn syntax_errors_exit_1() {
+    let out = arrowfeat(&["sql", "SELEC 1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("arrowfeat: error: SQL syntax:"), "{}", stderr(&out));
+}
+
+#[test]
+fn functions_catalogue() {
+    let out = arrowfeat(&["functions"]);
+    assert!(out.status.success());
+    insta::assert_snapshot!("functions_list", stdout(&out));
+    let out = arrowfeat(&["functions", "hash_bucket"]);
+    assert!(out.status.success());
+    insta::assert_snapshot!("functions_hash_bucket", stdout(&out));
+}
