@@ -1,19 +1,44 @@
 # arrowfeat developer entry points. Quick start: `make demo`, then `make test`.
 
 CARGO ?= cargo
+PYTHON3 ?= python3
+VENV ?= .venv
+VENV_ABS := $(abspath $(VENV))
+PY := $(VENV)/bin/python
 DEMO_TABLES = --table events=examples/data/events.parquet --table users=examples/data/users.csv
+# The Python crate is built by maturin, not by `cargo test`.
+RUST_PACKAGES = --workspace --exclude arrowfeat-python
 
-.PHONY: demo test test-rust example-data bench docs
+.PHONY: demo test test-rust test-python python-dev python-release example-data docs bench bench-python
 
 ## Run the demo feature query over the bundled example data.
 demo:
 	$(CARGO) run --quiet --locked -p arrowfeat-cli -- sql --file examples/demo.sql $(DEMO_TABLES)
 
-## The whole test suite: Rust unit, property, SQL-logic and CLI tests.
-test: test-rust
+## The whole test suite: Rust (unit, property, SQL-logic, CLI), then Python (pytest,
+## with a real local PySpark session). Creates .venv with pinned dependencies.
+test: test-rust test-python
 
 test-rust:
-	$(CARGO) test --workspace --locked
+	$(CARGO) test $(RUST_PACKAGES) --locked
+
+$(VENV)/.installed: python/requirements-test.txt
+	$(PYTHON3) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -r python/requirements-test.txt
+	touch $@
+
+## Build the extension into .venv (debug build; shares target/ with cargo).
+python-dev: $(VENV)/.installed
+	cd python && VIRTUAL_ENV=$(VENV_ABS) $(VENV_ABS)/bin/maturin develop --quiet --locked
+
+## Release build of the extension, for benchmarks.
+python-release: $(VENV)/.installed
+	cd python && VIRTUAL_ENV=$(VENV_ABS) $(VENV_ABS)/bin/maturin develop --quiet --locked --release
+
+test-python: python-dev
+	$(CARGO) build --quiet --locked -p arrowfeat-cli
+	$(PY) -m pytest -q python/tests
 
 ## Regenerate the bundled example data (deterministic).
 example-data:
@@ -23,6 +48,12 @@ example-data:
 docs:
 	ARROWFEAT_UPDATE_DOCS=1 $(CARGO) test --locked -p arrowfeat-cli docs_functions_md
 
-## Criterion benchmarks of the kernels (release build; not part of `make test`).
+## Criterion benchmarks and side-by-side ratios of the kernels (release; not in `make test`).
 bench:
 	$(CARGO) bench --locked -p arrowfeat-udf --bench kernels
+	$(CARGO) bench --locked -p arrowfeat-udf --bench ratios
+
+## Python and PySpark benchmarks against numpy, pyarrow, polars and Spark built-ins.
+bench-python: python-release
+	$(PY) python/benchmarks/bench_inprocess.py
+	$(PY) python/benchmarks/bench_spark.py

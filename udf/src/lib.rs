@@ -4,6 +4,8 @@
 //! - [`sql`]: thin DataFusion adapters; [`register_all`] registers every function.
 
 pub mod kernels;
+#[cfg(feature = "sql")]
 pub mod sql;
 
+#[cfg(feature = "sql")]
 pub use sql::{all_udfs, register_all};

@@ -81,7 +81,7 @@ impl<'a, T: ArrowPrimitiveType> Vectors<'a, T> {
     fn from_datum(function: &'static str, argument: &str, datum: &'a dyn Datum) -> Result<Self> {
         let (array, is_scalar) = datum.get();
         let wrong_type = || {
-            KernelError::new(
+            KernelError::wrong_type(
                 function,
                 argument,
                 format!(
@@ -218,7 +218,7 @@ fn element_type(function: &'static str, argument: &str, datum: &dyn Datum) -> Re
         DataType::FixedSizeList(f, _) | DataType::List(f) | DataType::LargeList(f) => {
             Ok(f.data_type().clone())
         }
-        other => Err(KernelError::new(
+        other => Err(KernelError::wrong_type(
             function,
             argument,
             format!("expected a FixedSizeList, List or LargeList of Float32 or Float64, found {other}"),
@@ -279,7 +279,7 @@ macro_rules! dispatch_float {
                 type $t = Float64Type;
                 $body
             }
-            other => Err(KernelError::new(
+            other => Err(KernelError::wrong_type(
                 $function,
                 $arg,
                 format!("expected vectors of Float32 or Float64, found vectors of {other}"),
@@ -291,7 +291,7 @@ macro_rules! dispatch_float {
 fn same_element_type(function: &'static str, a: &dyn Datum, b: &dyn Datum) -> Result<()> {
     let (ta, tb) = (element_type(function, "a", a)?, element_type(function, "b", b)?);
     if ta != tb {
-        return Err(KernelError::new(
+        return Err(KernelError::wrong_type(
             function,
             "b",
             format!("expected vectors of {ta} like `a`, found vectors of {tb}"),
@@ -571,7 +571,7 @@ pub fn dequantize_int8(q: &dyn Datum, scale: &dyn Datum, zero_point: &dyn Datum)
         return Ok(Arc::new(Float32Array::new(ScalarBuffer::from(values), nulls)));
     }
     let v = Vectors::<UInt8Type>::from_datum(NAME, "q", q).map_err(|e| {
-        KernelError::new(NAME, "q", e.message.replace("found", "or UInt8 values, found"))
+        KernelError::wrong_type(NAME, "q", e.message.replace("found", "or UInt8 values, found"))
     })?;
     let len = broadcast_len(NAME, &[("q", v.len()), s, z])?;
     Ok(map_vectors::<UInt8Type, Float32Type>(&v, array, len, |row| !params.is_valid(row), |row, src, out| {

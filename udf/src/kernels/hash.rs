@@ -178,7 +178,7 @@ fn fold_datum(function: &'static str, position: usize, hashes: &mut [u64], datum
         DataType::LargeBinary => fold_bytes!(array.as_binary::<i64>()),
         DataType::BinaryView => fold_bytes!(array.as_binary_view()),
         other => {
-            return Err(KernelError::new(
+            return Err(KernelError::wrong_type(
                 function,
                 format!("#{}", position + 1),
                 format!("expected one of {HASHABLE_TYPES}, found {other}"),

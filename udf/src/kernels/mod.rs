@@ -23,9 +23,18 @@ pub use operand::{broadcast_len, F64Operand};
 
 use std::fmt;
 
+/// Whether an argument had the wrong type or a bad value (Python maps these to
+/// `TypeError` and `ValueError`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    WrongType,
+    BadValue,
+}
+
 /// An error raised by a kernel: which function, which argument, what was expected.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KernelError {
+    pub kind: ErrorKind,
     /// SQL / Python name of the function, e.g. `standard_scale`.
     pub function: &'static str,
     /// Name of the offending argument, e.g. `std`.
@@ -41,9 +50,22 @@ impl KernelError {
         message: impl Into<String>,
     ) -> Self {
         Self {
+            kind: ErrorKind::BadValue,
             function,
             argument: argument.into(),
             message: message.into(),
+        }
+    }
+
+    /// An argument of a type the function does not accept.
+    pub fn wrong_type(
+        function: &'static str,
+        argument: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self {
+            kind: ErrorKind::WrongType,
+            ..Self::new(function, argument, message)
         }
     }
 }

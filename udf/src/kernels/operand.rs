@@ -29,7 +29,7 @@ impl<'a, T: ArrowPrimitiveType> Operand<'a, T> {
     ) -> Result<Self> {
         let (array, is_scalar) = datum.get();
         let typed = array.as_primitive_opt::<T>().ok_or_else(|| {
-            KernelError::new(
+            KernelError::wrong_type(
                 function,
                 argument,
                 format!(

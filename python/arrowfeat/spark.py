@@ -1,0 +1,180 @@
+"""arrowfeat functions as ready PySpark UDFs.
+
+    from arrowfeat.spark import hash_bucket, standard_scale
+    df.select(hash_bucket("user_id", 1000), standard_scale("amount", 60.0, 30.0))
+
+Column arguments are column names (``str``) or ``Column`` expressions; parameters are plain
+Python values and stay constants (pass ``F.lit(...)`` to use a constant *as a column*).
+Each function builds an ``arrow_udf`` (Spark >= 4.1: pyarrow in and out, no pandas
+conversion) by default; ``kind="pandas"`` builds the equivalent ``pandas_udf``.
+
+The UDF body is the same Rust kernel as in-process Python and DataFusion SQL, so results
+are bit-identical; each UDF returns exactly the Arrow type Spark expects for its declared
+return type, so Spark does not cast.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Literal
+
+import pyarrow as pa
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+import arrowfeat as _af
+
+Kind = Literal["arrow", "pandas"]
+
+__all__ = [
+    "standard_scale",
+    "min_max_scale",
+    "bucketize",
+    "xxhash64",
+    "hash_bucket",
+    "dot_product",
+    "cosine_similarity",
+    "l2_norm",
+    "l2_normalize",
+    "quantize_int8",
+    "dequantize_int8",
+    "haversine_km",
+]
+
+
+def _is_column(value: Any) -> bool:
+    return isinstance(value, (Column, str))
+
+
+def _arrow_type(spark_type: T.DataType) -> pa.DataType:
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    return to_arrow_type(spark_type)
+
+
+def _with_arity(function: Callable[..., Any], name: str, arity: int, hint: type) -> Callable[..., Any]:
+    """Gives a variadic function a fixed signature with type hints: Spark picks the UDF kind
+    (scalar, Array/Series in and out) from the hints of every parameter."""
+    params = [inspect.Parameter(f"c{i}", inspect.Parameter.POSITIONAL_ONLY, annotation=hint) for i in range(arity)]
+    function.__signature__ = inspect.Signature(params, return_annotation=hint)  # type: ignore[attr-defined]
+    function.__annotations__ = {**{p.name: hint for p in params}, "return": hint}
+    function.__name__ = name
+    return function
+
+
+def _udf(name: str, function: Callable[..., Any], return_type: T.DataType, args: tuple[Any, ...], kind: Kind) -> Column:
+    """Applies `function(*args)` in a UDF: column arguments become the UDF's inputs, the
+    other arguments are captured as constants."""
+    positions = [i for i, a in enumerate(args) if _is_column(a)]
+    if not positions:
+        raise TypeError(f"{name}: expected at least one column argument (a column name or Column)")
+    target = _arrow_type(return_type)
+
+    # The closure ships to the workers: it must hold only the constants, not Columns.
+    constants = [None if i in positions else a for i, a in enumerate(args)]
+
+    def compute(arrays: list[pa.Array]) -> pa.Array:
+        full = list(constants)
+        for i, array in zip(positions, arrays):
+            full[i] = array
+        result = function(*full)
+        return result if result.type == target else result.cast(target)
+
+    if kind == "arrow":
+        from pyspark.sql.functions import arrow_udf
+
+        def run_arrow(*arrays: pa.Array) -> pa.Array:
+            return compute(list(arrays))
+
+        udf = arrow_udf(_with_arity(run_arrow, name, len(positions), pa.Array), return_type)
+    elif kind == "pandas":
+        import pandas as pd
+        from pyspark.sql.functions import pandas_udf
+
+        def run_pandas(*series: pd.Series) -> pd.Series:
+            arrays = [pa.Array.from_pandas(s) for s in series]
+            out = compute(arrays).to_pandas()
+            out.index = series[0].index
+            return out
+
+        udf = pandas_udf(_with_arity(run_pandas, name, len(positions), pd.Series), return_type)
+    else:
+        raise ValueError(f"{name}: argument `kind`: expected 'arrow' or 'pandas', found {kind!r}")
+    columns = [F.col(args[i]) if isinstance(args[i], str) else args[i] for i in positions]
+    return udf(*columns)
+
+
+def standard_scale(x: Any, mean: Any, std: Any, *, kind: Kind = "arrow") -> Column:
+    """``(x - mean) / std`` as double."""
+    return _udf("standard_scale", _af.standard_scale, T.DoubleType(), (x, mean, std), kind)
+
+
+def min_max_scale(x: Any, lo: Any, hi: Any, *, kind: Kind = "arrow") -> Column:
+    """``(x - lo) / (hi - lo)`` clamped to [0, 1], as double."""
+    return _udf("min_max_scale", _af.min_max_scale, T.DoubleType(), (x, lo, hi), kind)
+
+
+def bucketize(x: Any, boundaries: list[float], *, kind: Kind = "arrow") -> Column:
+    """Left-closed bucket index of ``x`` (int)."""
+    bounds = [float(b) for b in boundaries]
+    return _udf("bucketize", lambda v: _af.bucketize(v, bounds), T.IntegerType(), (x,), kind)
+
+
+def _exact_types_only(name: str, kind: Kind) -> None:
+    if kind == "pandas":
+        raise ValueError(
+            f"{name}: kind='pandas' is not offered: hashing needs each column's exact type, and "
+            "pandas_udf loses it (nullable integers arrive as float64, so they would hash as "
+            "doubles); use the default kind='arrow'"
+        )
+
+
+def xxhash64(*columns: Any, kind: Kind = "arrow") -> Column:
+    """Spark's ``xxhash64`` computed by arrowfeat (bigint); equal to ``F.xxhash64``."""
+    _exact_types_only("xxhash64", kind)
+    return _udf("xxhash64", _af.xxhash64, T.LongType(), columns, kind)
+
+
+def hash_bucket(*columns_then_buckets: Any, kind: Kind = "arrow") -> Column:
+    """``pmod(xxhash64(c1, ...), num_buckets)`` (bigint); the last argument is num_buckets."""
+    _exact_types_only("hash_bucket", kind)
+    return _udf("hash_bucket", _af.hash_bucket, T.LongType(), columns_then_buckets, kind)
+
+
+def dot_product(a: Any, b: Any, *, kind: Kind = "arrow") -> Column:
+    """Dot product of two array<float|double> columns (or a column and a list), as double."""
+    return _udf("dot_product", _af.dot_product, T.DoubleType(), (a, b), kind)
+
+
+def cosine_similarity(a: Any, b: Any, *, kind: Kind = "arrow") -> Column:
+    """Cosine similarity of two vectors (null for zero vectors), as double."""
+    return _udf("cosine_similarity", _af.cosine_similarity, T.DoubleType(), (a, b), kind)
+
+
+def l2_norm(a: Any, *, kind: Kind = "arrow") -> Column:
+    """Euclidean norm of an array<float|double> column, as double."""
+    return _udf("l2_norm", _af.l2_norm, T.DoubleType(), (a,), kind)
+
+
+def l2_normalize(a: Any, *, element: T.DataType = T.FloatType(), kind: Kind = "arrow") -> Column:
+    """Unit-length vectors as array<float> (``element=T.DoubleType()`` for array<double>)."""
+    return _udf("l2_normalize", _af.l2_normalize, T.ArrayType(element), (a,), kind)
+
+
+def quantize_int8(x: Any, scale: Any, zero_point: Any, *, vectors: bool = False, kind: Kind = "arrow") -> Column:
+    """Quantized values in 0..255 as smallint (Spark has no unsigned byte), or
+    array<smallint> with ``vectors=True``."""
+    out = T.ArrayType(T.ShortType()) if vectors else T.ShortType()
+    return _udf("quantize_int8", _af.quantize_int8, out, (x, scale, zero_point), kind)
+
+
+def dequantize_int8(q: Any, scale: Any, zero_point: Any, *, vectors: bool = False, kind: Kind = "arrow") -> Column:
+    """``(q - zero_point) * scale`` as float, or array<float> with ``vectors=True``."""
+    out = T.ArrayType(T.FloatType()) if vectors else T.FloatType()
+    return _udf("dequantize_int8", _af.dequantize_int8, out, (q, scale, zero_point), kind)
+
+
+def haversine_km(lat1: Any, lon1: Any, lat2: Any, lon2: Any, *, kind: Kind = "arrow") -> Column:
+    """Great-circle distance in km, as double."""
+    return _udf("haversine_km", _af.haversine_km, T.DoubleType(), (lat1, lon1, lat2, lon2), kind)
