@@ -13,7 +13,7 @@ use arrow_pyarrow::{FromPyArrow, ToPyArrow};
 use arrowfeat_udf::kernels::{self, embedding, geo, hash, numeric, ErrorKind, KernelError};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyCapsule, PyList};
 
 /// A kernel argument imported from Python.
 enum Arg {
@@ -207,8 +207,43 @@ fn _float64_array(py: Python<'_>, values: Vec<f64>) -> PyResult<(Py<PyAny>, usiz
     Ok((export(py, Arc::new(array))?, address))
 }
 
+/// One arrowfeat UDF for datafusion-python: `datafusion.udf(obj)` takes it through the
+/// `__datafusion_scalar_udf__` PyCapsule protocol (datafusion-ffi).
+#[pyclass(frozen, name = "DataFusionUdf", module = "arrowfeat._native")]
+struct DataFusionUdf {
+    udf: Arc<datafusion::logical_expr::ScalarUDF>,
+}
+
+#[pymethods]
+impl DataFusionUdf {
+    #[getter]
+    fn name(&self) -> &str {
+        self.udf.name()
+    }
+
+    fn __datafusion_scalar_udf__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        let ffi = datafusion_ffi::udf::FFI_ScalarUDF::from(Arc::clone(&self.udf));
+        PyCapsule::new(py, ffi, Some(c"datafusion_scalar_udf".to_owned()))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<arrowfeat UDF {}>", self.udf.name())
+    }
+}
+
+/// Every arrowfeat UDF, ready for datafusion-python.
+#[pyfunction]
+fn datafusion_udfs() -> Vec<DataFusionUdf> {
+    arrowfeat_udf::all_udfs()
+        .into_iter()
+        .map(|udf| DataFusionUdf { udf: Arc::new(udf) })
+        .collect()
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<DataFusionUdf>()?;
+    m.add_function(wrap_pyfunction!(datafusion_udfs, m)?)?;
     m.add_function(wrap_pyfunction!(standard_scale, m)?)?;
     m.add_function(wrap_pyfunction!(min_max_scale, m)?)?;
     m.add_function(wrap_pyfunction!(bucketize, m)?)?;

@@ -14,7 +14,7 @@ use std::hash::Hash;
 
 use datafusion::arrow::array::{ArrayRef, Datum, Scalar};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
-use datafusion::common::{exec_err, plan_err, DataFusionError, Result, ScalarValue};
+use datafusion::common::{plan_err, DataFusionError, Result, ScalarValue};
 use datafusion::logical_expr::{
     ColumnarValue, DocSection, Documentation, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF,
     ScalarUDFImpl, Signature,
@@ -154,17 +154,6 @@ pub fn all_udfs() -> Vec<ScalarUDF> {
 pub fn register_all(ctx: &SessionContext) {
     for udf in all_udfs() {
         ctx.register_udf(udf);
-    }
-}
-
-/// Fails with an execution error unless `arg` is a scalar; for parameters that must be
-/// constant, such as bucket boundaries.
-pub(crate) fn require_scalar<'a>(name: &str, argument: &str, arg: &'a KernelArg) -> Result<&'a ScalarValue> {
-    match arg {
-        KernelArg::Scalar(_, s) => Ok(s),
-        KernelArg::Column(_) => exec_err!(
-            "{name}: argument `{argument}`: expected a constant (a literal list such as [0, 10, 100]), found a column"
-        ),
     }
 }
 

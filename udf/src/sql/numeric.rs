@@ -9,7 +9,7 @@ use datafusion::common::{exec_err, Result, ScalarValue};
 use datafusion::logical_expr::{Documentation, ScalarUDF, Signature, Volatility};
 
 use super::{
-    is_numeric, kernel_error, require_scalar, signature_error, FeatureFunction, FeatureUdf,
+    is_numeric, kernel_error, signature_error, FeatureFunction, FeatureUdf,
     KernelArg, DOC_SECTION,
 };
 use crate::kernels::numeric::{self, Boundaries};
@@ -176,6 +176,39 @@ impl Bucketize {
     }
 }
 
+/// The boundaries list: a scalar, or a column whose rows are all the same list (scalars
+/// arrive expanded to columns through datafusion-ffi, e.g. from datafusion-python).
+fn constant_list(arg: &KernelArg) -> Result<Vec<f64>> {
+    let list = match arg {
+        KernelArg::Scalar(_, ScalarValue::List(list)) => list.as_ref().clone(),
+        KernelArg::Scalar(_, other) => {
+            return exec_err!("bucketize: argument `boundaries`: expected a list of numbers, found {other}")
+        }
+        KernelArg::Column(column) => column.as_list::<i32>().clone(),
+    };
+    if list.is_empty() || list.is_null(0) {
+        return exec_err!("bucketize: argument `boundaries`: expected a non-null list of numbers, found null");
+    }
+    let first = list.value(0);
+    let first = first.as_primitive::<Float64Type>();
+    if first.null_count() > 0 {
+        return exec_err!("bucketize: argument `boundaries`: expected numbers, found a null element");
+    }
+    let constant = (1..list.len()).all(|row| {
+        list.is_valid(row) && {
+            let other = list.value(row);
+            let other = other.as_primitive::<Float64Type>();
+            other.null_count() == 0 && other.values() == first.values()
+        }
+    });
+    if !constant {
+        return exec_err!(
+            "bucketize: argument `boundaries`: expected a constant (a literal list such as [0, 10, 100]), found a column whose rows differ"
+        );
+    }
+    Ok(first.values().to_vec())
+}
+
 const BUCKETIZE_ACCEPTS: &[&str] = &["bucketize(numeric, list of numeric)"];
 
 impl FeatureFunction for Bucketize {
@@ -213,19 +246,8 @@ impl FeatureFunction for Bucketize {
 
     fn invoke(&self, args: &[KernelArg]) -> Result<ArrayRef> {
         let [x, boundaries] = take_function_args(Self::NAME, args)?;
-        let values = match require_scalar(Self::NAME, "boundaries", boundaries)? {
-            ScalarValue::List(list) if list.is_valid(0) => list.value(0),
-            other => {
-                return exec_err!(
-                    "bucketize: argument `boundaries`: expected a non-null list of numbers, found {other}"
-                )
-            }
-        };
-        let values = values.as_primitive::<Float64Type>();
-        if values.null_count() > 0 {
-            return exec_err!("bucketize: argument `boundaries`: expected numbers, found a null element");
-        }
-        let boundaries = Boundaries::new(Self::NAME, values.values().to_vec()).map_err(kernel_error)?;
+        let values = constant_list(boundaries)?;
+        let boundaries = Boundaries::new(Self::NAME, values).map_err(kernel_error)?;
         Ok(Arc::new(numeric::bucketize(x.datum(), &boundaries).map_err(kernel_error)?))
     }
 }

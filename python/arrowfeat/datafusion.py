@@ -1,0 +1,52 @@
+"""Register arrowfeat's functions in a datafusion-python ``SessionContext``.
+
+    from datafusion import SessionContext
+    import arrowfeat.datafusion
+
+    ctx = SessionContext()
+    arrowfeat.datafusion.register(ctx)
+    ctx.sql("SELECT hash_bucket('user_42', 1000)").to_arrow_table()
+
+The UDFs cross into datafusion-python through datafusion-ffi PyCapsules. This build of
+arrowfeat uses datafusion-ffi 55, so it needs datafusion-python 55.x (``pip install
+"datafusion>=55,<56"``); other major versions are refused, as the FFI layout changes
+between them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _native
+
+SUPPORTED_MAJOR = 55
+
+
+def _check_version() -> None:
+    try:
+        import datafusion
+    except ImportError as e:  # pragma: no cover - exercised only without datafusion
+        raise ImportError(
+            'arrowfeat.datafusion needs datafusion-python 55.x: pip install "datafusion>=55,<56"'
+        ) from e
+    major = int(datafusion.__version__.split(".")[0])
+    if major != SUPPORTED_MAJOR:
+        raise RuntimeError(
+            f"arrowfeat.datafusion: datafusion-python {datafusion.__version__} is installed, but this "
+            f"arrowfeat build speaks the FFI of datafusion {SUPPORTED_MAJOR}.x; install "
+            f'"datafusion>={SUPPORTED_MAJOR},<{SUPPORTED_MAJOR + 1}"'
+        )
+
+
+def udfs() -> list[Any]:
+    """Every arrowfeat function as a datafusion-python ``ScalarUDF``."""
+    _check_version()
+    from datafusion import udf
+
+    return [udf(f) for f in _native.datafusion_udfs()]
+
+
+def register(ctx: Any) -> None:
+    """Registers every arrowfeat function in a datafusion-python ``SessionContext``."""
+    for f in udfs():
+        ctx.register_udf(f)
