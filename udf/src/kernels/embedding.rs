@@ -757,6 +757,50 @@ mod tests {
         }
 
         #[test]
+        fn norm_and_normalize_match_reference((dim, a, _b) in arb_vectors(), start in 0usize..3) {
+            let start = start.min(a.len());
+            let n = a.len() - start;
+            let column = list(a.clone()).slice(start, n);
+            let norms = l2_norm(&column).unwrap();
+            let unit = l2_normalize(&column).unwrap();
+            let unit = unit.as_list::<i32>();
+            prop_assert_eq!(norms.len(), n);
+            for (i, row) in a[start..].iter().enumerate() {
+                match row {
+                    None => {
+                        prop_assert!(norms.is_null(i));
+                        prop_assert!(unit.is_null(i));
+                    }
+                    Some(v) => {
+                        let norm = v.iter().map(|x| (*x as f64).powi(2)).sum::<f64>().sqrt();
+                        prop_assert!((norms.value(i) - norm).abs() <= 1e-9 * (1.0 + norm));
+                        if norm == 0.0 {
+                            prop_assert!(unit.is_null(i));
+                        } else {
+                            let got = unit.value(i);
+                            let got = got.as_primitive::<Float32Type>();
+                            prop_assert_eq!(got.len(), dim);
+                            for (g, x) in got.values().iter().zip(v) {
+                                prop_assert!((*g as f64 - *x as f64 / norm).abs() < 1e-6);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn dequantize_matches_reference(q in prop::collection::vec(any::<Option<u8>>(), 0..50), scale in 0.001f64..10.0, zp in 0i64..=255, start in 0usize..3) {
+            let start = start.min(q.len());
+            let col = UInt8Array::from(q.clone()).slice(start, q.len() - start);
+            let out = dequantize_int8(&col, &Scalar::new(Float64Array::from(vec![scale])), &Scalar::new(arrow::array::Int64Array::from(vec![zp]))).unwrap();
+            let out = out.as_primitive::<Float32Type>();
+            for (i, v) in q[start..].iter().enumerate() {
+                prop_assert_eq!(out.is_valid(i).then(|| out.value(i)), v.map(|v| ((v as f64 - zp as f64) * scale) as f32));
+            }
+        }
+
+        #[test]
         fn quantize_matches_round_ties_even(x in prop::collection::vec(-300f64..300.0, 0..50), scale in 0.01f64..10.0, zp in 0i64..=255) {
             let col = Float64Array::from(x.clone());
             let q = quantize_int8(&col, &Scalar::new(Float64Array::from(vec![scale])), &Scalar::new(arrow::array::Int64Array::from(vec![zp]))).unwrap();
