@@ -11,6 +11,7 @@ use arrow::array::{make_array, Array, ArrayData, ArrayRef, Datum, Float64Array, 
 use arrow::datatypes::DataType;
 use arrow_pyarrow::{FromPyArrow, ToPyArrow};
 use arrowfeat_udf::kernels::{self, embedding, geo, hash, numeric, ErrorKind, KernelError};
+use arrowfeat_udf::sql::ffi::{ffi_udfs, FFI_ScalarUDF};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyList};
@@ -211,33 +212,30 @@ fn _float64_array(py: Python<'_>, values: Vec<f64>) -> PyResult<(Py<PyAny>, usiz
 /// `__datafusion_scalar_udf__` PyCapsule protocol (datafusion-ffi).
 #[pyclass(frozen, name = "DataFusionUdf", module = "arrowfeat._native")]
 struct DataFusionUdf {
-    udf: Arc<datafusion::logical_expr::ScalarUDF>,
+    name: String,
+    ffi: FFI_ScalarUDF,
 }
 
 #[pymethods]
 impl DataFusionUdf {
     #[getter]
     fn name(&self) -> &str {
-        self.udf.name()
+        &self.name
     }
 
     fn __datafusion_scalar_udf__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
-        let ffi = datafusion_ffi::udf::FFI_ScalarUDF::from(Arc::clone(&self.udf));
-        PyCapsule::new(py, ffi, Some(c"datafusion_scalar_udf".to_owned()))
+        PyCapsule::new(py, self.ffi.clone(), Some(c"datafusion_scalar_udf".to_owned()))
     }
 
     fn __repr__(&self) -> String {
-        format!("<arrowfeat UDF {}>", self.udf.name())
+        format!("<arrowfeat UDF {}>", self.name)
     }
 }
 
 /// Every arrowfeat UDF, ready for datafusion-python.
 #[pyfunction]
 fn datafusion_udfs() -> Vec<DataFusionUdf> {
-    arrowfeat_udf::all_udfs()
-        .into_iter()
-        .map(|udf| DataFusionUdf { udf: Arc::new(udf) })
-        .collect()
+    ffi_udfs().into_iter().map(|(name, ffi)| DataFusionUdf { name, ffi }).collect()
 }
 
 #[pymodule]

@@ -5,6 +5,7 @@
 //! errors to DataFusion errors. All the math lives in [`crate::kernels`].
 
 mod embedding;
+pub mod ffi;
 mod geo;
 mod hash;
 mod numeric;
