@@ -27,20 +27,7 @@ import arrowfeat as _af
 
 Kind = Literal["arrow", "pandas"]
 
-__all__ = [
-    "standard_scale",
-    "min_max_scale",
-    "bucketize",
-    "xxhash64",
-    "hash_bucket",
-    "dot_product",
-    "cosine_similarity",
-    "l2_norm",
-    "l2_normalize",
-    "quantize_int8",
-    "dequantize_int8",
-    "haversine_km",
-]
+__all__ = list(_af.__all__)
 
 
 def _is_column(value: Any) -> bool:

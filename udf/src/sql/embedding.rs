@@ -52,17 +52,6 @@ fn float_element(t: &DataType) -> Option<DataType> {
 
 const VECTOR: &str = "FixedSizeList, List or LargeList of numbers";
 
-macro_rules! feature_function_common {
-    () => {
-        fn signature(&self) -> &Signature {
-            &self.signature
-        }
-        fn documentation(&self) -> &Documentation {
-            &self.doc
-        }
-    };
-}
-
 /// Shared shape of the two-vector functions.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub(crate) struct VectorPair {

@@ -54,13 +54,7 @@ impl HaversineKm {
 impl FeatureFunction for HaversineKm {
     const NAME: &'static str = "haversine_km";
 
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn documentation(&self) -> &Documentation {
-        &self.doc
-    }
+    feature_function_common!();
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         Ok(DataType::Float64)

@@ -80,13 +80,7 @@ impl XxHash64 {
 impl FeatureFunction for XxHash64 {
     const NAME: &'static str = "xxhash64";
 
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn documentation(&self) -> &Documentation {
-        &self.doc
-    }
+    feature_function_common!();
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
         hashable_columns(Self::NAME, XXHASH64_ACCEPTS, arg_types)
@@ -144,13 +138,7 @@ impl HashBucket {
 impl FeatureFunction for HashBucket {
     const NAME: &'static str = "hash_bucket";
 
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn documentation(&self) -> &Documentation {
-        &self.doc
-    }
+    feature_function_common!();
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
         match arg_types {

@@ -4,6 +4,19 @@
 //! hands scalars to the kernels as scalars (never expanded to arrays) and maps kernel
 //! errors to DataFusion errors. All the math lives in [`crate::kernels`].
 
+/// The `signature` and `documentation` accessors of a function struct whose fields are
+/// `signature` and `doc`.
+macro_rules! feature_function_common {
+    () => {
+        fn signature(&self) -> &Signature {
+            &self.signature
+        }
+        fn documentation(&self) -> &Documentation {
+            &self.doc
+        }
+    };
+}
+
 mod embedding;
 pub mod ffi;
 mod geo;

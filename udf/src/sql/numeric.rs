@@ -64,13 +64,7 @@ impl StandardScale {
 impl FeatureFunction for StandardScale {
     const NAME: &'static str = "standard_scale";
 
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn documentation(&self) -> &Documentation {
-        &self.doc
-    }
+    feature_function_common!();
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         Ok(DataType::Float64)
@@ -119,13 +113,7 @@ impl MinMaxScale {
 impl FeatureFunction for MinMaxScale {
     const NAME: &'static str = "min_max_scale";
 
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn documentation(&self) -> &Documentation {
-        &self.doc
-    }
+    feature_function_common!();
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
         Ok(DataType::Float64)
@@ -214,13 +202,7 @@ const BUCKETIZE_ACCEPTS: &[&str] = &["bucketize(numeric, list of numeric)"];
 impl FeatureFunction for Bucketize {
     const NAME: &'static str = "bucketize";
 
-    fn signature(&self) -> &Signature {
-        &self.signature
-    }
-
-    fn documentation(&self) -> &Documentation {
-        &self.doc
-    }
+    feature_function_common!();
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
         match arg_types {
