@@ -16,6 +16,12 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyList};
 
+/// Kernel outputs are large, fresh allocations on every call. With glibc they are mmapped
+/// and unmapped each time, so every call pays the page faults of its output; mimalloc
+/// keeps freed memory for reuse, as numpy (huge pages) and pyarrow (its memory pool) do.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// A kernel argument imported from Python.
 enum Arg {
     Column(ArrayRef),
