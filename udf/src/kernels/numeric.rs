@@ -41,15 +41,12 @@ pub fn min_max_scale(x: &dyn Datum, lo: &dyn Datum, hi: &dyn Datum) -> Result<Fl
     let hi = F64Operand::from_datum(NAME, "hi", hi)?;
     let len = broadcast_len(NAME, &[("x", x.len()), ("lo", lo.len()), ("hi", hi.len())])?;
     // hi > lo is checked only where both are present; NaN bounds fail the check.
-    let rows = if lo.len().is_none() && hi.len().is_none() { 1 } else { len };
+    let constant_bounds = lo.len().is_none() && hi.len().is_none();
+    let rows = if constant_bounds { 1 } else { len };
     if let Some(row) =
         (0..rows).find(|&r| lo.is_valid(r) && hi.is_valid(r) && !(hi.value(r) > lo.value(r)))
     {
-        let at = if rows == 1 && lo.len().is_none() && hi.len().is_none() {
-            String::new()
-        } else {
-            format!(" at row {row}")
-        };
+        let at = if constant_bounds { String::new() } else { format!(" at row {row}") };
         return Err(KernelError::new(
             NAME,
             "hi",
