@@ -36,8 +36,11 @@ python-dev: $(VENV)/.installed
 python-release: $(VENV)/.installed
 	cd python && VIRTUAL_ENV=$(VENV_ABS) $(VENV_ABS)/bin/maturin develop --quiet --locked --release
 
+# `cargo test --no-run` (not `cargo build`) provides target/debug/arrowfeat for the engine
+# tests: it resolves features like test-rust, so it reuses that build instead of
+# compiling DataFusion again.
 test-python: python-dev
-	$(CARGO) build --quiet --locked -p arrowfeat-cli
+	$(CARGO) test $(RUST_PACKAGES) --locked --no-run --quiet
 	$(PY) -m pytest -q python/tests
 
 ## Regenerate the bundled example data (deterministic).
