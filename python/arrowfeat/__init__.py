@@ -306,15 +306,14 @@ def l2_normalize(a: Any) -> Any:
 
 
 def _float_or_vector(function: str, argument: str, value: Any) -> Any:
-    if _is_column(value) and not (_is_ndarray(value) and value.ndim == 2):
+    if _is_column(value):
+        # A 2-D numpy array arrives here as a fixed-size list column.
         arr = _to_arrow(function, argument, value)
         if _is_list_type(arr.type):
             return _float_elements(function, {argument: arr})[argument]
         if arr.type == pa.float32():
             return arr
         return _cast(function, argument, arr, pa.float64(), "floats or vectors of floats")
-    if _is_ndarray(value) and value.ndim == 2:
-        return _float_elements(function, {argument: _to_arrow(function, argument, value)})[argument]
     return _number(function, argument, value)
 
 
