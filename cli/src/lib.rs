@@ -1,6 +1,8 @@
 //! The `arrowfeat` command line: argument parsing lives in `main.rs`; the commands live
 //! here so tests can call them without a process.
 
+pub mod check;
+pub mod feast;
 pub mod functions;
 pub mod sql;
 

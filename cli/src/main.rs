@@ -1,9 +1,10 @@
-//! `arrowfeat`: feature functions in SQL, and (soon) feature schema checks.
+//! `arrowfeat`: feature functions in SQL, and feature schema checks for CI.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use arrowfeat_cli::check::{self, CheckArgs, DiffArgs, Outcome};
 use arrowfeat_cli::functions::{catalogue, CatalogueFormat};
 use arrowfeat_cli::sql::{self, OutputFormat, TableArg};
 use arrowfeat_cli::{CliError, CliResult};
@@ -36,6 +37,35 @@ enum Command {
         #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
         format: OutputFormat,
     },
+    /// Check feature schema files against a feature store and/or an earlier revision.
+    ///
+    /// Exit codes: 0 pass; 1 findings at error level (or warnings with --deny-warnings);
+    /// 2 usage error or unreadable input.
+    Check {
+        /// A schema file, or a directory searched for *.yaml / *.yml.
+        #[arg(long, value_name = "PATH")]
+        schemas: PathBuf,
+        /// Feature-store metadata: `feast registry-dump` JSON or arrowfeat store metadata.
+        #[arg(long, value_name = "FILE")]
+        registry: Option<PathBuf>,
+        /// A Feast feature repo; its registry is read with the installed `feast` CLI.
+        #[arg(long, value_name = "DIR")]
+        feast_repo: Option<PathBuf>,
+        /// Earlier revision to check compatibility against: a directory or a git revision.
+        #[arg(long, value_name = "DIR|GIT-REF")]
+        against: Option<String>,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Compare two revisions of schema files: classify changes and enforce semver.
+    Diff {
+        /// The old revision: a file, a directory or a git revision of NEW's path.
+        old: String,
+        /// The new revision: a file or a directory.
+        new: PathBuf,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
     /// List the functions, or show one with its arguments and an example.
     Functions {
         /// Function to describe.
@@ -46,7 +76,37 @@ enum Command {
     },
 }
 
-async fn run(cli: Cli) -> CliResult<()> {
+#[derive(clap::Args)]
+struct ReportArgs {
+    /// Report format: text, json, junit, sarif, github, markdown.
+    #[arg(long, default_value = "text")]
+    format: String,
+    /// Fail (exit 1) on warnings too.
+    #[arg(long)]
+    deny_warnings: bool,
+    /// Configuration file (default: ./arrowfeat.toml if present).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Compatibility mode between revisions: backward (default), forward, full, none.
+    #[arg(long, value_name = "MODE")]
+    compatibility: Option<String>,
+    /// Write the report to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+fn emit(outcome: Outcome, out: &mut impl Write) -> CliResult<i32> {
+    match &outcome.output {
+        Some(path) => std::fs::write(path, &outcome.rendered)
+            .map_err(|e| CliError::usage(format!("--output {}: {e}", path.display())))?,
+        None => out
+            .write_all(outcome.rendered.as_bytes())
+            .map_err(|e| CliError::failure(format!("writing output: {e}")))?,
+    }
+    Ok(outcome.exit_code)
+}
+
+async fn run(cli: Cli) -> CliResult<i32> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match cli.command {
@@ -57,13 +117,39 @@ async fn run(cli: Cli) -> CliResult<()> {
             let batches = sql::run(&ctx, &text).await?;
             sql::write_batches(&batches, format, &mut out)?;
         }
+        Command::Check { schemas, registry, feast_repo, against, report } => {
+            let args = CheckArgs {
+                schemas,
+                registry,
+                feast_repo,
+                against,
+                format: report.format,
+                deny_warnings: report.deny_warnings,
+                config: report.config,
+                compatibility: report.compatibility,
+                output: report.output,
+            };
+            return emit(check::check(&args)?, &mut out);
+        }
+        Command::Diff { old, new, report } => {
+            let args = DiffArgs {
+                old,
+                new,
+                format: report.format,
+                deny_warnings: report.deny_warnings,
+                config: report.config,
+                compatibility: report.compatibility,
+                output: report.output,
+            };
+            return emit(check::diff(&args)?, &mut out);
+        }
         Command::Functions { name, format } => {
             let text = catalogue(name.as_deref(), format)?;
             out.write_all(text.as_bytes())
                 .map_err(|e| CliError::failure(format!("writing output: {e}")))?;
         }
     }
-    Ok(())
+    Ok(0)
 }
 
 fn main() -> ExitCode {
@@ -81,7 +167,7 @@ fn main() -> ExitCode {
     };
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.block_on(run(cli))));
     match result {
-        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Ok(code)) => ExitCode::from(code as u8),
         Ok(Err(e)) => {
             eprintln!("arrowfeat: error: {e}");
             ExitCode::from(e.exit_code as u8)

@@ -1,0 +1,404 @@
+//! Report renderers: text, json, junit, sarif, github, markdown.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::report::{Check, FileReport, Report, Status, Summary};
+use crate::rules;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Junit,
+    Sarif,
+    Github,
+    Markdown,
+}
+
+impl Format {
+    pub const NAMES: &'static [&'static str] = &["text", "json", "junit", "sarif", "github", "markdown"];
+
+    pub fn parse(name: &str) -> Option<Format> {
+        Some(match name {
+            "text" => Format::Text,
+            "json" => Format::Json,
+            "junit" => Format::Junit,
+            "sarif" => Format::Sarif,
+            "github" => Format::Github,
+            "markdown" => Format::Markdown,
+            _ => return None,
+        })
+    }
+}
+
+pub struct RenderOptions {
+    pub color: bool,
+    pub deny_warnings: bool,
+    /// The command, for report titles: "check" or "diff".
+    pub command: &'static str,
+}
+
+pub fn render(report: &Report, format: Format, options: &RenderOptions) -> String {
+    match format {
+        Format::Text => text(report, options),
+        Format::Json => json(report, options),
+        Format::Junit => junit(report, options),
+        Format::Sarif => sarif(report),
+        Format::Github => github(report),
+        Format::Markdown => markdown(report, options),
+    }
+}
+
+fn location(path: &str, check: &Check) -> String {
+    if check.line > 0 {
+        format!("{path}:{}:{}", check.line, check.column)
+    } else {
+        path.to_string()
+    }
+}
+
+fn summary_line(summary: &Summary) -> String {
+    format!(
+        "{} file(s), {} view(s), {} check(s): {} passed, {} error(s), {} warning(s), {} info",
+        summary.files, summary.views, summary.checks, summary.passed, summary.errors, summary.warnings, summary.infos
+    )
+}
+
+fn verdict(report: &Report, deny_warnings: bool) -> &'static str {
+    match report.exit_code(deny_warnings) {
+        0 => "passed",
+        1 => "failed",
+        _ => "failed: unreadable input",
+    }
+}
+
+// ---- text -------------------------------------------------------------------------------
+
+fn paint(text: &str, status: Status, color: bool) -> String {
+    if !color {
+        return text.to_string();
+    }
+    let code = match status {
+        Status::Pass => "32",
+        Status::Info => "36",
+        Status::Warning => "33",
+        Status::Error => "31;1",
+    };
+    format!("\x1b[{code}m{text}\x1b[0m")
+}
+
+fn clip(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        text.to_string()
+    } else {
+        format!("{}…", text.chars().take(width - 1).collect::<String>())
+    }
+}
+
+fn text(report: &Report, options: &RenderOptions) -> String {
+    let mut out = String::new();
+    for file in &report.files {
+        let title = match (&file.view, &file.schema_version) {
+            (Some(view), Some(version)) => format!("{} — {view} {version}", file.path),
+            (Some(view), None) => format!("{} — {view}", file.path),
+            _ => file.path.clone(),
+        };
+        let _ = writeln!(out, "{}", if options.color { format!("\x1b[1m{title}\x1b[0m") } else { title });
+        let widths = [
+            file.checks.iter().map(|c| c.subject.chars().count()).max().unwrap_or(0).clamp(5, 40),
+            file.checks.iter().map(|c| c.expected.chars().count()).max().unwrap_or(0).clamp(8, 32),
+            file.checks.iter().map(|c| c.actual.chars().count()).max().unwrap_or(0).clamp(6, 40),
+        ];
+        let _ = writeln!(out, "  {:<w0$}  {:<w1$}  {:<w2$}  STATUS", "CHECK", "EXPECTED", "ACTUAL", w0 = widths[0], w1 = widths[1], w2 = widths[2]);
+        for check in &file.checks {
+            let status = paint(check.status.as_str(), check.status, options.color);
+            let _ = writeln!(
+                out,
+                "  {:<w0$}  {:<w1$}  {:<w2$}  {status}",
+                clip(&check.subject, widths[0]),
+                clip(&check.expected, widths[1]),
+                clip(&check.actual, widths[2]),
+                w0 = widths[0],
+                w1 = widths[1],
+                w2 = widths[2]
+            );
+        }
+        let findings: Vec<&Check> = file.findings().collect();
+        if !findings.is_empty() {
+            out.push('\n');
+        }
+        for check in findings {
+            let label = paint(&format!("{}[{}]", check.status.as_str(), check.rule), check.status, options.color);
+            let _ = writeln!(out, "  {label} {}: {}", location(&file.path, check), check.message);
+        }
+        out.push('\n');
+    }
+    let summary = report.summary();
+    let _ = writeln!(out, "arrowfeat {} against {}: {}", options.command, report.against, verdict(report, options.deny_warnings));
+    let _ = writeln!(out, "{}", summary_line(&summary));
+    out
+}
+
+// ---- json -------------------------------------------------------------------------------
+
+/// The documented, stable JSON report (docs/ci.md#json-report).
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    format: &'static str,
+    format_version: u32,
+    tool_version: &'static str,
+    command: &'static str,
+    against: &'a str,
+    exit_code: i32,
+    summary: Summary,
+    files: &'a [FileReport],
+}
+
+fn json(report: &Report, options: &RenderOptions) -> String {
+    let document = JsonReport {
+        format: "arrowfeat-check-report",
+        format_version: 1,
+        tool_version: env!("CARGO_PKG_VERSION"),
+        command: options.command,
+        against: &report.against,
+        exit_code: report.exit_code(options.deny_warnings),
+        summary: report.summary(),
+        files: &report.files,
+    };
+    // Serializing plain structs of strings and numbers cannot fail.
+    serde_json::to_string_pretty(&document).unwrap_or_default() + "\n"
+}
+
+// ---- junit ------------------------------------------------------------------------------
+
+fn xml_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            // Characters XML 1.0 cannot carry.
+            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// One test suite per file, one test case per (view, rule).
+fn junit(report: &Report, options: &RenderOptions) -> String {
+    let mut suites = String::new();
+    let mut total_tests = 0;
+    let mut total_failures = 0;
+    let mut total_errors = 0;
+    for file in &report.files {
+        let suite_name = file.view.clone().unwrap_or_else(|| file.path.clone());
+        let mut by_rule: BTreeMap<&str, Vec<&Check>> = BTreeMap::new();
+        for check in &file.checks {
+            by_rule.entry(check.rule).or_default().push(check);
+        }
+        let mut cases = String::new();
+        let (mut failures, mut errors) = (0, 0);
+        for (rule, checks) in &by_rule {
+            let is_input = rules::by_id(rule).is_some_and(|r| r.category == rules::Category::Input);
+            let failing: Vec<&&Check> = checks
+                .iter()
+                .filter(|c| c.status == Status::Error || (options.deny_warnings && c.status == Status::Warning))
+                .collect();
+            let notes: Vec<&&Check> = checks.iter().filter(|c| c.status.is_finding() && !failing.contains(c)).collect();
+            let _ = write!(cases, "    <testcase name=\"{}\" classname=\"{}\" file=\"{}\"", xml_escape(rule), xml_escape(&suite_name), xml_escape(&file.path));
+            if failing.is_empty() && notes.is_empty() {
+                cases.push_str("/>\n");
+                continue;
+            }
+            cases.push_str(">\n");
+            if !failing.is_empty() {
+                let element = if is_input { "error" } else { "failure" };
+                if is_input { errors += 1 } else { failures += 1 }
+                let body: Vec<String> = failing.iter().map(|c| format!("{}: {}", location(&file.path, c), c.message)).collect();
+                let _ = writeln!(
+                    cases,
+                    "      <{element} type=\"{}\" message=\"{}\">{}</{element}>",
+                    xml_escape(rule),
+                    xml_escape(&failing[0].message),
+                    xml_escape(&body.join("\n"))
+                );
+            }
+            if !notes.is_empty() {
+                let body: Vec<String> = notes.iter().map(|c| format!("{}[{}] {}: {}", c.status.as_str(), c.rule, location(&file.path, c), c.message)).collect();
+                let _ = writeln!(cases, "      <system-out>{}</system-out>", xml_escape(&body.join("\n")));
+            }
+            cases.push_str("    </testcase>\n");
+        }
+        total_tests += by_rule.len();
+        total_failures += failures;
+        total_errors += errors;
+        let _ = write!(
+            suites,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"0\">\n{cases}  </testsuite>\n",
+            xml_escape(&suite_name),
+            by_rule.len()
+        );
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"arrowfeat {}\" tests=\"{total_tests}\" failures=\"{total_failures}\" errors=\"{total_errors}\">\n{suites}</testsuites>\n",
+        options.command
+    )
+}
+
+// ---- sarif ------------------------------------------------------------------------------
+
+fn sarif_level(status: Status) -> &'static str {
+    match status {
+        Status::Error => "error",
+        Status::Warning => "warning",
+        Status::Info | Status::Pass => "note",
+    }
+}
+
+/// A relative URI reference for a file path (RFC 3986: percent-encode what is not allowed).
+fn uri(path: &str) -> String {
+    let path = path.replace('\\', "/");
+    let path = path.strip_prefix("./").unwrap_or(&path);
+    let mut out = String::new();
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/!$&'()*+,;=:@".contains(&byte) {
+            out.push(byte as char);
+        } else {
+            let _ = write!(out, "%{byte:02X}");
+        }
+    }
+    out
+}
+
+fn sarif(report: &Report) -> String {
+    use serde_json::json;
+    let rule_index: BTreeMap<&str, usize> = rules::ALL.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
+    let descriptors: Vec<_> = rules::ALL
+        .iter()
+        .map(|rule| {
+            json!({
+                "id": rule.id,
+                "name": rule.id,
+                "shortDescription": {"text": rule.summary},
+                "defaultConfiguration": {"level": sarif_level(crate::report::Status::from_severity(rule.severity))},
+                "helpUri": format!("https://github.com/arrowfeat/arrowfeat/blob/main/docs/rules.md#{}", rule.id),
+                "properties": {"category": rule.category.as_str()},
+            })
+        })
+        .collect();
+    let mut results = Vec::new();
+    for (file, check) in report.findings() {
+        let mut physical = json!({"artifactLocation": {"uri": uri(&file.path)}});
+        if check.line > 0 {
+            physical["region"] = json!({"startLine": check.line, "startColumn": check.column.max(1)});
+        }
+        let mut result = json!({
+            "ruleId": check.rule,
+            "level": sarif_level(check.status),
+            "message": {"text": check.message},
+            "locations": [{"physicalLocation": physical}],
+            "properties": {"subject": check.subject, "expected": check.expected, "actual": check.actual},
+        });
+        if let Some(index) = rule_index.get(check.rule) {
+            result["ruleIndex"] = json!(index);
+        }
+        if let Some(view) = &file.view {
+            result["properties"]["view"] = json!(view);
+        }
+        results.push(result);
+    }
+    let document = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "arrowfeat",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://github.com/arrowfeat/arrowfeat",
+                "rules": descriptors,
+            }},
+            "results": results,
+        }],
+    });
+    serde_json::to_string_pretty(&document).unwrap_or_default() + "\n"
+}
+
+// ---- github -----------------------------------------------------------------------------
+
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// GitHub Actions workflow commands: one annotation per finding.
+fn github(report: &Report) -> String {
+    let mut out = String::new();
+    for (file, check) in report.findings() {
+        let command = match check.status {
+            Status::Error => "error",
+            Status::Warning => "warning",
+            _ => "notice",
+        };
+        let mut properties = format!("file={}", escape_property(&file.path));
+        if check.line > 0 {
+            let _ = write!(properties, ",line={},col={}", check.line, check.column);
+        }
+        let _ = write!(properties, ",title={}", escape_property(&format!("arrowfeat {}", check.rule)));
+        let _ = writeln!(out, "::{command} {properties}::{}", escape_data(&check.message));
+    }
+    out
+}
+
+// ---- markdown ---------------------------------------------------------------------------
+
+fn md_cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+fn markdown(report: &Report, options: &RenderOptions) -> String {
+    let summary = report.summary();
+    let icon = match report.exit_code(options.deny_warnings) {
+        0 => "✅",
+        _ => "❌",
+    };
+    let mut out = format!(
+        "### {icon} arrowfeat {} {}\n\nAgainst {}: {}.\n\n",
+        options.command,
+        verdict(report, options.deny_warnings),
+        md_cell(&report.against),
+        summary_line(&summary)
+    );
+    let findings: Vec<(&FileReport, &Check)> = report.findings().collect();
+    if !findings.is_empty() {
+        out.push_str("| | rule | location | message |\n|---|---|---|---|\n");
+        for (file, check) in &findings {
+            let mark = match check.status {
+                Status::Error => "❌ error",
+                Status::Warning => "⚠️ warning",
+                _ => "ℹ️ info",
+            };
+            let _ = writeln!(out, "| {mark} | `{}` | `{}` | {} |", check.rule, md_cell(&location(&file.path, check)), md_cell(&check.message));
+        }
+        out.push('\n');
+    }
+    for file in &report.files {
+        let title = file.view.clone().unwrap_or_else(|| file.path.clone());
+        let _ = writeln!(out, "<details><summary><code>{}</code> ({})</summary>\n", md_cell(&title), md_cell(&file.path));
+        out.push_str("| check | expected | actual | status |\n|---|---|---|---|\n");
+        for check in &file.checks {
+            let _ = writeln!(out, "| {} | {} | {} | {} |", md_cell(&check.subject), md_cell(&check.expected), md_cell(&check.actual), check.status.as_str());
+        }
+        out.push_str("\n</details>\n\n");
+    }
+    out
+}

@@ -1,0 +1,196 @@
+//! Findings and reports: what every output format renders.
+
+use serde::Serialize;
+
+use crate::rules::{Category, Rule};
+use crate::yaml::Pos;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// The result of one check. `status` is `Pass` or the severity of the finding.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Check {
+    pub rule: &'static str,
+    #[serde(skip)]
+    pub category: Category,
+    /// What was checked, e.g. "feature conv_rate: type".
+    pub subject: String,
+    pub expected: String,
+    pub actual: String,
+    pub status: Status,
+    /// Empty when the check passed.
+    pub message: String,
+    /// Where in the file; `line == 0` when the finding concerns the file as a whole.
+    pub line: u64,
+    pub column: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pass,
+    Info,
+    Warning,
+    Error,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Info => "info",
+            Status::Warning => "warning",
+            Status::Error => "error",
+        }
+    }
+
+    pub fn from_severity(severity: Severity) -> Status {
+        match severity {
+            Severity::Info => Status::Info,
+            Severity::Warning => Status::Warning,
+            Severity::Error => Status::Error,
+        }
+    }
+
+    pub fn is_finding(self) -> bool {
+        self != Status::Pass
+    }
+}
+
+impl Check {
+    pub fn pass(rule: Rule, subject: impl Into<String>, expected: impl Into<String>, actual: impl Into<String>, pos: Pos) -> Check {
+        Check {
+            rule: rule.id,
+            category: rule.category,
+            subject: subject.into(),
+            expected: expected.into(),
+            actual: actual.into(),
+            status: Status::Pass,
+            message: String::new(),
+            line: pos.line,
+            column: pos.column,
+        }
+    }
+
+    /// A finding at the rule's default severity.
+    pub fn fail(rule: Rule, subject: impl Into<String>, expected: impl Into<String>, actual: impl Into<String>, pos: Pos, message: impl Into<String>) -> Check {
+        Check::finding(rule, rule.severity, subject, expected, actual, pos, message)
+    }
+
+    pub fn finding(
+        rule: Rule,
+        severity: Severity,
+        subject: impl Into<String>,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+        pos: Pos,
+        message: impl Into<String>,
+    ) -> Check {
+        Check {
+            status: Status::from_severity(severity),
+            message: message.into(),
+            ..Check::pass(rule, subject, expected, actual, pos)
+        }
+    }
+
+    pub fn pos(&self) -> Pos {
+        Pos::new(self.line, self.column)
+    }
+}
+
+/// Everything checked for one schema file (one feature view).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileReport {
+    pub path: String,
+    /// The feature view the file declares, when it could be read that far.
+    pub view: Option<String>,
+    pub schema_version: Option<String>,
+    pub checks: Vec<Check>,
+}
+
+impl FileReport {
+    pub fn new(path: impl Into<String>) -> FileReport {
+        FileReport { path: path.into(), view: None, schema_version: None, checks: Vec::new() }
+    }
+
+    pub fn findings(&self) -> impl Iterator<Item = &Check> {
+        self.checks.iter().filter(|check| check.status.is_finding())
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub files: usize,
+    pub views: usize,
+    pub checks: usize,
+    pub passed: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+    /// Findings of category `input`: unreadable files.
+    pub unreadable: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// Where the store metadata came from (a registry file, a Feast repo), or the old
+    /// revision for `diff`.
+    pub against: String,
+    pub files: Vec<FileReport>,
+}
+
+impl Report {
+    pub fn summary(&self) -> Summary {
+        let mut summary = Summary { files: self.files.len(), ..Summary::default() };
+        for file in &self.files {
+            if file.view.is_some() {
+                summary.views += 1;
+            }
+            for check in &file.checks {
+                summary.checks += 1;
+                match check.status {
+                    Status::Pass => summary.passed += 1,
+                    Status::Info => summary.infos += 1,
+                    Status::Warning => summary.warnings += 1,
+                    Status::Error => summary.errors += 1,
+                }
+                if check.category == Category::Input && check.status.is_finding() {
+                    summary.unreadable += 1;
+                }
+            }
+        }
+        summary
+    }
+
+    /// 0 pass; 1 errors (or warnings with `deny_warnings`); 2 unreadable input.
+    pub fn exit_code(&self, deny_warnings: bool) -> i32 {
+        let summary = self.summary();
+        if summary.unreadable > 0 {
+            2
+        } else if summary.errors > 0 || (deny_warnings && summary.warnings > 0) {
+            1
+        } else {
+            0
+        }
+    }
+
+    pub fn findings(&self) -> impl Iterator<Item = (&FileReport, &Check)> {
+        self.files.iter().flat_map(|file| file.findings().map(move |check| (file, check)))
+    }
+}

@@ -1,0 +1,342 @@
+//! YAML parsing into a tree that remembers where every node came from.
+//!
+//! Findings must point at `file:line:column`, so schema files are parsed into [`Node`]s
+//! that carry their location (through serde-saphyr's `Spanned`). The tree converts to a
+//! `serde_json::Value` for JSON Schema validation, and a JSON pointer into that value
+//! leads back to the node (see [`Node::locate`]).
+//!
+//! Parsing is bounded: aliases, depth and node counts have budgets, so an alias bomb or
+//! a deeply nested file is an error, not an out-of-memory.
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_saphyr::{Budget, DuplicateKeyPolicy, Options, Spanned};
+
+/// A 1-based line and column in a source file. `line == 0` means "unknown".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize)]
+pub struct Pos {
+    pub line: u64,
+    pub column: u64,
+}
+
+impl Pos {
+    pub const UNKNOWN: Pos = Pos { line: 0, column: 0 };
+
+    pub fn new(line: u64, column: u64) -> Self {
+        Pos { line, column }
+    }
+
+    pub fn is_known(&self) -> bool {
+        self.line > 0
+    }
+
+    fn from_saphyr(location: serde_saphyr::Location) -> Self {
+        Pos::new(location.line(), location.column())
+    }
+}
+
+impl fmt::Display for Pos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
+/// One YAML node and where it starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub value: NodeValue,
+    pub pos: Pos,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeValue {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Node>),
+    /// Keys keep their own position, for "unknown key" findings.
+    Map(Vec<(MapKey, Node)>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapKey {
+    pub name: String,
+    pub pos: Pos,
+}
+
+/// A YAML document that could not be read, with the position serde-saphyr reported.
+#[derive(Debug, Clone, PartialEq)]
+pub struct YamlError {
+    pub kind: YamlErrorKind,
+    pub pos: Pos,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum YamlErrorKind {
+    Syntax,
+    DuplicateKey,
+    /// A budget was exceeded: alias expansion, depth, node count.
+    Limits,
+}
+
+/// Budgets for schema files. A feature view is a few hundred nodes nested a few levels
+/// deep; these leave a wide margin while stopping alias bombs within milliseconds.
+fn schema_file_options() -> Options {
+    let mut budget = Budget::default();
+    budget.max_depth = 32;
+    budget.max_nodes = 200_000;
+    budget.max_aliases = 1_000;
+    budget.max_anchors = 1_000;
+    budget.max_documents = 1;
+    let mut options = Options::default();
+    options.budget = Some(budget);
+    options.duplicate_keys = DuplicateKeyPolicy::Error;
+    options.alias_limits.max_total_replayed_events = 100_000;
+    options.with_snippet = false;
+    options
+}
+
+/// Parses one YAML document. An empty document (only comments or whitespace) is `Null`.
+pub fn parse(text: &str) -> Result<Node, YamlError> {
+    serde_saphyr::from_str_with_options::<Node>(text, schema_file_options()).map_err(|error| {
+        let pos = error.location().map(Pos::from_saphyr).unwrap_or(Pos::UNKNOWN);
+        let message = first_line(&error.to_string());
+        let lower = message.to_ascii_lowercase();
+        let kind = if lower.contains("duplicate") {
+            YamlErrorKind::DuplicateKey
+        } else if lower.contains("budget")
+            || lower.contains("limit")
+            || lower.contains("alias")
+            || lower.contains("depth")
+        {
+            YamlErrorKind::Limits
+        } else {
+            YamlErrorKind::Syntax
+        };
+        YamlError { kind, pos, message }
+    })
+}
+
+/// serde-saphyr's messages may end with a location or a snippet; keep one clean line
+/// without a trailing "at line X column Y" (we print the location ourselves).
+fn first_line(message: &str) -> String {
+    let line = message.lines().next().unwrap_or("").trim();
+    let line = match line.find(" at line ") {
+        Some(index) => &line[..index],
+        None => line,
+    };
+    line.trim_end_matches('.').to_string()
+}
+
+impl Node {
+    /// The JSON value of this tree, for JSON Schema validation and typed decoding.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value;
+        match &self.value {
+            NodeValue::Null => Value::Null,
+            NodeValue::Bool(b) => Value::Bool(*b),
+            NodeValue::Int(i) => Value::from(*i),
+            NodeValue::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
+            NodeValue::Str(s) => Value::String(s.clone()),
+            NodeValue::Seq(items) => Value::Array(items.iter().map(Node::to_json).collect()),
+            NodeValue::Map(entries) => Value::Object(
+                entries.iter().map(|(key, value)| (key.name.clone(), value.to_json())).collect(),
+            ),
+        }
+    }
+
+    /// The node a JSON pointer (RFC 6901, as jsonschema reports instance paths) names.
+    pub fn get(&self, pointer: &str) -> Option<&Node> {
+        let mut node = self;
+        for token in pointer_tokens(pointer) {
+            node = match &node.value {
+                NodeValue::Map(entries) => &entries.iter().find(|(key, _)| key.name == token)?.1,
+                NodeValue::Seq(items) => items.get(token.parse::<usize>().ok()?)?,
+                _ => return None,
+            };
+        }
+        Some(node)
+    }
+
+    /// Where the node at `pointer` starts; the nearest existing ancestor if the pointer
+    /// names something absent (a missing required key is reported at its parent).
+    pub fn locate(&self, pointer: &str) -> Pos {
+        let mut node = self;
+        for token in pointer_tokens(pointer) {
+            let next = match &node.value {
+                NodeValue::Map(entries) => entries.iter().find(|(key, _)| key.name == token).map(|e| &e.1),
+                NodeValue::Seq(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
+                _ => None,
+            };
+            match next {
+                Some(child) => node = child,
+                None => break,
+            }
+        }
+        node.pos
+    }
+
+    /// Where a key of the map at `pointer` is written (for unknown-key findings).
+    pub fn locate_key(&self, pointer: &str, key: &str) -> Pos {
+        match self.get(pointer).map(|node| &node.value) {
+            Some(NodeValue::Map(entries)) => entries
+                .iter()
+                .find(|(k, _)| k.name == key)
+                .map_or_else(|| self.locate(pointer), |(k, _)| k.pos),
+            _ => self.locate(pointer),
+        }
+    }
+}
+
+fn pointer_tokens(pointer: &str) -> impl Iterator<Item = String> + '_ {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|token| token.replace("~1", "/").replace("~0", "~"))
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let spanned = Spanned::<NodeValue>::deserialize(deserializer)?;
+        Ok(Node { value: spanned.value, pos: Pos::from_saphyr(spanned.referenced) })
+    }
+}
+
+impl<'de> Deserialize<'de> for NodeValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(NodeVisitor)
+    }
+}
+
+struct NodeVisitor;
+
+impl<'de> Visitor<'de> for NodeVisitor {
+    type Value = NodeValue;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a YAML value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<NodeValue, E> {
+        Ok(NodeValue::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<NodeValue, E> {
+        Ok(NodeValue::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<NodeValue, D::Error> {
+        NodeValue::deserialize(deserializer)
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<NodeValue, E> {
+        Ok(NodeValue::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<NodeValue, E> {
+        Ok(NodeValue::Int(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<NodeValue, E> {
+        Ok(i64::try_from(v).map_or(NodeValue::Float(v as f64), NodeValue::Int))
+    }
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<NodeValue, E> {
+        Ok(i64::try_from(v).map_or(NodeValue::Float(v as f64), NodeValue::Int))
+    }
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<NodeValue, E> {
+        Ok(i64::try_from(v).map_or(NodeValue::Float(v as f64), NodeValue::Int))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<NodeValue, E> {
+        Ok(NodeValue::Float(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<NodeValue, E> {
+        Ok(NodeValue::Str(v.to_string()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<NodeValue, E> {
+        Ok(NodeValue::Str(v))
+    }
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<NodeValue, E> {
+        Ok(NodeValue::Str(String::from_utf8_lossy(v).into_owned()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<NodeValue, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+        while let Some(item) = seq.next_element::<Node>()? {
+            items.push(item);
+        }
+        Ok(NodeValue::Seq(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NodeValue, A::Error> {
+        let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0).min(1024));
+        while let Some(key) = map.next_key::<Spanned<String>>()? {
+            let value = map.next_value::<Node>()?;
+            entries.push((MapKey { name: key.value, pos: Pos::from_saphyr(key.referenced) }, value));
+        }
+        Ok(NodeValue::Map(entries))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nodes_remember_line_and_column() {
+        let text = "name: driver_stats\nfeatures:\n  - name: conv_rate\n    type: float32\n";
+        let root = parse(text).unwrap();
+        assert_eq!(root.locate("/name"), Pos::new(1, 7));
+        assert_eq!(root.locate("/features/0/type"), Pos::new(4, 11));
+        assert_eq!(root.locate_key("/features/0", "type"), Pos::new(4, 5));
+        // A missing key is reported where its parent starts.
+        assert_eq!(root.locate("/features/0/nullable"), Pos::new(3, 5));
+        assert_eq!(
+            root.to_json(),
+            serde_json::json!({"name": "driver_stats", "features": [{"name": "conv_rate", "type": "float32"}]})
+        );
+    }
+
+    #[test]
+    fn scalars_keep_their_yaml_types() {
+        let root = parse("a: 1\nb: 1.5\nc: true\nd: ~\ne: '1'\n").unwrap();
+        assert_eq!(root.to_json(), serde_json::json!({"a": 1, "b": 1.5, "c": true, "d": null, "e": "1"}));
+    }
+
+    #[test]
+    fn empty_document_is_null() {
+        assert_eq!(parse("# only a comment\n").unwrap().value, NodeValue::Null);
+        assert_eq!(parse("").unwrap().value, NodeValue::Null);
+    }
+
+    #[test]
+    fn duplicate_keys_are_errors_with_a_location() {
+        let error = parse("name: a\nowner: b\nname: c\n").unwrap_err();
+        assert_eq!(error.kind, YamlErrorKind::DuplicateKey, "{error:?}");
+        assert_eq!(error.pos.line, 3, "{error:?}");
+    }
+
+    #[test]
+    fn syntax_errors_have_a_location() {
+        let error = parse("name: a\nfeatures: [1, 2\nowner: x\n").unwrap_err();
+        assert_eq!(error.kind, YamlErrorKind::Syntax, "{error:?}");
+        assert!(error.pos.is_known(), "{error:?}");
+    }
+
+    #[test]
+    fn alias_bomb_is_stopped() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..10 {
+            let p = i - 1;
+            text.push_str(&format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+            ));
+        }
+        let error = parse(&text).unwrap_err();
+        assert_eq!(error.kind, YamlErrorKind::Limits, "{error:?}");
+    }
+
+    #[test]
+    fn deep_nesting_is_stopped() {
+        let text = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
+        let error = parse(&text).unwrap_err();
+        assert_eq!(error.kind, YamlErrorKind::Limits, "{error:?}");
+        let text = (0..200).map(|depth| format!("{}k{depth}:\n", "  ".repeat(depth))).collect::<String>();
+        assert_eq!(parse(&text).unwrap_err().kind, YamlErrorKind::Limits);
+    }
+}
