@@ -53,8 +53,6 @@ rules! {
         "A mapping has the same key twice; YAML parsers disagree on which one wins, so it is refused.";
     YAML_LIMITS = "yaml-limits", Input, Error,
         "The document exceeds a parsing budget: alias expansion (\"billion laughs\"), nesting depth or node count.";
-    REGISTRY_FORMAT = "registry-format", Input, Error,
-        "The feature-store metadata is not a supported format (Feast `registry-dump` JSON or arrowfeat store metadata), or holds no feature views.";
     SCHEMA_VIOLATION = "schema-violation", Schema, Error,
         "The file does not match `schemas/feature-view.schema.json`: a required key is missing or a value has the wrong type or form.";
     SCHEMA_UNKNOWN_KEY = "schema-unknown-key", Schema, Error,

@@ -1,0 +1,287 @@
+//! One test per rule: a change that makes it fire, and the untouched baseline that keeps
+//! it quiet. The baseline schema matches the baseline store exactly.
+
+use arrowfeat_validator::compat::Mode;
+use arrowfeat_validator::config::Config;
+use arrowfeat_validator::report::{Report, Status};
+use arrowfeat_validator::rules::{self, Rule};
+use arrowfeat_validator::run::{self, Targets};
+use arrowfeat_validator::spec;
+use arrowfeat_validator::store::{self, StoreMetadata};
+
+const SCHEMA: &str = "\
+name: trips_v1
+schema_version: 1.2.0
+entities:
+  - name: driver
+    join_key: driver_id
+    type: int64
+event_timestamp:
+  name: event_ts
+  type: timestamp
+  unit: us
+  tz: UTC
+created_timestamp:
+  name: created
+ttl: 1d
+features:
+  - name: fare
+    type: float64
+    nullable: false
+    constraints: {min: 0, max: 1000}
+  - name: city
+    type: string
+    constraints: {allowed_values: [berlin, paris]}
+";
+
+const STORE: &str = r#"{
+  "format": "arrowfeat-store-metadata", "format_version": 1, "store": "test store",
+  "entities": [{"name": "driver", "join_key": "driver_id", "type": "int64"},
+               {"name": "rider", "join_key": "rider_id", "type": "string"}],
+  "feature_views": [{
+    "name": "trips_v1", "entities": ["driver"], "ttl_seconds": 86400,
+    "tags": {"schema_version": "1.2.0"},
+    "event_timestamp": {"name": "event_ts", "type": "timestamp[us, UTC]"},
+    "created_timestamp": "created",
+    "features": [{"name": "fare", "type": "float64", "nullable": false},
+                 {"name": "city", "type": "string", "nullable": true}]
+  }]
+}"#;
+
+fn check(schema: &str, store_json: &str, previous: Option<&str>) -> Report {
+    let store: StoreMetadata = store::parse(store_json.as_bytes()).unwrap();
+    let loaded = vec![spec::load_bytes("trips_v1.yaml", schema.as_bytes())];
+    let previous = previous.map(|old| vec![spec::load_bytes("old/trips_v1.yaml", old.as_bytes())]);
+    let targets = Targets { store: Some(&store), previous: previous.as_deref(), against: "test".into() };
+    run::check(loaded, &targets, &Config { compatibility: Mode::Backward, ..Config::default() })
+}
+
+fn statuses(report: &Report, rule: Rule) -> Vec<Status> {
+    report.findings().filter(|(_, c)| c.rule == rule.id).map(|(_, c)| c.status).collect()
+}
+
+/// `rule` fires (at `status`) on the mutated schema/store and stays quiet on the baseline.
+fn fires(rule: Rule, status: Status, schema: &str, store_json: &str) {
+    let baseline = check(SCHEMA, STORE, None);
+    assert!(statuses(&baseline, rule).is_empty(), "{} fired on the baseline: {baseline:#?}", rule.id);
+    let report = check(schema, store_json, None);
+    let found = statuses(&report, rule);
+    assert!(found.contains(&status), "{} did not fire as {status:?}: {:#?}", rule.id, report.findings().collect::<Vec<_>>());
+    for (file, finding) in report.findings().filter(|(_, c)| c.rule == rule.id) {
+        assert!(!finding.message.is_empty());
+        assert_eq!(file.path, "trips_v1.yaml");
+    }
+}
+
+fn schema_with(from: &str, to: &str) -> String {
+    assert!(SCHEMA.contains(from), "{from}");
+    SCHEMA.replacen(from, to, 1)
+}
+
+fn store_with(from: &str, to: &str) -> String {
+    assert!(STORE.contains(from), "{from}");
+    STORE.replacen(from, to, 1)
+}
+
+#[test]
+fn baseline_passes_everything() {
+    let report = check(SCHEMA, STORE, None);
+    assert_eq!(report.findings().count(), 0, "{:#?}", report.findings().collect::<Vec<_>>());
+    assert!(report.summary().passed > 25);
+}
+
+#[test]
+fn input_rules() {
+    let report = |bytes: &[u8]| spec::load_bytes("x.yaml", bytes).0;
+    let rule_of = |bytes: &[u8]| report(bytes).checks[0].rule;
+    assert_eq!(rule_of(b""), rules::INPUT_UNREADABLE.id);
+    assert_eq!(rule_of(b"name: caf\xe9\n"), rules::INPUT_UNREADABLE.id);
+    assert_eq!(rule_of(b"name: [a\n"), rules::YAML_SYNTAX.id);
+    assert_eq!(rule_of(b"name: a\nname: b\n"), rules::YAML_DUPLICATE_KEY.id);
+    assert_eq!(rule_of(format!("{}1{}", "[".repeat(500), "]".repeat(500)).as_bytes()), rules::YAML_LIMITS.id);
+    let utf8 = report(b"name: ok\nowner: caf\xe9\n");
+    assert_eq!((utf8.checks[0].line, utf8.checks[0].column), (2, 11));
+    assert!(utf8.checks[0].message.contains("not valid UTF-8: byte 0xe9 at line 2, column 11"));
+    let huge = vec![b'#'; spec::MAX_SCHEMA_FILE_BYTES as usize + 1];
+    assert!(report(&huge).checks[0].message.contains("the limit is"));
+    assert!(statuses(&check(SCHEMA, STORE, None), rules::INPUT_UNREADABLE).is_empty());
+}
+
+#[test]
+fn schema_violation() {
+    fires(rules::SCHEMA_VIOLATION, Status::Error, &schema_with("schema_version: 1.2.0\n", ""), STORE);
+    fires(rules::SCHEMA_VIOLATION, Status::Error, &schema_with("ttl: 1d", "ttl: soon"), STORE);
+    fires(rules::SCHEMA_VIOLATION, Status::Error, &schema_with("nullable: false", "nullable: nope"), STORE);
+}
+
+#[test]
+fn schema_unknown_key_suggests() {
+    let schema = schema_with("features:", "feautres:");
+    fires(rules::SCHEMA_UNKNOWN_KEY, Status::Error, &schema, STORE);
+    let report = check(&schema, STORE, None);
+    let (_, finding) = report.findings().find(|(_, c)| c.rule == rules::SCHEMA_UNKNOWN_KEY.id).unwrap();
+    assert_eq!(finding.message, "unknown key `feautres` in file; did you mean `features`?");
+    assert_eq!((finding.line, finding.column), (15, 1));
+    let nested = check(&schema_with("    nullable: false", "    nulable: false"), STORE, None);
+    let (_, finding) = nested.findings().find(|(_, c)| c.rule == rules::SCHEMA_UNKNOWN_KEY.id).unwrap();
+    assert_eq!(finding.message, "unknown key `nulable` in features[0]; did you mean `nullable`?");
+    assert_eq!((finding.line, finding.column), (18, 5));
+}
+
+#[test]
+fn type_syntax() {
+    fires(rules::TYPE_SYNTAX, Status::Error, &schema_with("type: float64", "type: flaot64"), STORE);
+}
+
+#[test]
+fn duplicate_feature() {
+    fires(rules::DUPLICATE_FEATURE, Status::Error, &schema_with("name: city", "name: fare"), STORE);
+    fires(rules::DUPLICATE_FEATURE, Status::Error, &schema_with("name: city", "name: driver_id"), STORE);
+}
+
+#[test]
+fn duplicate_view() {
+    let store = store::parse(STORE.as_bytes()).unwrap();
+    let loaded = vec![spec::load_bytes("a.yaml", SCHEMA.as_bytes()), spec::load_bytes("b.yaml", SCHEMA.as_bytes())];
+    let report = run::check(loaded, &Targets { store: Some(&store), previous: None, against: "t".into() }, &Config::default());
+    assert!(report.files[0].findings().next().is_none());
+    let finding = report.files[1].findings().next().unwrap();
+    assert_eq!(finding.rule, rules::DUPLICATE_VIEW.id);
+    assert_eq!(finding.message, "feature view `trips_v1` is also declared in a.yaml");
+}
+
+#[test]
+fn constraint_invalid() {
+    fires(rules::CONSTRAINT_INVALID, Status::Error, &schema_with("{min: 0, max: 1000}", "{min: 10, max: 1}"), STORE);
+    fires(rules::CONSTRAINT_INVALID, Status::Error, &schema_with("[berlin, paris]", "[berlin, 3]"), STORE);
+    let on_string = schema_with("allowed_values: [berlin, paris]", "min: 3");
+    fires(rules::CONSTRAINT_INVALID, Status::Error, &on_string, STORE);
+}
+
+#[test]
+fn timestamp_declaration() {
+    fires(rules::TIMESTAMP_DECLARATION, Status::Error, &schema_with("  tz: UTC\n", "  tz: UTC\n  required: false\n"), STORE);
+    let naive_with_unit = schema_with("  type: timestamp\n  unit: us\n  tz: UTC\n", "  type: datetime64\n  unit: us\n");
+    fires(rules::TIMESTAMP_DECLARATION, Status::Error, &naive_with_unit, STORE);
+}
+
+#[test]
+fn version_semver() {
+    fires(rules::VERSION_SEMVER, Status::Error, &schema_with("schema_version: 1.2.0", "schema_version: \"1.2\""), STORE);
+}
+
+#[test]
+fn version_name_suffix() {
+    let store = store_with("\"schema_version\": \"1.2.0\"", "\"schema_version\": \"2.0.0\"");
+    fires(rules::VERSION_NAME_SUFFIX, Status::Error, &schema_with("schema_version: 1.2.0", "schema_version: 2.0.0"), &store);
+}
+
+#[test]
+fn view_missing_suggests() {
+    let store = store_with("\"name\": \"trips_v1\"", "\"name\": \"trip_v1\"");
+    fires(rules::VIEW_MISSING, Status::Error, SCHEMA, &store);
+    let report = check(SCHEMA, &store, None);
+    let (_, finding) = report.findings().next().unwrap();
+    assert_eq!(finding.message, "feature view `trips_v1` is not in the test store; did you mean `trip_v1`?");
+    assert_eq!((finding.line, finding.column), (1, 7));
+}
+
+#[test]
+fn version_store_tag() {
+    fires(rules::VERSION_STORE_TAG, Status::Error, SCHEMA, &store_with("\"schema_version\": \"1.2.0\"", "\"schema_version\": \"1.1.0\""));
+    fires(rules::VERSION_STORE_TAG, Status::Warning, SCHEMA, &store_with("\"schema_version\": \"1.2.0\"", "\"team\": \"x\""));
+}
+
+#[test]
+fn feature_set_rules() {
+    let extra_in_store = store_with("\"nullable\": true}", "\"nullable\": true}, {\"name\": \"tip\", \"type\": \"float64\"}");
+    fires(rules::FEATURE_EXTRA, Status::Error, SCHEMA, &extra_in_store);
+    fires(rules::FEATURE_COUNT, Status::Info, SCHEMA, &extra_in_store);
+    let missing = schema_with("name: city", "name: town");
+    fires(rules::FEATURE_MISSING, Status::Error, &missing, STORE);
+    let report = check(&missing, STORE, None);
+    let (_, finding) = report.findings().find(|(_, c)| c.rule == rules::FEATURE_MISSING.id).unwrap();
+    assert_eq!(finding.message, "feature `town` is declared but view `trips_v1` in the store has no such feature");
+    assert_eq!((finding.line, finding.column), (20, 5));
+}
+
+#[test]
+fn feature_type_three_outcomes() {
+    fires(rules::FEATURE_TYPE, Status::Error, &schema_with("type: float64", "type: int64"), STORE);
+    // float32 declared, float64 stored: lossless, a warning.
+    fires(rules::FEATURE_TYPE, Status::Warning, &schema_with("type: float64", "type: float32"), STORE);
+    let report = check(&schema_with("type: float64", "type: int64"), STORE, None);
+    let (_, finding) = report.findings().find(|(_, c)| c.rule == rules::FEATURE_TYPE.id).unwrap();
+    assert_eq!(finding.message, "feature fare: type: declared int64 (Arrow Int64), the store has float64 (Arrow Float64); these types are incompatible");
+    assert_eq!((finding.line, finding.column), (17, 11));
+}
+
+#[test]
+fn feature_nullability() {
+    fires(rules::FEATURE_NULLABILITY, Status::Error, &schema_with("nullable: false", "nullable: true"), STORE);
+}
+
+#[test]
+fn entity_rules() {
+    fires(rules::ENTITY_MISSING, Status::Error, &schema_with("  - name: driver\n", "  - name: rider\n"), STORE);
+    fires(rules::ENTITY_EXTRA, Status::Error, SCHEMA, &store_with("\"entities\": [\"driver\"]", "\"entities\": [\"driver\", \"rider\"]"));
+    fires(rules::ENTITY_JOIN_KEY, Status::Error, &schema_with("join_key: driver_id", "join_key: driver"), STORE);
+    fires(rules::ENTITY_TYPE, Status::Error, &schema_with("    type: int64", "    type: string"), STORE);
+}
+
+#[test]
+fn timestamp_rules() {
+    fires(rules::TIMESTAMP_FIELD, Status::Error, &schema_with("name: event_ts", "name: ts"), STORE);
+    fires(rules::TIMESTAMP_TYPE, Status::Warning, &schema_with("  type: timestamp\n  unit: us\n  tz: UTC\n", "  type: datetime64\n  tz: null\n"), STORE);
+    fires(rules::TIMESTAMP_TYPE, Status::Warning, &schema_with("unit: us", "unit: ns"), STORE);
+    fires(rules::CREATED_TIMESTAMP, Status::Error, &schema_with("name: created", "name: inserted_at"), STORE);
+}
+
+#[test]
+fn ttl() {
+    fires(rules::TTL, Status::Error, &schema_with("ttl: 1d", "ttl: 12h"), STORE);
+    // The same TTL spelt differently is the same TTL.
+    assert!(statuses(&check(&schema_with("ttl: 1d", "ttl: 86400"), STORE, None), rules::TTL).is_empty());
+}
+
+#[test]
+fn compatibility_rules() {
+    let quiet = check(SCHEMA, STORE, Some(SCHEMA));
+    assert!(quiet.findings().next().is_none());
+    // A nullable feature added with a minor bump: allowed, listed as info.
+    let added = schema_with("schema_version: 1.2.0", "schema_version: 1.3.0")
+        + "  - name: tip\n    type: float64\n";
+    let store = store_with("\"nullable\": true}", "\"nullable\": true}, {\"name\": \"tip\", \"type\": \"float64\"}")
+        .replace("\"1.2.0\"", "\"1.3.0\"");
+    let report = check(&added, &store, Some(SCHEMA));
+    assert_eq!(statuses(&report, rules::COMPAT_CHANGE), vec![Status::Info], "{report:#?}");
+    // The same addition with a patch bump only: too small.
+    let patch = added.replace("1.3.0", "1.2.1");
+    assert_eq!(statuses(&check(&patch, &store.replace("1.3.0", "1.2.1"), Some(SCHEMA)), rules::COMPAT_VERSION_BUMP), vec![Status::Error]);
+    // A narrowed type breaks BACKWARD: a major bump is needed.
+    let narrowed = schema_with("type: float64", "type: float32");
+    let report = check(&narrowed.replace("1.2.0", "1.3.0"), STORE, Some(SCHEMA));
+    let breaking: Vec<_> = report.findings().filter(|(_, c)| c.rule == rules::COMPAT_BREAKING.id).collect();
+    assert_eq!(breaking.len(), 1);
+    assert_eq!(breaking[0].1.message, "type narrowed: feature fare: type (float64 → float32) breaks BACKWARD compatibility; it needs a major version bump, found 1.2.0 → 1.3.0");
+    // Version going down.
+    let down = schema_with("schema_version: 1.2.0", "schema_version: 1.1.0");
+    assert_eq!(statuses(&check(&down, STORE, Some(SCHEMA)), rules::COMPAT_VERSION_BUMP), vec![Status::Error]);
+}
+
+#[test]
+fn every_rule_has_a_test_above() {
+    let source = include_str!("rules.rs");
+    for rule in rules::ALL {
+        let constant = format!("rules::{}", constant_name(rule.id));
+        let mentioned = source.contains(&constant) || source.contains(&format!("rules::{}.id", constant_name(rule.id)));
+        assert!(mentioned, "no test names {constant}");
+    }
+}
+
+fn constant_name(id: &str) -> String {
+    match id {
+        "compat-breaking-change" => "COMPAT_BREAKING".into(),
+        other => other.replace('-', "_").to_ascii_uppercase(),
+    }
+}
