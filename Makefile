@@ -47,8 +47,9 @@ test-python: python-dev
 example-data:
 	$(CARGO) run --quiet --locked -p arrowfeat-cli -- sql --file examples/make_data.sql
 
-## Regenerate docs/functions.md from the UDFs' documentation.
+## Regenerate docs/functions.md and docs/rules.md from the code.
 docs:
+	ARROWFEAT_UPDATE_DOCS=1 $(CARGO) test --locked -p arrowfeat-validator --test rules docs_rules_md
 	ARROWFEAT_UPDATE_DOCS=1 $(CARGO) test --locked -p arrowfeat-cli docs_functions_md
 
 ## Criterion benchmarks and side-by-side ratios of the kernels (release; not in `make test`).

@@ -32,6 +32,8 @@ pub fn schema_paths(path: &Path) -> Result<Vec<PathBuf>, String> {
         for entry in entries {
             let entry = entry.map_err(|e| spec::io_message(&dir, &e))?;
             let path = entry.path();
+            // `--schemas .` should report `x.yaml`, not `./x.yaml`.
+            let path = path.strip_prefix(".").map_or_else(|_| path.clone(), Path::to_path_buf);
             let file_type = entry.file_type().map_err(|e| spec::io_message(&path, &e))?;
             if file_type.is_dir() {
                 pending.push(path);

@@ -216,6 +216,7 @@ impl SchemaFile {
 /// schema is returned when it could be read and matches the format.
 pub fn load_file(path: &Path) -> (FileReport, Option<SchemaFile>) {
     let label = path.display().to_string();
+    let label = label.strip_prefix("./").map_or(label.clone(), str::to_string);
     match read_bounded(path, MAX_SCHEMA_FILE_BYTES) {
         Ok(bytes) => load_bytes(&label, &bytes),
         Err(message) => {
@@ -362,7 +363,7 @@ fn json_schema_checks(root: &Node, json: &Value) -> Vec<Check> {
     let mut checks = Vec::new();
     for error in schema.validator.iter_errors(json) {
         let instance_path = error.instance_path().as_str().to_string();
-        let subject = if instance_path.is_empty() { "file".to_string() } else { display_path(&instance_path) };
+        let subject = if instance_path.is_empty() { "the document".to_string() } else { display_path(&instance_path) };
         match error.kind() {
             ValidationErrorKind::AdditionalProperties { unexpected } => {
                 let schema_path = error.schema_path().as_str();

@@ -73,7 +73,12 @@ pub fn parse(bytes: &[u8]) -> Result<StoreMetadata, String> {
         return Err("empty file; expected Feast `registry-dump` JSON or arrowfeat store metadata".into());
     }
     let value: Value = serde_json::from_str(text)
-        .map_err(|e| format!("{}:{}: malformed JSON: {e}", e.line(), e.column()))?;
+        .map_err(|e| {
+            // serde_json ends its message with the location we already put in front.
+            let message = e.to_string();
+            let message = message.split(" at line ").next().unwrap_or(&message).to_string();
+            format!("{}:{}: malformed JSON: {message}", e.line(), e.column())
+        })?;
     let Value::Object(object) = &value else {
         return Err(format!("expected a JSON object, found {}", json_kind(&value)));
     };

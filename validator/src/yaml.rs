@@ -117,6 +117,17 @@ pub fn parse(text: &str) -> Result<Node, YamlError> {
         } else {
             YamlErrorKind::Syntax
         };
+        let message = match kind {
+            YamlErrorKind::DuplicateKey => match message.strip_prefix("duplicate mapping key: ") {
+                Some(rest) => {
+                    let key = rest.split(", set DuplicateKeyPolicy").next().unwrap_or(rest);
+                    format!("duplicate key `{key}`; a key may appear once per mapping")
+                }
+                None => message,
+            },
+            YamlErrorKind::Limits => format!("the document exceeds a parsing limit ({message}); schema files are refused beyond 32 levels of nesting or 100000 alias-expanded nodes"),
+            YamlErrorKind::Syntax => message,
+        };
         YamlError { kind, pos, message }
     })
 }

@@ -120,7 +120,7 @@ fn schema_unknown_key_suggests() {
     fires(rules::SCHEMA_UNKNOWN_KEY, Status::Error, &schema, STORE);
     let report = check(&schema, STORE, None);
     let (_, finding) = report.findings().find(|(_, c)| c.rule == rules::SCHEMA_UNKNOWN_KEY.id).unwrap();
-    assert_eq!(finding.message, "unknown key `feautres` in file; did you mean `features`?");
+    assert_eq!(finding.message, "unknown key `feautres` in the document; did you mean `features`?");
     assert_eq!((finding.line, finding.column), (15, 1));
     let nested = check(&schema_with("    nullable: false", "    nulable: false"), STORE, None);
     let (_, finding) = nested.findings().find(|(_, c)| c.rule == rules::SCHEMA_UNKNOWN_KEY.id).unwrap();
@@ -284,4 +284,15 @@ fn constant_name(id: &str) -> String {
         "compat-breaking-change" => "COMPAT_BREAKING".into(),
         other => other.replace('-', "_").to_ascii_uppercase(),
     }
+}
+
+#[test]
+fn docs_rules_md_is_current() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/rules.md");
+    let expected = rules::markdown();
+    if std::env::var_os("ARROWFEAT_UPDATE_DOCS").is_some() {
+        std::fs::write(path, &expected).unwrap();
+    }
+    let actual = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(actual == expected, "docs/rules.md is out of date: run `make docs`");
 }
