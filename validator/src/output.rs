@@ -362,7 +362,8 @@ fn github(report: &Report) -> String {
 // ---- markdown ---------------------------------------------------------------------------
 
 fn md_cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
+    // `<` would open an HTML tag in GitHub's Markdown (`list<float32>`).
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('|', "\\|").replace('\n', " ")
 }
 
 fn markdown(report: &Report, options: &RenderOptions) -> String {
