@@ -11,9 +11,11 @@ RUST_PACKAGES = --workspace --exclude arrowfeat-python
 
 .PHONY: demo test test-rust test-python python-dev python-release example-data docs bench bench-python
 
-## Run the demo feature query over the bundled example data.
+## Run the demo feature query over the bundled example data, then check the example
+## feature schemas against the bundled Feast registry.
 demo:
 	$(CARGO) run --quiet --locked -p arrowfeat-cli -- sql --file examples/demo.sql $(DEMO_TABLES)
+	$(CARGO) run --quiet --locked -p arrowfeat-cli -- check --schemas schemas/examples --registry tests/fixtures/feast/registry.json
 
 ## The whole test suite: Rust (unit, property, SQL-logic, CLI), then Python (pytest,
 ## with a real local PySpark session). Creates .venv with pinned dependencies.
