@@ -244,10 +244,46 @@ fn datafusion_udfs() -> Vec<DataFusionUdf> {
     ffi_udfs().into_iter().map(|(name, ffi)| DataFusionUdf { name, ffi }).collect()
 }
 
+/// Checks the schema files under `schemas` against store metadata (`feast registry-dump`
+/// JSON or arrowfeat store metadata) and renders the report: the same checks, rule ids
+/// and formats as `arrowfeat check`. Returns (report, exit code). Unreadable top-level
+/// input raises ValueError (the CLI's exit code 2).
+#[pyfunction]
+#[pyo3(signature = (schemas, registry_json, against, format = "json", deny_warnings = false))]
+fn check_schemas(
+    py: Python<'_>,
+    schemas: std::path::PathBuf,
+    registry_json: Vec<u8>,
+    against: String,
+    format: &str,
+    deny_warnings: bool,
+) -> PyResult<(String, i32)> {
+    use arrowfeat_validator::{config::Config, output, run, store};
+    let format = output::Format::parse(format).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "check_schemas: argument `format`: expected one of {}, found `{format}`",
+            output::Format::NAMES.join(", ")
+        ))
+    })?;
+    py.detach(move || {
+        let metadata = store::parse(&registry_json).map_err(|e| format!("{against}: {e}"))?;
+        let loaded = run::load_path(&schemas)?;
+        if loaded.is_empty() {
+            return Err(format!("{}: no schema files (*.yaml, *.yml) found", schemas.display()));
+        }
+        let targets = run::Targets { store: Some(&metadata), previous: None, against };
+        let report = run::check(loaded, &targets, &Config::default());
+        let options = output::RenderOptions { color: false, deny_warnings, command: "check" };
+        Ok((output::render(&report, format, &options), report.exit_code(deny_warnings)))
+    })
+    .map_err(PyValueError::new_err)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<DataFusionUdf>()?;
     m.add_function(wrap_pyfunction!(datafusion_udfs, m)?)?;
+    m.add_function(wrap_pyfunction!(check_schemas, m)?)?;
     m.add_function(wrap_pyfunction!(standard_scale, m)?)?;
     m.add_function(wrap_pyfunction!(min_max_scale, m)?)?;
     m.add_function(wrap_pyfunction!(bucketize, m)?)?;

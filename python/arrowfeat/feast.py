@@ -1,0 +1,185 @@
+"""Validate Feast feature views against arrowfeat feature schema files.
+
+The checks, rule ids and report formats are those of ``arrowfeat check``: this module
+turns Feast objects into the same registry JSON that ``feast registry-dump`` prints and
+hands it to the validator compiled into ``arrowfeat._native``.
+
+    from arrowfeat.feast import validate_feature_view, validate_repo
+    report = validate_repo("feature_repo/", "schemas/")
+    if not report.ok:
+        print(report.render("text"))
+
+From a shell (exit codes as ``arrowfeat check``: 0 pass, 1 findings, 2 unreadable input)::
+
+    python -m arrowfeat.feast check feature_repo/ schemas/ [--format github] [--deny-warnings]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from . import _native
+
+__all__ = ["Finding", "Report", "validate_feature_view", "validate_repo", "main"]
+
+FORMATS = ("text", "json", "junit", "sarif", "github", "markdown")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One failed (or noteworthy) check: a rule id from docs/rules.md and where it fired."""
+
+    rule: str
+    severity: str  # "error", "warning" or "info"
+    file: str
+    line: int  # 1-based; 0 when the finding concerns the whole file
+    column: int
+    view: str | None
+    subject: str
+    expected: str
+    actual: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}:{self.column}" if self.line else self.file
+        return f"{self.severity}[{self.rule}] {where}: {self.message}"
+
+
+class Report:
+    """The outcome of a validation: the same content as ``arrowfeat check --format json``."""
+
+    def __init__(self, schemas: str, registry_json: bytes, against: str):
+        self._schemas = schemas
+        self._registry_json = registry_json
+        self._against = against
+        text, self.exit_code = _native.check_schemas(schemas, registry_json, against, "json")
+        self.data: dict[str, Any] = json.loads(text)
+
+    @property
+    def summary(self) -> dict[str, int]:
+        return dict(self.data["summary"])
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [
+            Finding(
+                rule=check["rule"],
+                severity=check["status"],
+                file=file["path"],
+                line=check["line"],
+                column=check["column"],
+                view=file["view"],
+                subject=check["subject"],
+                expected=check["expected"],
+                actual=check["actual"],
+                message=check["message"],
+            )
+            for file in self.data["files"]
+            for check in file["checks"]
+            if check["status"] != "pass"
+        ]
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "warning"]
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing fails at error level (the exit code is 0)."""
+        return self.exit_code == 0
+
+    def render(self, format: str = "text", deny_warnings: bool = False) -> str:
+        """The report in one of ``FORMATS``, exactly as ``arrowfeat check --format`` prints it."""
+        text, _ = _native.check_schemas(self._schemas, self._registry_json, self._against, format, deny_warnings)
+        return text
+
+    def exit_code_with(self, deny_warnings: bool) -> int:
+        _, code = _native.check_schemas(self._schemas, self._registry_json, self._against, "json", deny_warnings)
+        return code
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return f"<arrowfeat.feast.Report against {self._against}: {s['views']} view(s): {s['errors']} error(s), {s['warnings']} warning(s), exit code {self.exit_code}>"
+
+
+def _feast():
+    try:
+        import feast  # noqa: F401
+        from google.protobuf.json_format import MessageToJson
+    except ImportError as e:  # pragma: no cover - exercised by users without Feast
+        raise ImportError("arrowfeat.feast needs Feast: pip install feast") from e
+    return MessageToJson
+
+
+def _proto_dict(obj: Any) -> dict:
+    # The same conversion `feast registry-dump` applies, so findings equal the CLI's.
+    message_to_json = _feast()
+    return json.loads(message_to_json(obj.to_proto(), sort_keys=True))
+
+
+def validate_feature_view(feature_view: Any, schema_path: str | os.PathLike, *, entities: Iterable[Any] = ()) -> Report:
+    """Checks one Feast ``FeatureView`` (its schema fields, entity columns, batch source
+    timestamp fields, TTL and tags) against a schema file or a directory of them.
+
+    ``entities``: the view's ``feast.Entity`` objects, to check join keys and their types
+    against the schema; without them only the view's entity columns are compared.
+    """
+    registry = {
+        "project": getattr(feature_view, "project", None) or "(in memory)",
+        "entities": [_proto_dict(e) for e in entities],
+        "featureViews": [_proto_dict(feature_view)],
+    }
+    return Report(os.fspath(schema_path), json.dumps(registry).encode(), f"Feast feature view {feature_view.name}")
+
+
+def validate_repo(repo_path: str | os.PathLike, schemas_dir: str | os.PathLike) -> Report:
+    """Loads the ``FeatureStore`` of a feature repo (whose registry ``feast apply`` has
+    written) and checks every schema file under ``schemas_dir`` against it."""
+    _feast()
+    from feast import FeatureStore
+
+    store = FeatureStore(repo_path=os.fspath(repo_path))
+    registry = store.registry.to_dict(project=store.project)
+    return Report(os.fspath(schemas_dir), json.dumps(registry).encode(), f"Feast repo {os.fspath(repo_path)}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m arrowfeat.feast", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    check = commands.add_parser("check", help="check schema files against a Feast feature repo")
+    check.add_argument("repo", help="Feast feature repo (directory with feature_store.yaml)")
+    check.add_argument("schemas", help="schema file or directory of *.yaml files")
+    check.add_argument("--format", default="text", choices=FORMATS)
+    check.add_argument("--deny-warnings", action="store_true")
+    args = parser.parse_args(argv)
+
+    if not os.path.isfile(os.path.join(args.repo, "feature_store.yaml")):
+        print(f"arrowfeat.feast: error: {args.repo}: not a Feast feature repo (no feature_store.yaml)", file=sys.stderr)
+        return 2
+    try:
+        report = validate_repo(args.repo, args.schemas)
+    except ImportError as e:
+        print(f"arrowfeat.feast: error: {e}", file=sys.stderr)
+        return 2
+    except ValueError as e:  # unreadable schemas or registry: the CLI's exit code 2
+        print(f"arrowfeat.feast: error: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # a broken feature repo: Feast raises many kinds
+        detail = " ".join(str(e).split()) or type(e).__name__
+        print(f"arrowfeat.feast: error: cannot load the Feast repo {args.repo}: {type(e).__name__}: {detail}", file=sys.stderr)
+        return 2
+    sys.stdout.write(report.render(args.format, args.deny_warnings))
+    return report.exit_code_with(args.deny_warnings)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

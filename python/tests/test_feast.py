@@ -1,0 +1,184 @@
+"""Feast end to end: a real feature repo (tests/feast/repo) applied with the pinned Feast,
+its registry dumped, and the schemas checked by the CLI, by `--feast-repo`, by the Python
+API on real FeatureView objects and by `python -m arrowfeat.feast`: the same findings."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+feast = pytest.importorskip("feast")
+
+from arrowfeat.feast import validate_feature_view, validate_repo  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+BINARY = Path(os.environ.get("ARROWFEAT_BIN", REPO / "target" / "debug" / "arrowfeat"))
+FEAST = str(Path(sys.executable).with_name("feast"))
+EXAMPLES = REPO / "schemas" / "examples"
+DRIFTED_STATS = REPO / "tests" / "fixtures" / "schemas" / "drifted" / "driver_hourly_stats_v1.yaml"
+
+
+def run(args, cwd=None, env_extra=None):
+    env = dict(os.environ, NO_COLOR="1", ARROWFEAT_FEAST=FEAST)
+    env.update(env_extra or {})
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def make_repo(tmp_path, features_py=None):
+    repo = tmp_path / "repo"
+    shutil.copytree(REPO / "tests" / "feast" / "repo", repo, ignore=shutil.ignore_patterns("data"))
+    if features_py is not None:
+        (repo / "features.py").write_text(features_py)
+    subprocess.run([sys.executable, "make_data.py", "data"], cwd=repo, check=True)
+    return repo
+
+
+@pytest.fixture(scope="module")
+def applied(tmp_path_factory):
+    """The test feature repo after `feast apply`, and its `feast registry-dump`."""
+    repo = make_repo(tmp_path_factory.mktemp("feast"))
+    applied = run([FEAST, "apply"], cwd=repo)
+    assert applied.returncode == 0, applied.stderr
+    dump = run([FEAST, "registry-dump"], cwd=repo)
+    assert dump.returncode == 0, dump.stderr
+    registry = repo / "registry.json"
+    registry.write_text(dump.stdout)
+    return repo, registry
+
+
+def cli_findings(*args):
+    out = run([str(BINARY), "check", *map(str, args), "--format", "json"])
+    report = json.loads(out.stdout)
+    found = sorted(
+        (check["rule"], check["status"], Path(file["path"]).name, check["line"], check["column"])
+        for file in report["files"]
+        for check in file["checks"]
+        if check["status"] != "pass"
+    )
+    return out.returncode, found
+
+
+def api_findings(report):
+    return sorted((f.rule, f.severity, Path(f.file).name, f.line, f.column) for f in report.findings)
+
+
+def test_matching_schemas_pass(applied):
+    repo, registry = applied
+    code, found = cli_findings("--schemas", EXAMPLES, "--registry", registry)
+    assert (code, found) == (0, [])
+    code, found = cli_findings("--schemas", EXAMPLES, "--feast-repo", repo)
+    assert (code, found) == (0, [])
+    report = validate_repo(repo, EXAMPLES)
+    assert report.ok and report.findings == [] and report.summary["views"] == 3
+
+
+def test_drifted_schema_findings(applied):
+    repo, registry = applied
+    code, found = cli_findings("--schemas", DRIFTED_STATS, "--registry", registry)
+    assert code == 1
+    rules = {(rule, status) for rule, status, *_ in found}
+    assert ("feature-missing", "error") in rules  # cancel_rate
+    assert ("feature-type", "error") in rules  # conv_rate float64 vs FLOAT
+    assert ("version-store-tag", "error") in rules  # 1.3.0 vs tag 1.2.0
+    assert ("timestamp-type", "warning") in rules  # datetime64[ns] vs Feast's timestamp
+    assert ("ttl", "error") in rules
+    # --feast-repo and the Python API see exactly what the CLI sees on the dump.
+    assert cli_findings("--schemas", DRIFTED_STATS, "--feast-repo", repo) == (code, found)
+    report = validate_repo(repo, DRIFTED_STATS)
+    assert (report.exit_code, api_findings(report)) == (code, found)
+    warning = next(f for f in report.warnings if f.rule == "timestamp-type")
+    assert (warning.expected, warning.actual) == ("datetime64[ns]", "timestamp[us, UTC]")
+    assert "datetime64[ns]" in warning.message and "timestamp[us, UTC]" in warning.message
+
+
+def test_validate_feature_view_on_real_objects(applied, tmp_path):
+    repo, registry = applied
+    store = feast.FeatureStore(repo_path=str(repo))
+    view = store.get_feature_view("driver_hourly_stats_v1")
+    entities = [store.get_entity(name) for name in view.entities]
+    good = validate_feature_view(view, EXAMPLES / "driver_hourly_stats_v1.yaml", entities=entities)
+    assert good.ok and good.findings == [], good.render()
+    drifted = validate_feature_view(view, DRIFTED_STATS, entities=entities)
+    _, cli = cli_findings("--schemas", DRIFTED_STATS, "--registry", registry)
+    assert api_findings(drifted) == cli
+    # A wrong major version and a missing timestamp field are errors.
+    text = (EXAMPLES / "driver_hourly_stats_v1.yaml").read_text()
+    wrong = tmp_path / "wrong.yaml"
+    wrong.write_text(text.replace("schema_version: 1.2.0", "schema_version: 2.0.0").replace("name: event_timestamp", "name: ts"))
+    report = validate_feature_view(view, wrong, entities=entities)
+    errors = {f.rule for f in report.errors}
+    assert {"version-name-suffix", "version-store-tag", "timestamp-field"} <= errors
+    assert report.render("github").startswith("::error file=")
+    assert "driver_hourly_stats_v1" in repr(report)
+
+
+def test_in_memory_feature_view_before_apply():
+    from datetime import timedelta
+
+    from feast import Entity, FeatureView, Field, FileSource
+    from feast.types import Float32, Int64
+    from feast.value_type import ValueType
+
+    driver = Entity(name="driver", join_keys=["driver_id"], value_type=ValueType.INT64)
+    view = FeatureView(
+        name="driver_hourly_stats_v1",
+        entities=[driver],
+        ttl=timedelta(days=1),
+        schema=[Field(name="driver_id", dtype=Int64), Field(name="conv_rate", dtype=Float32),
+                Field(name="acc_rate", dtype=Float32), Field(name="avg_daily_trips", dtype=Int64)],
+        source=FileSource(path="x.parquet", timestamp_field="event_timestamp", created_timestamp_column="created"),
+        tags={"schema_version": "1.2.0"},
+    )
+    report = validate_feature_view(view, EXAMPLES / "driver_hourly_stats_v1.yaml", entities=[driver])
+    assert report.ok, report.render()
+
+
+def test_module_cli_exits_like_arrowfeat(applied):
+    repo, _ = applied
+    module = [sys.executable, "-m", "arrowfeat.feast", "check", str(repo)]
+    assert run([*module, str(EXAMPLES)]).returncode == 0
+    drifted = run([*module, str(DRIFTED_STATS), "--format", "github"])
+    assert drifted.returncode == 1
+    assert "title=arrowfeat feature-missing::" in drifted.stdout
+    warn_only = run([*module, str(EXAMPLES / "customer_profile_v2.yaml"), "--deny-warnings"])
+    assert warn_only.returncode == 0
+    missing = run([*module, "no/such/schemas"])
+    assert missing.returncode == 2 and "no such file or directory" in missing.stderr
+    not_a_repo = run([sys.executable, "-m", "arrowfeat.feast", "check", str(EXAMPLES), str(EXAMPLES)])
+    assert not_a_repo.returncode == 2 and "not a Feast feature repo" in not_a_repo.stderr
+
+
+def test_feast_not_installed_is_explained(tmp_path):
+    out = run([str(BINARY), "check", "--schemas", str(EXAMPLES), "--feast-repo", str(REPO / "tests" / "feast" / "repo")],
+              env_extra={"ARROWFEAT_FEAST": str(tmp_path / "no-feast")})
+    assert out.returncode == 2
+    assert "needs the Feast CLI" in out.stderr and "pip install feast" in out.stderr
+    assert out.stderr.count("\n") == 1
+
+
+def test_broken_repo_is_a_clear_error(tmp_path):
+    repo = make_repo(tmp_path, features_py="from feast import Entity\nthis is not python\n")
+    out = run([str(BINARY), "check", "--schemas", str(EXAMPLES), "--feast-repo", str(repo)])
+    assert out.returncode == 2
+    assert out.stderr.startswith(f"arrowfeat: error: --feast-repo {repo}: ")
+    assert out.stderr.count("\n") == 1
+
+
+def test_empty_registry_is_a_clear_error(tmp_path):
+    repo = make_repo(tmp_path, features_py="from feast import Entity\ndriver = Entity(name='driver', join_keys=['driver_id'])\n")
+    assert run([FEAST, "apply"], cwd=repo).returncode == 0
+    out = run([str(BINARY), "check", "--schemas", str(EXAMPLES), "--feast-repo", str(repo)])
+    assert out.returncode == 2
+    assert "holds no feature views (run `feast apply` in the feature repo first)" in out.stderr
+
+
+def test_unsupported_registry_layout(tmp_path):
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"featureViews": [{"name": "driver_hourly_stats_v1", "features": []}]}))
+    out = run([str(BINARY), "check", "--schemas", str(EXAMPLES), "--registry", str(old)])
+    assert out.returncode == 2
+    assert "this registry layout is not supported" in out.stderr
