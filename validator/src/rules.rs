@@ -102,7 +102,7 @@ rules! {
     TTL = "ttl", Store, Error,
         "The TTL differs from the store's.";
     COMPAT_BREAKING = "compat-breaking-change", Compatibility, Error,
-        "A change that breaks the configured compatibility mode (BACKWARD, FORWARD or FULL) without a major version bump.";
+        "A change that breaks the configured compatibility mode (BACKWARD, FORWARD or FULL) without a major version bump, or a feature view removed from the new revision.";
     COMPAT_VERSION_BUMP = "compat-version-bump", Compatibility, Error,
         "The version bump is too small for the change (an additive change needs at least a minor bump, any change at least a patch) or the version went down.";
     COMPAT_CHANGE = "compat-change", Compatibility, Info,

@@ -116,6 +116,34 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
         }
         files.push(report);
     }
+    // A view that the earlier revision has and this one lacks was deleted: every consumer
+    // of it breaks, and there is no file left to carry a version bump.
+    for (old_report, old) in targets.previous.unwrap_or(&[]) {
+        let Some(old) = old else { continue };
+        if first_file_of_view.contains_key(&old.spec.name) {
+            continue;
+        }
+        let mut report = FileReport::new(old.path.clone());
+        report.view = Some(old.spec.name.clone());
+        report.schema_version = old_report.schema_version.clone();
+        let message = format!(
+            "feature view `{}` ({} {}) was removed from this revision",
+            old.spec.name, old.path, old.spec.schema_version
+        );
+        report.checks.push(if config.compatibility == crate::compat::Mode::None {
+            Check::finding(rules::COMPAT_CHANGE, crate::report::Severity::Info, "feature view", "present", "removed", crate::yaml::Pos::UNKNOWN, message)
+        } else {
+            Check::fail(
+                rules::COMPAT_BREAKING,
+                "feature view",
+                "present",
+                "removed",
+                crate::yaml::Pos::UNKNOWN,
+                format!("{message}; removing a view breaks {} compatibility for its consumers", config.compatibility),
+            )
+        });
+        files.push(report);
+    }
     let mut report = Report { against: targets.against.clone(), files };
     config.apply(&mut report);
     report

@@ -270,6 +270,18 @@ fn compatibility_rules() {
 }
 
 #[test]
+fn removed_view_breaks_compatibility() {
+    let old = vec![spec::load_bytes("old/trips_v1.yaml", SCHEMA.as_bytes())];
+    let new = vec![spec::load_bytes("stats_v1.yaml", SCHEMA.replace("trips_v1", "stats_v1").as_bytes())];
+    let targets = Targets { store: None, previous: Some(&old), against: "old".into() };
+    let report = run::check(new, &targets, &Config::default());
+    let removed: Vec<_> = report.findings().filter(|(f, _)| f.path == "old/trips_v1.yaml").collect();
+    assert_eq!(removed.len(), 1, "{report:#?}");
+    assert_eq!(removed[0].1.rule, rules::COMPAT_BREAKING.id);
+    assert_eq!(removed[0].1.message, "feature view `trips_v1` (old/trips_v1.yaml 1.2.0) was removed from this revision; removing a view breaks BACKWARD compatibility for its consumers");
+}
+
+#[test]
 fn every_rule_has_a_test_above() {
     let source = include_str!("rules.rs");
     for rule in rules::ALL {
