@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use arrowfeat_validator::config::Config;
+use arrowfeat_validator::report::Report;
 use arrowfeat_validator::output::{render, Format, RenderOptions};
 use arrowfeat_validator::run::{self, Loaded, Targets};
 use arrowfeat_validator::store::{self, StoreMetadata};
@@ -39,6 +40,12 @@ pub struct Outcome {
     pub rendered: String,
     pub exit_code: i32,
     pub output: Option<PathBuf>,
+}
+
+/// Renders `report` for `command` (check or diff); colour only when writing to a terminal.
+fn outcome(report: &Report, format: Format, command: &'static str, deny_warnings: bool, output: Option<PathBuf>) -> Outcome {
+    let options = RenderOptions { color: color_wanted(output.as_deref()), deny_warnings, command };
+    Outcome { rendered: render(report, format, &options), exit_code: report.exit_code(deny_warnings), output }
 }
 
 fn parse_format(name: &str) -> CliResult<Format> {
@@ -164,13 +171,7 @@ pub fn check(args: &CheckArgs) -> CliResult<Outcome> {
         against: against.join(" and "),
     };
     let report = run::check(loaded, &targets, &config);
-    let deny_warnings = args.deny_warnings || config.deny_warnings;
-    let options = RenderOptions { color: color_wanted(args.output.as_deref()), deny_warnings, command: "check" };
-    Ok(Outcome {
-        rendered: render(&report, format, &options),
-        exit_code: report.exit_code(deny_warnings),
-        output: args.output.clone(),
-    })
+    Ok(outcome(&report, format, "check", args.deny_warnings || config.deny_warnings, args.output.clone()))
 }
 
 pub fn diff(args: &DiffArgs) -> CliResult<Outcome> {
@@ -196,11 +197,5 @@ pub fn diff(args: &DiffArgs) -> CliResult<Outcome> {
         against: format!("{label} ({} compatibility)", config.compatibility),
     };
     let report = run::check(new, &targets, &config);
-    let deny_warnings = args.deny_warnings || config.deny_warnings;
-    let options = RenderOptions { color: color_wanted(args.output.as_deref()), deny_warnings, command: "diff" };
-    Ok(Outcome {
-        rendered: render(&report, format, &options),
-        exit_code: report.exit_code(deny_warnings),
-        output: args.output.clone(),
-    })
+    Ok(outcome(&report, format, "diff", args.deny_warnings || config.deny_warnings, args.output.clone()))
 }
