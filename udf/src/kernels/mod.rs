@@ -16,6 +16,7 @@ pub mod embedding;
 pub mod geo;
 pub mod hash;
 pub mod numeric;
+pub mod window;
 
 mod operand;
 

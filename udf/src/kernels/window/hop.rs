@@ -1,0 +1,207 @@
+//! Hopping (sliding) windows: every window of length `size` starting at
+//! `offset + k * step`, like Spark's `window(ts, size, step)`.
+
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, ListArray, UInt32Array};
+use arrow::buffer::OffsetBuffer;
+use arrow::compute::take;
+use arrow::datatypes::{DataType, Field, Schema};
+use arrow::record_batch::RecordBatch;
+
+use super::accumulate::{with_accumulator, Output, SortedValues};
+use super::duration::ensure_hop;
+use super::groups::group_and_sort;
+use super::tumble::{out_of_range, window_start};
+use super::{event_times, ensure_len, numeric_values, Aggregation, KernelError, Result};
+
+/// Most windows `hop_windows` lists for one event (size / step).
+pub const MAX_WINDOWS_PER_EVENT: i64 = 100_000;
+
+/// Most windows one `hop_aggregate` call emits; beyond this, memory runs out first.
+pub const MAX_WINDOWS: usize = 1 << 28;
+
+/// `hop_windows(ts, size, step, offset)`: the starts of every window `[start, start + size)`
+/// holding each event, ascending; `ceil(size / step)` or `floor(size / step)` of them.
+/// Null times give a null list. Use `UNNEST` and `GROUP BY` on the result for hopping
+/// aggregates in SQL, or [`hop_aggregate`] for the same in O(rows + windows).
+pub fn hop_windows(ts: &dyn Array, size: i64, step: i64, offset: i64) -> Result<ListArray> {
+    const NAME: &str = "hop_windows";
+    ensure_hop(NAME, size, step)?;
+    let per_event = (size + step - 1) / step;
+    if per_event > MAX_WINDOWS_PER_EVENT {
+        return Err(KernelError::new(
+            NAME,
+            "step",
+            format!(
+                "expected at most {MAX_WINDOWS_PER_EVENT} windows per event, found size / step = {per_event}; \
+                 use hop_aggregate, which emits only the windows that hold events"
+            ),
+        ));
+    }
+    let times = event_times(NAME, "ts", ts)?;
+    let offset = offset.rem_euclid(step);
+    let mut starts = Vec::with_capacity(times.len() * per_event as usize);
+    let mut offsets = Vec::with_capacity(times.len() + 1);
+    offsets.push(0i32);
+    for (row, &t) in times.nanos.iter().enumerate() {
+        if times.is_valid(row) {
+            let last = window_start(t, offset, step).ok_or_else(|| out_of_range(NAME, row, t))?;
+            // Windows holding t start in (t - size, last], every `step`.
+            let count = (size - (t - last) + step - 1) / step;
+            let first = last
+                .checked_sub((count - 1) * step)
+                .ok_or_else(|| out_of_range(NAME, row, t))?;
+            starts.extend((0..count).map(|k| first + k * step));
+        }
+        let end = i32::try_from(starts.len()).map_err(|_| {
+            KernelError::new(NAME, "ts", "expected fewer than 2^31 windows in one batch; use smaller batches".to_string())
+        })?;
+        offsets.push(end);
+    }
+    let values = times.bounds_array(starts, None);
+    let field = Arc::new(Field::new_list_field(values.data_type().clone(), false));
+    Ok(ListArray::new(field, OffsetBuffer::new(offsets.into()), values, times.nulls.clone()))
+}
+
+/// Schema of an aggregate result: `[key,] <start>, <end>, value`.
+pub(crate) fn aggregate_schema(
+    keys: Option<&ArrayRef>,
+    bound_type: &DataType,
+    bounds: [&str; 2],
+    value_type: DataType,
+) -> Arc<Schema> {
+    let mut fields = Vec::new();
+    if let Some(keys) = keys {
+        fields.push(Field::new("key", keys.data_type().clone(), true));
+    }
+    fields.push(Field::new(bounds[0], bound_type.clone(), false));
+    fields.push(Field::new(bounds[1], bound_type.clone(), false));
+    fields.push(Field::new("value", value_type, true));
+    Arc::new(Schema::new(fields))
+}
+
+/// Assembles an aggregate result from per-window parts.
+pub(crate) fn aggregate_batch(
+    function: &'static str,
+    keys: Option<&ArrayRef>,
+    key_rows: Vec<u32>,
+    bound_type: &DataType,
+    bounds: [&str; 2],
+    starts: Vec<i64>,
+    ends: Vec<i64>,
+    values: Output,
+) -> Result<RecordBatch> {
+    let value = values.into_array();
+    let schema = aggregate_schema(keys, bound_type, bounds, value.data_type().clone());
+    let mut columns = Vec::with_capacity(4);
+    if let Some(keys) = keys {
+        let key_rows = UInt32Array::from(key_rows);
+        columns.push(take(keys.as_ref(), &key_rows, None).map_err(|e| {
+            KernelError::new(function, "keys", format!("cannot copy keys of type {}: {e}", keys.data_type()))
+        })?);
+    }
+    columns.push(super::bounds_array(bound_type, starts, None));
+    columns.push(super::bounds_array(bound_type, ends, None));
+    columns.push(value);
+    RecordBatch::try_new(schema, columns)
+        .map_err(|e| KernelError::new(function, "values", format!("cannot assemble the result: {e}")))
+}
+
+pub(crate) fn overflow_error(function: &'static str) -> KernelError {
+    KernelError::new(
+        function,
+        "values",
+        "expected window sums within the Int64 range; cast the values to double for a float sum".to_string(),
+    )
+}
+
+/// `hop_aggregate(keys, ts, values, size, step, offset, agg)`: for each key, every
+/// non-empty window `[start, start + size)` with `start = offset + k * step`, and the
+/// aggregate of the values of the events in it. Returns columns `key` (when `keys` is
+/// given), `window_start`, `window_end`, `value`, ordered by key then window start.
+///
+/// Runs in O(rows + windows): two pointers move over each key's events, the aggregate
+/// slides (subtract-on-evict or a monotonic deque), and empty stretches of time are
+/// jumped over, not walked.
+pub fn hop_aggregate(
+    keys: Option<&ArrayRef>,
+    ts: &dyn Array,
+    values: &dyn Array,
+    size: i64,
+    step: i64,
+    offset: i64,
+    aggregation: Aggregation,
+) -> Result<RecordBatch> {
+    const NAME: &str = "hop_aggregate";
+    ensure_hop(NAME, size, step)?;
+    let times = event_times(NAME, "ts", ts)?;
+    ensure_len(NAME, "values", values.len(), times.len())?;
+    let values = numeric_values(NAME, "values", values, aggregation)?;
+    let grouping = group_and_sort(NAME, keys, &times)?;
+    let sorted = SortedValues::gather(&values, &grouping.order);
+    let float = super::accumulate::float_output(aggregation, &sorted);
+    let offset = offset.rem_euclid(step);
+    let ts = &grouping.ts;
+    // The first window holding t starts just after t - size.
+    let first_start = |p: usize| -> Result<i64> {
+        let t = ts[p];
+        let row = grouping.order[p] as usize;
+        t.checked_sub(size)
+            .and_then(|low| window_start(low, offset, step))
+            .and_then(|s| s.checked_add(step))
+            .ok_or_else(|| out_of_range(NAME, row, t))
+    };
+
+    let mut key_rows = Vec::new();
+    let mut starts = Vec::new();
+    let mut ends = Vec::new();
+    let mut out = Output::with_capacity(float, grouping.ts.len());
+    with_accumulator!(aggregation, &sorted, acc => {
+        for group in grouping.groups() {
+            let key_row = grouping.order[group.start];
+            let (mut left, mut right) = (group.start, group.start);
+            let mut start = first_start(group.start)?;
+            loop {
+                while left < right && ts[left] < start {
+                    acc.evict(left);
+                    left += 1;
+                }
+                if left == right {
+                    if right == group.end {
+                        break;
+                    }
+                    // Nothing in the window: jump to the first window of the next event.
+                    start = start.max(first_start(right)?);
+                }
+                let end = start
+                    .checked_add(size)
+                    .ok_or_else(|| out_of_range(NAME, grouping.order[right.min(group.end - 1)] as usize, ts[right.min(group.end - 1)]))?;
+                while right < group.end && ts[right] < end {
+                    acc.push(right);
+                    right += 1;
+                }
+                acc.emit(&mut out);
+                key_rows.push(key_row);
+                starts.push(start);
+                ends.push(end);
+                if starts.len() > MAX_WINDOWS {
+                    return Err(KernelError::new(
+                        NAME,
+                        "step",
+                        format!("expected at most {MAX_WINDOWS} windows, found more; use a larger step or fewer rows per call"),
+                    ));
+                }
+                match start.checked_add(step) {
+                    Some(next) => start = next,
+                    None => break,
+                }
+            }
+            acc.clear();
+        }
+        if acc.overflowed() {
+            return Err(overflow_error(NAME));
+        }
+    });
+    aggregate_batch(NAME, keys, key_rows, &times.bound_type, ["window_start", "window_end"], starts, ends, out)
+}

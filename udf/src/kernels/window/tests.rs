@@ -1,0 +1,414 @@
+//! Window kernels against naive O(rows x window) references on random data: duplicate
+//! and unsorted times, times before 1970, huge gaps, one-row groups, null keys, times
+//! and values.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, AsArray, Float64Array, Int64Array, StringArray, TimestampMicrosecondArray,
+    TimestampNanosecondArray,
+};
+use arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit};
+use proptest::prelude::*;
+
+use super::*;
+
+const AGGREGATIONS: [Aggregation; 5] =
+    [Aggregation::Sum, Aggregation::Count, Aggregation::Mean, Aggregation::Min, Aggregation::Max];
+
+#[derive(Debug, Clone)]
+struct Events {
+    keys: Vec<Option<i64>>,
+    ts: Vec<Option<i64>>,
+    ints: Vec<Option<i64>>,
+    floats: Vec<Option<f64>>,
+}
+
+/// Times clustered near zero (both sides of 1970) with duplicates, plus far outliers.
+fn time() -> impl Strategy<Value = Option<i64>> {
+    prop_oneof![
+        8 => (-60i64..60).prop_map(Some),
+        2 => (-2_000_000_000_000i64..2_000_000_000_000).prop_map(Some),
+        1 => Just(None),
+    ]
+}
+
+fn events() -> impl Strategy<Value = Events> {
+    (0usize..60).prop_flat_map(|n| {
+        (
+            proptest::collection::vec(prop_oneof![6 => (0i64..4).prop_map(Some), 1 => Just(None)], n),
+            proptest::collection::vec(time(), n),
+            proptest::collection::vec(prop_oneof![6 => (-1000i64..1000).prop_map(Some), 1 => Just(None)], n),
+            proptest::collection::vec(
+                prop_oneof![6 => (-1e6f64..1e6).prop_map(Some), 1 => Just(None)],
+                n,
+            ),
+        )
+            .prop_map(|(keys, ts, ints, floats)| Events { keys, ts, ints, floats })
+    })
+}
+
+fn arrays(e: &Events) -> (ArrayRef, ArrayRef, ArrayRef, ArrayRef) {
+    (
+        Arc::new(Int64Array::from(e.keys.clone())),
+        Arc::new(TimestampNanosecondArray::from(e.ts.clone())),
+        Arc::new(Int64Array::from(e.ints.clone())),
+        Arc::new(Float64Array::from(e.floats.clone())),
+    )
+}
+
+/// A reference value: exact for integers, plain sums for floats.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Value {
+    Int(i128),
+    Float(f64),
+}
+
+fn naive_aggregate(aggregation: Aggregation, values: &[Value]) -> Option<Value> {
+    if aggregation == Aggregation::Count {
+        return Some(Value::Int(values.len() as i128));
+    }
+    if values.is_empty() {
+        return None;
+    }
+    let as_f64 = |v: &Value| match v {
+        Value::Int(i) => *i as f64,
+        Value::Float(f) => *f,
+    };
+    let int = matches!(values[0], Value::Int(_));
+    Some(match aggregation {
+        Aggregation::Sum if int => Value::Int(values.iter().map(|v| if let Value::Int(i) = v { *i } else { 0 }).sum()),
+        Aggregation::Sum => Value::Float(values.iter().map(as_f64).sum()),
+        Aggregation::Mean if int => {
+            let s: i128 = values.iter().map(|v| if let Value::Int(i) = v { *i } else { 0 }).sum();
+            Value::Float(s as f64 / values.len() as f64)
+        }
+        Aggregation::Mean => Value::Float(values.iter().map(as_f64).sum::<f64>() / values.len() as f64),
+        Aggregation::Min => *values.iter().min_by(|a, b| as_f64(a).total_cmp(&as_f64(b))).unwrap(),
+        Aggregation::Max => *values.iter().max_by(|a, b| as_f64(a).total_cmp(&as_f64(b))).unwrap(),
+        Aggregation::Count => unreachable!(),
+    })
+}
+
+fn actual(array: &dyn Array, row: usize) -> Option<Value> {
+    if array.is_null(row) {
+        return None;
+    }
+    Some(match array.data_type() {
+        DataType::Int64 => Value::Int(array.as_primitive::<Int64Type>().value(row) as i128),
+        _ => Value::Float(array.as_primitive::<Float64Type>().value(row)),
+    })
+}
+
+fn close(expected: Option<Value>, found: Option<Value>) -> bool {
+    match (expected, found) {
+        (None, None) => true,
+        (Some(Value::Int(a)), Some(Value::Int(b))) => a == b,
+        (Some(Value::Int(a)), Some(Value::Float(b))) => (a as f64 - b).abs() <= 1e-9 * (a as f64).abs().max(1.0),
+        (Some(Value::Float(a)), Some(Value::Float(b))) => (a - b).abs() <= 1e-6 * a.abs().max(1.0),
+        _ => false,
+    }
+}
+
+fn row_values(e: &Events, rows: &[usize], float: bool) -> Vec<Value> {
+    rows.iter()
+        .filter_map(|&r| if float { e.floats[r].map(Value::Float) } else { e.ints[r].map(|i| Value::Int(i as i128)) })
+        .collect()
+}
+
+/// Rows (with a time) of each key, nulls as their own key.
+fn by_key(e: &Events) -> BTreeMap<Option<i64>, Vec<usize>> {
+    let mut groups: BTreeMap<Option<i64>, Vec<usize>> = BTreeMap::new();
+    for r in 0..e.ts.len() {
+        if e.ts[r].is_some() {
+            groups.entry(e.keys[r]).or_default().push(r);
+        }
+    }
+    groups
+}
+
+fn in_rolling(t: i64, u: i64, period: i64, closed: Closed) -> bool {
+    let (lo, hi) = (t as i128 - period as i128, t as i128);
+    let u = u as i128;
+    let above = if matches!(closed, Closed::Left | Closed::Both) { u >= lo } else { u > lo };
+    let below = if matches!(closed, Closed::Right | Closed::Both) { u <= hi } else { u < hi };
+    above && below
+}
+
+fn floor_start(t: i64, offset: i64, step: i64) -> i128 {
+    let d = t as i128 - offset as i128;
+    d.div_euclid(step as i128) * step as i128 + offset as i128
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn rolling_matches_naive(e in events(), period in 1i64..40, closed in 0usize..4, float in any::<bool>()) {
+        let closed = [Closed::Right, Closed::Left, Closed::Both, Closed::Neither][closed];
+        let (keys, ts, ints, floats) = arrays(&e);
+        let values = if float { &floats } else { &ints };
+        for aggregation in AGGREGATIONS {
+            let out = rolling(Some(&keys), ts.as_ref(), values.as_ref(), period, closed, aggregation).unwrap();
+            prop_assert_eq!(out.len(), e.ts.len());
+            let groups = by_key(&e);
+            for row in 0..e.ts.len() {
+                let expected = e.ts[row].and_then(|t| {
+                    let peers: Vec<usize> = groups[&e.keys[row]]
+                        .iter()
+                        .copied()
+                        .filter(|&r| in_rolling(t, e.ts[r].unwrap(), period, closed))
+                        .collect();
+                    naive_aggregate(aggregation, &row_values(&e, &peers, float))
+                });
+                let found = actual(out.as_ref(), row);
+                prop_assert!(close(expected, found), "{aggregation:?} {closed:?} row {row}: expected {expected:?}, found {found:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn hop_aggregate_matches_naive(e in events(), size in 1i64..30, step_divisor in 1i64..6, offset in -50i64..50, float in any::<bool>()) {
+        let step = (size / step_divisor).max(1);
+        let (keys, ts, ints, floats) = arrays(&e);
+        let values = if float { &floats } else { &ints };
+        for aggregation in AGGREGATIONS {
+            let batch = hop_aggregate(Some(&keys), ts.as_ref(), values.as_ref(), size, step, offset, aggregation).unwrap();
+            let mut expected = Vec::new();
+            for (key, rows) in by_key(&e) {
+                let starts: BTreeSet<i128> = rows.iter().flat_map(|&r| {
+                    let t = e.ts[r].unwrap();
+                    let last = floor_start(t, offset, step);
+                    (0..).map(move |k| last - k * step as i128).take_while(move |s| *s > t as i128 - size as i128)
+                }).collect();
+                for s in starts {
+                    let members: Vec<usize> = rows.iter().copied().filter(|&r| {
+                        let t = e.ts[r].unwrap() as i128;
+                        s <= t && t < s + size as i128
+                    }).collect();
+                    prop_assert!(!members.is_empty());
+                    expected.push((key, s as i64, naive_aggregate(aggregation, &row_values(&e, &members, float))));
+                }
+            }
+            prop_assert_eq!(batch.num_rows(), expected.len(), "{:?}", aggregation);
+            let key_col = batch.column(0).as_primitive::<Int64Type>();
+            let start_col = batch.column(1).as_primitive::<arrow::datatypes::TimestampNanosecondType>();
+            let end_col = batch.column(2).as_primitive::<arrow::datatypes::TimestampNanosecondType>();
+            for (i, (key, start, value)) in expected.iter().enumerate() {
+                prop_assert_eq!(key_col.is_valid(i).then(|| key_col.value(i)), *key);
+                prop_assert_eq!(start_col.value(i), *start);
+                prop_assert_eq!(end_col.value(i), *start + size);
+                let found = actual(batch.column(3).as_ref(), i);
+                prop_assert!(close(*value, found), "{aggregation:?} window {i}: expected {value:?}, found {found:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn sessions_match_naive(e in events(), gap in 1i64..20, float in any::<bool>()) {
+        let (keys, ts, ints, floats) = arrays(&e);
+        let values = if float { &floats } else { &ints };
+        // Reference: sessions are the connected components of "within gap of each other".
+        let mut expected_rows = Vec::new();
+        let mut session_of = vec![None; e.ts.len()];
+        for (key, rows) in by_key(&e) {
+            let mut seen = vec![false; rows.len()];
+            let mut components = Vec::new();
+            for i in 0..rows.len() {
+                if seen[i] { continue; }
+                let mut stack = vec![i];
+                let mut members = Vec::new();
+                seen[i] = true;
+                while let Some(a) = stack.pop() {
+                    members.push(rows[a]);
+                    for b in 0..rows.len() {
+                        let (ta, tb) = (e.ts[rows[a]].unwrap() as i128, e.ts[rows[b]].unwrap() as i128);
+                        if !seen[b] && (ta - tb).abs() <= gap as i128 {
+                            seen[b] = true;
+                            stack.push(b);
+                        }
+                    }
+                }
+                let start = members.iter().map(|&r| e.ts[r].unwrap()).min().unwrap();
+                let end = members.iter().map(|&r| e.ts[r].unwrap()).max().unwrap() + gap;
+                components.push((start, end, members));
+            }
+            components.sort_by_key(|c| c.0);
+            for (start, end, members) in components {
+                for &r in &members { session_of[r] = Some((start, end)); }
+                expected_rows.push((key, start, end, members));
+            }
+        }
+        let windows = session_window(Some(&keys), ts.as_ref(), gap).unwrap();
+        let starts = windows.column(0).as_primitive::<arrow::datatypes::TimestampNanosecondType>();
+        let ends = windows.column(1).as_primitive::<arrow::datatypes::TimestampNanosecondType>();
+        for row in 0..e.ts.len() {
+            let found = windows.is_valid(row).then(|| (starts.value(row), ends.value(row)));
+            prop_assert_eq!(found, session_of[row], "row {}", row);
+        }
+        for aggregation in AGGREGATIONS {
+            let batch = session_aggregate(Some(&keys), ts.as_ref(), values.as_ref(), gap, aggregation).unwrap();
+            prop_assert_eq!(batch.num_rows(), expected_rows.len());
+            let key_col = batch.column(0).as_primitive::<Int64Type>();
+            let start_col = batch.column(1).as_primitive::<arrow::datatypes::TimestampNanosecondType>();
+            let end_col = batch.column(2).as_primitive::<arrow::datatypes::TimestampNanosecondType>();
+            for (i, (key, start, end, members)) in expected_rows.iter().enumerate() {
+                prop_assert_eq!(key_col.is_valid(i).then(|| key_col.value(i)), *key);
+                prop_assert_eq!((start_col.value(i), end_col.value(i)), (*start, *end));
+                let expected = naive_aggregate(aggregation, &row_values(&e, members, float));
+                let found = actual(batch.column(3).as_ref(), i);
+                prop_assert!(close(expected, found), "{aggregation:?} session {i}: expected {expected:?}, found {found:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn tumble_and_hop_windows_match_naive(ts in proptest::collection::vec(time(), 0..40), size in 1i64..50, step_divisor in 1i64..6, offset in -100i64..100) {
+        let step = (size / step_divisor).max(1);
+        let array = TimestampNanosecondArray::from(ts.clone());
+        let tumbled = tumble_start(&array, size, offset).unwrap();
+        let tumbled = tumbled.as_primitive::<arrow::datatypes::TimestampNanosecondType>();
+        let lists = hop_windows(&array, size, step, offset).unwrap();
+        for (row, t) in ts.iter().enumerate() {
+            match t {
+                None => {
+                    prop_assert!(tumbled.is_null(row));
+                    prop_assert!(lists.is_null(row));
+                }
+                Some(t) => {
+                    let start = floor_start(*t, offset, size);
+                    prop_assert!(start <= *t as i128 && (*t as i128) < start + size as i128);
+                    prop_assert_eq!(tumbled.value(row) as i128, start);
+                    let expected: Vec<i64> = (-(size / step) - 2..=0)
+                        .map(|k| floor_start(*t, offset, step) + k as i128 * step as i128)
+                        .filter(|s| *s <= *t as i128 && (*t as i128) < s + size as i128)
+                        .map(|s| s as i64)
+                        .collect();
+                    let found = lists.value(row);
+                    let found = found.as_primitive::<arrow::datatypes::TimestampNanosecondType>();
+                    prop_assert_eq!(found.values().to_vec(), expected);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn float_sums_do_not_drift_while_sliding() {
+    // Large and tiny values alternate: a plain running sum with subtract-on-evict loses
+    // the small ones; the compensated sum keeps every window exact.
+    let n = 20_000;
+    let ts: Vec<i64> = (0..n).collect();
+    let values: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { 1e16 } else { 1.0 }).collect();
+    let out = rolling(None, &Int64Array::from(ts), &Float64Array::from(values.clone()), 2, Closed::Right, Aggregation::Sum).unwrap();
+    let out = out.as_primitive::<Float64Type>();
+    for i in 1..n as usize {
+        assert_eq!(out.value(i), values[i] + values[i - 1], "row {i}");
+    }
+}
+
+#[test]
+fn non_finite_values_leave_the_window_cleanly() {
+    let ts = Int64Array::from(vec![0, 1, 2, 3]);
+    let values = Float64Array::from(vec![1.0, f64::NAN, f64::INFINITY, 2.0]);
+    let sum = rolling(None, &ts, &values, 1, Closed::Right, Aggregation::Sum).unwrap();
+    let sum = sum.as_primitive::<Float64Type>();
+    assert_eq!(sum.value(0), 1.0);
+    assert!(sum.value(1).is_nan());
+    assert_eq!(sum.value(2), f64::INFINITY);
+    assert_eq!(sum.value(3), 2.0, "NaN and inf left the window");
+    let max = rolling(None, &ts, &values, 2, Closed::Right, Aggregation::Max).unwrap();
+    assert!(max.as_primitive::<Float64Type>().value(1).is_nan(), "NaN is the largest value, as in Spark");
+}
+
+#[test]
+fn integer_sums_are_exact_and_overflow_is_an_error() {
+    let ts = Int64Array::from(vec![0, 1, 2]);
+    let big = Int64Array::from(vec![i64::MAX, i64::MAX, -i64::MAX]);
+    let out = rolling(None, &ts, &big, 10, Closed::Right, Aggregation::Mean).unwrap();
+    assert_eq!(out.as_primitive::<Float64Type>().value(1), i64::MAX as f64);
+    let err = rolling(None, &ts, &big, 10, Closed::Right, Aggregation::Sum).unwrap_err();
+    assert_eq!(err.function, "rolling_sum");
+    assert!(err.message.contains("Int64 range"), "{}", err.message);
+    // One-event windows fit.
+    let ok = rolling(None, &ts, &big, 1, Closed::Right, Aggregation::Sum).unwrap();
+    assert_eq!(ok.as_primitive::<Int64Type>().values().to_vec(), vec![i64::MAX, i64::MAX, -i64::MAX]);
+}
+
+#[test]
+fn hop_jumps_over_long_gaps() {
+    // 1 ns steps across a gap of ~31 years: walking would take forever.
+    let ts = Int64Array::from(vec![-1_000_000_000_000_000_000, 0, 1_000_000_000_000_000_000]);
+    let values = Int64Array::from(vec![1, 2, 3]);
+    let batch = hop_aggregate(None, &ts, &values, 500, 1, 0, Aggregation::Sum).unwrap();
+    assert_eq!(batch.num_rows(), 1500);
+    assert_eq!(batch.schema().field(0).name(), "window_start");
+    let starts = batch.column(0).as_primitive::<Int64Type>();
+    assert_eq!(starts.value(0), -1_000_000_000_000_000_000 - 499);
+    assert_eq!(starts.value(1499), 1_000_000_000_000_000_000);
+}
+
+#[test]
+fn dense_nanosecond_hop_matches_spark_example() {
+    // size 500 ns, step 100 ns: each event is in 5 windows.
+    let ts = TimestampNanosecondArray::from(vec![1_000, 1_050, 1_499, 1_500]).with_timezone("UTC");
+    let lists = hop_windows(&ts, 500, 100, 0).unwrap();
+    let first = lists.value(0);
+    assert_eq!(first.as_primitive::<arrow::datatypes::TimestampNanosecondType>().values().to_vec(), vec![600, 700, 800, 900, 1000]);
+    assert_eq!(lists.value_type(), DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())));
+    let batch = hop_aggregate(None, &ts, &Int64Array::from(vec![1, 1, 1, 1]), 500, 100, 0, Aggregation::Count).unwrap();
+    let counts = batch.column(2).as_primitive::<Int64Type>().values().to_vec();
+    // Windows 600..1500 by 100: [600,1100) holds 1000, 1050; ...; [1500,2000) holds 1500.
+    assert_eq!(batch.column(0).as_primitive::<arrow::datatypes::TimestampNanosecondType>().values().to_vec(), (6..=15).map(|k| k * 100).collect::<Vec<i64>>());
+    assert_eq!(counts, vec![2, 2, 2, 2, 3, 2, 2, 2, 2, 1]);
+}
+
+#[test]
+fn coarse_units_string_keys_and_sliced_input() {
+    // Microsecond input: bounds come back in nanoseconds with the time zone kept.
+    let ts = TimestampMicrosecondArray::from(vec![Some(0), Some(1), None, Some(-1), Some(5)]).with_timezone("UTC");
+    let keys: ArrayRef = Arc::new(StringArray::from(vec![Some("b"), Some("a"), Some("a"), None, Some("b")]));
+    let values = Int64Array::from(vec![1, 2, 3, 4, 5]);
+    let batch = session_aggregate(Some(&keys), &ts, &values, 3_000, Aggregation::Sum).unwrap();
+    let keys_out = batch.column(0).as_string::<i32>();
+    assert_eq!(keys_out.iter().collect::<Vec<_>>(), vec![None, Some("a"), Some("b"), Some("b")]);
+    assert_eq!(batch.column(3).as_primitive::<Int64Type>().values().to_vec(), vec![4, 2, 1, 5]);
+    assert_eq!(batch.schema().field(1).data_type(), &DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())));
+    // A slice reads through its offset.
+    let sliced = ts.slice(3, 2);
+    let starts = tumble_start(&sliced, 1_000_000, 0).unwrap();
+    assert_eq!(starts.as_primitive::<arrow::datatypes::TimestampNanosecondType>().values().to_vec(), vec![-1_000_000, 0]);
+}
+
+#[test]
+fn errors_name_function_argument_and_expectation() {
+    let ts = Int64Array::from(vec![1, 2]);
+    let v = Int64Array::from(vec![1, 2]);
+    let e = hop_aggregate(None, &ts, &v, 100, 200, 0, Aggregation::Sum).unwrap_err();
+    assert_eq!((e.function, e.argument.as_str()), ("hop_aggregate", "step"));
+    let e = rolling(None, &ts, &v, 0, Closed::Right, Aggregation::Max).unwrap_err();
+    assert_eq!(e.to_string(), "rolling_max: argument `period`: expected a duration > 0, found 0ns");
+    let e = session_window(None, &Float64Array::from(vec![1.0]), 5).unwrap_err();
+    assert_eq!(e.to_string(), "session_window: argument `ts`: expected a timestamp (any unit) or Int64 nanoseconds, found Float64");
+    let e = rolling(None, &ts, &StringArray::from(vec!["a", "b"]), 5, Closed::Right, Aggregation::Sum).unwrap_err();
+    assert_eq!(e.to_string(), "rolling_sum: argument `value`: expected numbers for `sum`, found Utf8");
+    let e = session_aggregate(None, &ts, &Int64Array::from(vec![1]), 5, Aggregation::Sum).unwrap_err();
+    assert_eq!(e.to_string(), "session_aggregate: argument `values`: expected 2 rows like argument `ts`, found 1 rows");
+    let far = arrow::array::TimestampSecondArray::from(vec![0, 10_000_000_000]);
+    let e = tumble_start(&far, 10, 0).unwrap_err();
+    assert!(e.message.contains("at row 1"), "{}", e.message);
+    assert_eq!(Aggregation::parse("f", "agg", "median").unwrap_err().message, "expected one of sum, count, mean, min, max, found \"median\"");
+    let e = hop_windows(&ts, 1_000_000, 1, 0).unwrap_err();
+    assert!(e.message.contains("use hop_aggregate"), "{}", e.message);
+}
+
+#[test]
+fn empty_input() {
+    let ts = Int64Array::from(Vec::<i64>::new());
+    assert_eq!(rolling(None, &ts, &ts, 5, Closed::Right, Aggregation::Sum).unwrap().len(), 0);
+    assert_eq!(hop_aggregate(None, &ts, &ts, 5, 1, 0, Aggregation::Sum).unwrap().num_rows(), 0);
+    assert_eq!(session_aggregate(None, &ts, &ts, 5, Aggregation::Count).unwrap().num_rows(), 0);
+    assert_eq!(session_window(None, &ts, 5).unwrap().len(), 0);
+    assert_eq!(hop_windows(&ts, 5, 1, 0).unwrap().len(), 0);
+}
