@@ -8,4 +8,4 @@ pub mod kernels;
 pub mod sql;
 
 #[cfg(feature = "sql")]
-pub use sql::{all_udfs, register_all};
+pub use sql::{all_udfs, all_udwfs, function_docs, register_all};

@@ -22,6 +22,7 @@ pub mod ffi;
 mod geo;
 mod hash;
 mod numeric;
+mod window;
 
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -31,7 +32,7 @@ use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion::common::{plan_err, DataFusionError, Result, ScalarValue};
 use datafusion::logical_expr::{
     ColumnarValue, DocSection, Documentation, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF,
-    ScalarUDFImpl, Signature,
+    ScalarUDFImpl, Signature, WindowUDF,
 };
 use datafusion::prelude::SessionContext;
 
@@ -161,13 +162,56 @@ pub fn all_udfs() -> Vec<ScalarUDF> {
     udfs.extend(hash::udfs());
     udfs.extend(embedding::udfs());
     udfs.extend(geo::udfs());
+    udfs.extend(window::udfs());
     udfs
 }
 
-/// Registers every arrowfeat UDF in `ctx`.
+/// Every arrowfeat window function (`rolling_*`, `session_window`), used with `OVER (...)`.
+pub fn all_udwfs() -> Vec<WindowUDF> {
+    window::udwfs()
+}
+
+/// Whether a function is called per row or over a window (`OVER (...)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FunctionKind {
+    Scalar,
+    Window,
+}
+
+/// One documented SQL function, scalar or window.
+#[derive(Debug, Clone)]
+pub struct FunctionDoc {
+    pub name: String,
+    pub kind: FunctionKind,
+    pub documentation: Documentation,
+}
+
+/// The documentation of every arrowfeat SQL function, sorted by name.
+pub fn function_docs() -> Vec<FunctionDoc> {
+    let mut docs: Vec<FunctionDoc> = all_udfs()
+        .iter()
+        .map(|u| FunctionDoc {
+            name: u.name().to_string(),
+            kind: FunctionKind::Scalar,
+            documentation: u.documentation().expect("every arrowfeat UDF is documented").clone(),
+        })
+        .chain(all_udwfs().iter().map(|u| FunctionDoc {
+            name: u.name().to_string(),
+            kind: FunctionKind::Window,
+            documentation: u.documentation().expect("every arrowfeat UDWF is documented").clone(),
+        }))
+        .collect();
+    docs.sort_by(|a, b| a.name.cmp(&b.name));
+    docs
+}
+
+/// Registers every arrowfeat function (scalar and window) in `ctx`.
 pub fn register_all(ctx: &SessionContext) {
     for udf in all_udfs() {
         ctx.register_udf(udf);
+    }
+    for udwf in all_udwfs() {
+        ctx.register_udwf(udwf);
     }
 }
 

@@ -20,16 +20,18 @@ async fn run(ctx: &SessionContext, sql: &str) -> Result<String> {
 #[tokio::test]
 async fn every_udf_has_a_documented_example_that_holds() {
     let ctx = context();
-    let udfs = all_udfs();
-    assert_eq!(udfs.len(), 12);
-    for udf in udfs {
-        let doc = udf.documentation().expect("documented");
+    assert_eq!(all_udfs().len(), 14);
+    assert_eq!(all_udwfs().len(), 6);
+    let docs = function_docs();
+    assert_eq!(docs.len(), 20);
+    for udf in docs {
+        let doc = &udf.documentation;
         let example = doc.sql_example.as_deref().expect("has an example");
         let (query, expected) = example.split_once('\n').expect("query then table");
         let query = query.strip_prefix("> ").expect("prompt");
-        let actual = run(&ctx, query).await.unwrap_or_else(|e| panic!("{}: {e}", udf.name()));
-        assert_eq!(actual.trim(), expected.trim(), "example of {}", udf.name());
-        assert!(doc.syntax_example.starts_with(udf.name()));
+        let actual = run(&ctx, query).await.unwrap_or_else(|e| panic!("{}: {e}", udf.name));
+        assert_eq!(actual.trim(), expected.trim(), "example of {}", udf.name);
+        assert!(doc.syntax_example.starts_with(&udf.name));
         assert!(doc.arguments.as_ref().is_some_and(|a| !a.is_empty()));
     }
 }

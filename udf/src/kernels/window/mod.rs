@@ -39,7 +39,7 @@ use arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit};
 
 pub use duration::{format_nanos, parse_duration};
 pub use hop::{hop_aggregate, hop_windows};
-pub use rolling::rolling;
+pub use rolling::{rolling, rolling_name};
 pub use session::{session_aggregate, session_window};
 pub use tumble::tumble_start;
 

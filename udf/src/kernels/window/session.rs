@@ -50,11 +50,12 @@ pub fn session_window(keys: Option<&ArrayRef>, ts: &dyn Array, gap: i64) -> Resu
         }
         Ok(())
     })?;
-    let start = times.bounds_array(starts, None);
-    let end = times.bounds_array(ends, None);
+    // The children carry the nulls too, so that `s['start']` is null where `s` is.
+    let start = times.bounds_array(starts, times.nulls.clone());
+    let end = times.bounds_array(ends, times.nulls.clone());
     let fields = Fields::from(vec![
-        Field::new("start", start.data_type().clone(), false),
-        Field::new("end", end.data_type().clone(), false),
+        Field::new("start", start.data_type().clone(), true),
+        Field::new("end", end.data_type().clone(), true),
     ]);
     Ok(StructArray::new(fields, vec![start, end], times.nulls.clone()))
 }
