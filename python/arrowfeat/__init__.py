@@ -32,6 +32,17 @@ __all__ = [
     "quantize_int8",
     "dequantize_int8",
     "haversine_km",
+    "tumble_start",
+    "hop_windows",
+    "hop_aggregate",
+    "rolling",
+    "rolling_sum",
+    "rolling_count",
+    "rolling_mean",
+    "rolling_min",
+    "rolling_max",
+    "session_window",
+    "session_aggregate",
 ]
 
 __version__ = "0.1.0"
@@ -347,3 +358,19 @@ def haversine_km(lat1: Any, lon1: Any, lat2: Any, lon2: Any) -> Any:
     raw = [lat1, lon1, lat2, lon2]
     args = [_number(f, n, v) for n, v in zip(["lat1", "lon1", "lat2", "lon2"], raw)]
     return _apply(f, _native.haversine_km, args, raw)
+
+
+# Event-time windows (imported last: the module uses the helpers above).
+from .windows import (  # noqa: E402
+    hop_aggregate,
+    hop_windows,
+    rolling,
+    rolling_count,
+    rolling_max,
+    rolling_mean,
+    rolling_min,
+    rolling_sum,
+    session_aggregate,
+    session_window,
+    tumble_start,
+)

@@ -46,7 +46,19 @@ def udfs() -> list[Any]:
     return [udf(f) for f in _native.datafusion_udfs()]
 
 
+def udwfs() -> list[Any]:
+    """Every arrowfeat window function (``rolling_*``, ``session_window``) as a
+    datafusion-python ``WindowUDF``."""
+    _check_version()
+    from datafusion import udwf
+
+    return [udwf(f) for f in _native.datafusion_udwfs()]
+
+
 def register(ctx: Any) -> None:
-    """Registers every arrowfeat function in a datafusion-python ``SessionContext``."""
+    """Registers every arrowfeat function (scalar and window) in a datafusion-python
+    ``SessionContext``."""
     for f in udfs():
         ctx.register_udf(f)
+    for f in udwfs():
+        ctx.register_udwf(f)

@@ -5,7 +5,11 @@
 
 Column arguments are column names (``str``) or ``Column`` expressions; parameters are plain
 Python values and stay constants (pass ``F.lit(...)`` to use a constant *as a column*).
-Each function builds an ``arrow_udf`` (Spark >= 4.1: pyarrow in and out, no pandas
+Event-time windows need all of a key's rows together: ``rolling``, ``hop_aggregate`` and
+``session_aggregate`` take a DataFrame and run the kernels per key with
+``groupBy(key).applyInArrow``; ``tumble_start`` and ``hop_windows`` are per-row columns.
+
+Each per-row function builds an ``arrow_udf`` (Spark >= 4.1: pyarrow in and out, no pandas
 conversion) by default; ``kind="pandas"`` builds the equivalent ``pandas_udf``.
 
 The UDF body is the same Rust kernel as in-process Python and DataFusion SQL, so results
@@ -27,7 +31,11 @@ import arrowfeat as _af
 
 Kind = Literal["arrow", "pandas"]
 
-__all__ = list(_af.__all__)
+_GROUPED = {"hop_aggregate", "rolling", "session_aggregate"}
+_NOT_PER_ROW = {
+    "rolling_sum", "rolling_count", "rolling_mean", "rolling_min", "rolling_max", "session_window",
+}
+__all__ = [n for n in _af.__all__ if n not in _NOT_PER_ROW]
 
 
 def _is_column(value: Any) -> bool:
@@ -37,7 +45,8 @@ def _is_column(value: Any) -> bool:
 def _arrow_type(spark_type: T.DataType) -> pa.DataType:
     from pyspark.sql.pandas.types import to_arrow_type
 
-    return to_arrow_type(spark_type)
+    # Spark reads any time zone's timestamps as instants; UTC is the neutral label.
+    return to_arrow_type(spark_type, timezone="UTC")
 
 
 def _with_arity(function: Callable[..., Any], name: str, arity: int, hint: type) -> Callable[..., Any]:
@@ -165,3 +174,139 @@ def dequantize_int8(q: Any, scale: Any, zero_point: Any, *, vectors: bool = Fals
 def haversine_km(lat1: Any, lon1: Any, lat2: Any, lon2: Any, *, kind: Kind = "arrow") -> Column:
     """Great-circle distance in km, as double."""
     return _udf("haversine_km", _af.haversine_km, T.DoubleType(), (lat1, lon1, lat2, lon2), kind)
+
+
+# --- Event-time windows ------------------------------------------------------------------
+
+from pyspark.sql import DataFrame  # noqa: E402
+
+from .windows import AGGREGATIONS, to_nanoseconds  # noqa: E402
+
+
+def tumble_start(ts: Any, size: Any, offset: Any = 0, *, kind: Kind = "arrow") -> Column:
+    """Start of the tumbling window holding ``ts`` (a timestamp column), as timestamp."""
+    size_ns, offset_ns = to_nanoseconds("tumble_start", "size", size), to_nanoseconds("tumble_start", "offset", offset)
+    return _udf("tumble_start", lambda t: _af.tumble_start(t, size_ns, offset_ns), T.TimestampType(), (ts,), kind)
+
+
+def hop_windows(ts: Any, size: Any, step: Any, offset: Any = 0, *, kind: Kind = "arrow") -> Column:
+    """Starts of every hopping window holding ``ts``, as array<timestamp> (explode it and
+    group by it for Spark's ``window(ts, size, step)`` without its candidate expansion)."""
+    f = "hop_windows"
+    sizes = [to_nanoseconds(f, a, v) for a, v in (("size", size), ("step", step), ("offset", offset))]
+    return _udf(f, lambda t: _af.hop_windows(t, *sizes), T.ArrayType(T.TimestampType(), False), (ts,), kind)
+
+
+def _check_columns(function: str, df: DataFrame, **columns: str) -> None:
+    for argument, name in columns.items():
+        if not isinstance(name, str):
+            raise TypeError(f"{function}: argument `{argument}`: expected a column name, found {type(name).__name__}")
+        if name not in df.columns:
+            raise ValueError(f"{function}: argument `{argument}`: no column `{name}` in the DataFrame (columns: {', '.join(df.columns)})")
+    ts_type = df.schema[columns["ts"]].dataType
+    if not isinstance(ts_type, (T.TimestampType, T.TimestampNTZType, T.LongType)):
+        raise TypeError(
+            f"{function}: argument `ts`: expected a timestamp or bigint (nanoseconds) column, found `{columns['ts']}` of type {ts_type.simpleString()}"
+        )
+
+
+def _value_type(function: str, df: DataFrame, value: str, agg: str) -> T.DataType:
+    source = df.schema[value].dataType
+    if agg == "count":
+        return T.LongType()
+    if not isinstance(source, T.NumericType):
+        raise TypeError(f"{function}: argument `value`: expected a numeric column for `{agg}`, found `{value}` of type {source.simpleString()}")
+    if agg in ("sum", "min", "max") and isinstance(source, T.IntegralType):
+        return T.LongType()
+    return T.DoubleType()
+
+
+def _agg(function: str, agg: str) -> str:
+    if not isinstance(agg, str) or agg.lower() not in AGGREGATIONS:
+        raise ValueError(f"{function}: argument `agg`: expected one of {', '.join(AGGREGATIONS)}, found {agg!r}")
+    return agg.lower()
+
+
+def _bound_type(df: DataFrame, ts: str) -> T.DataType:
+    return df.schema[ts].dataType
+
+
+def _conform(table: pa.Table, schema: T.StructType) -> pa.Table:
+    """Casts each column to the Arrow type Spark expects for the declared schema, so that
+    Spark does not have to (nanosecond bounds become microseconds, exactly or an error)."""
+    columns = [table.column(i).cast(_arrow_type(field.dataType)) for i, field in enumerate(schema.fields)]
+    return pa.Table.from_arrays(columns, names=schema.names)
+
+
+def rolling(
+    df: DataFrame, by: str, ts: str, value: str, period: Any, agg: str = "sum", *,
+    closed: str = "right", output: str | None = None,
+) -> DataFrame:
+    """``df`` with a column ``output`` (default ``<agg>_<value>``): the ``agg`` of ``value``
+    over each row's ``(ts - period, ts]`` among the rows of the same ``by`` key."""
+    f = "rolling"
+    _check_columns(f, df, by=by, ts=ts, value=value)
+    agg = _agg(f, agg)
+    period_ns = to_nanoseconds("rolling_" + agg, "period", period)
+    output = output or f"{agg}_{value}"
+    schema = T.StructType([*df.schema.fields, T.StructField(output, _value_type(f, df, value, agg), True)])
+
+    def per_key(table: pa.Table) -> pa.Table:
+        result = _af.rolling(table.column(value), table.column(ts), period_ns, agg, closed=closed)
+        return _conform(table.append_column(output, pa.chunked_array([result]) if isinstance(result, pa.Array) else result), schema)
+
+    return df.groupBy(by).applyInArrow(per_key, schema)
+
+
+def hop_aggregate(
+    df: DataFrame, by: str, ts: str, value: str, size: Any, step: Any, agg: str = "sum", *,
+    offset: Any = 0, output: str | None = None,
+) -> DataFrame:
+    """One row per key and non-empty hopping window: ``by, window_start, window_end,
+    <output>``: Spark's ``groupBy(by, window(ts, size, step)).agg(...)`` in O(rows + windows)."""
+    f = "hop_aggregate"
+    _check_columns(f, df, by=by, ts=ts, value=value)
+    agg = _agg(f, agg)
+    size_ns, step_ns, offset_ns = (to_nanoseconds(f, a, v) for a, v in (("size", size), ("step", step), ("offset", offset)))
+    output = output or f"{agg}_{value}"
+    bound = _bound_type(df, ts)
+    schema = T.StructType([
+        df.schema[by],
+        T.StructField("window_start", bound, False),
+        T.StructField("window_end", bound, False),
+        T.StructField(output, _value_type(f, df, value, agg), True),
+    ])
+
+    def per_key(table: pa.Table) -> pa.Table:
+        result = _af.hop_aggregate(table.column(by), table.column(ts), table.column(value), size_ns, step_ns, agg, offset_ns)
+        return _conform(result, schema)
+
+    return df.groupBy(by).applyInArrow(per_key, schema)
+
+
+def session_aggregate(
+    df: DataFrame, by: str, ts: str, value: str, gap: Any, agg: str = "sum", *, output: str | None = None,
+) -> DataFrame:
+    """One row per key and session: ``by, session_start, session_end, <output>``, the
+    sessions of Spark's ``session_window(ts, gap)``."""
+    f = "session_aggregate"
+    _check_columns(f, df, by=by, ts=ts, value=value)
+    agg = _agg(f, agg)
+    gap_ns = to_nanoseconds(f, "gap", gap)
+    output = output or f"{agg}_{value}"
+    bound = _bound_type(df, ts)
+    schema = T.StructType([
+        df.schema[by],
+        T.StructField("session_start", bound, False),
+        T.StructField("session_end", bound, False),
+        T.StructField(output, _value_type(f, df, value, agg), True),
+    ])
+
+    def per_key(table: pa.Table) -> pa.Table:
+        result = _af.session_aggregate(table.column(by), table.column(ts), table.column(value), gap_ns, agg)
+        return _conform(result, schema)
+
+    return df.groupBy(by).applyInArrow(per_key, schema)
+
+
+__all__ += sorted(_GROUPED)

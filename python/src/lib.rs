@@ -10,8 +10,9 @@ use std::sync::Arc;
 use arrow::array::{make_array, Array, ArrayData, ArrayRef, Datum, Float64Array, Scalar};
 use arrow::datatypes::DataType;
 use arrow_pyarrow::{FromPyArrow, ToPyArrow};
+use arrowfeat_udf::kernels::window::{self, Aggregation, Closed};
 use arrowfeat_udf::kernels::{self, embedding, geo, hash, numeric, ErrorKind, KernelError};
-use arrowfeat_udf::sql::ffi::{ffi_udfs, FFI_ScalarUDF};
+use arrowfeat_udf::sql::ffi::{ffi_udfs, ffi_udwfs, FFI_ScalarUDF, FFI_WindowUDF};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyList};
@@ -191,6 +192,113 @@ fn haversine_km(
     )
 }
 
+/// An array argument of the window functions (scalars are not accepted there).
+fn import_column(function: &str, argument: &str, obj: &Bound<'_, PyAny>) -> PyResult<ArrayRef> {
+    match import(function, argument, obj)? {
+        Arg::Column(a) => Ok(a),
+        Arg::Scalar(_) => Err(PyTypeError::new_err(format!(
+            "{function}: argument `{argument}`: expected a column (pyarrow Array), found a scalar"
+        ))),
+    }
+}
+
+fn import_keys(function: &str, keys: Option<&Bound<'_, PyAny>>) -> PyResult<Option<ArrayRef>> {
+    keys.filter(|k| !k.is_none()).map(|k| import_column(function, "by", k)).transpose()
+}
+
+/// Parses an interval string ("500ns", "5m", "1h 30m") into nanoseconds.
+#[pyfunction]
+fn parse_duration(function: &str, argument: &str, text: &str) -> PyResult<i64> {
+    // Kernel errors carry a static function name; Python passes its own.
+    window::parse_duration("duration", argument, text)
+        .map_err(|e| PyValueError::new_err(format!("{function}: argument `{argument}`: {}", e.message)))
+}
+
+#[pyfunction]
+fn tumble_start(py: Python<'_>, ts: &Bound<'_, PyAny>, size: i64, offset: i64) -> PyResult<Py<PyAny>> {
+    let ts = import_column("tumble_start", "ts", ts)?;
+    let out = py.detach(|| window::tumble_start(ts.as_ref(), size, offset));
+    export(py, out.map_err(to_py_err)?)
+}
+
+#[pyfunction]
+fn hop_windows(py: Python<'_>, ts: &Bound<'_, PyAny>, size: i64, step: i64, offset: i64) -> PyResult<Py<PyAny>> {
+    let ts = import_column("hop_windows", "ts", ts)?;
+    let out = py.detach(|| window::hop_windows(ts.as_ref(), size, step, offset).map(|a| Arc::new(a) as ArrayRef));
+    export(py, out.map_err(to_py_err)?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (keys, ts, values, period, closed, agg))]
+fn rolling(
+    py: Python<'_>,
+    keys: Option<&Bound<'_, PyAny>>,
+    ts: &Bound<'_, PyAny>,
+    values: &Bound<'_, PyAny>,
+    period: i64,
+    closed: &str,
+    agg: &str,
+) -> PyResult<Py<PyAny>> {
+    let aggregation = Aggregation::parse("rolling", "agg", agg).map_err(to_py_err)?;
+    let name = window::rolling_name(aggregation);
+    let closed = Closed::parse(name, "closed", closed).map_err(to_py_err)?;
+    let keys = import_keys(name, keys)?;
+    let ts = import_column(name, "ts", ts)?;
+    let values = import_column(name, "value", values)?;
+    let out = py.detach(|| window::rolling(keys.as_ref(), ts.as_ref(), values.as_ref(), period, closed, aggregation));
+    export(py, out.map_err(to_py_err)?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (keys, ts, values, size, step, offset, agg))]
+#[allow(clippy::too_many_arguments)]
+fn hop_aggregate(
+    py: Python<'_>,
+    keys: Option<&Bound<'_, PyAny>>,
+    ts: &Bound<'_, PyAny>,
+    values: &Bound<'_, PyAny>,
+    size: i64,
+    step: i64,
+    offset: i64,
+    agg: &str,
+) -> PyResult<Py<PyAny>> {
+    let aggregation = Aggregation::parse("hop_aggregate", "agg", agg).map_err(to_py_err)?;
+    let keys = import_keys("hop_aggregate", keys)?;
+    let ts = import_column("hop_aggregate", "ts", ts)?;
+    let values = import_column("hop_aggregate", "values", values)?;
+    let out = py.detach(|| {
+        window::hop_aggregate(keys.as_ref(), ts.as_ref(), values.as_ref(), size, step, offset, aggregation)
+    });
+    Ok(out.map_err(to_py_err)?.to_pyarrow(py)?.unbind())
+}
+
+#[pyfunction]
+#[pyo3(signature = (keys, ts, gap))]
+fn session_window(py: Python<'_>, keys: Option<&Bound<'_, PyAny>>, ts: &Bound<'_, PyAny>, gap: i64) -> PyResult<Py<PyAny>> {
+    let keys = import_keys("session_window", keys)?;
+    let ts = import_column("session_window", "ts", ts)?;
+    let out = py.detach(|| window::session_window(keys.as_ref(), ts.as_ref(), gap).map(|a| Arc::new(a) as ArrayRef));
+    export(py, out.map_err(to_py_err)?)
+}
+
+#[pyfunction]
+#[pyo3(signature = (keys, ts, values, gap, agg))]
+fn session_aggregate(
+    py: Python<'_>,
+    keys: Option<&Bound<'_, PyAny>>,
+    ts: &Bound<'_, PyAny>,
+    values: &Bound<'_, PyAny>,
+    gap: i64,
+    agg: &str,
+) -> PyResult<Py<PyAny>> {
+    let aggregation = Aggregation::parse("session_aggregate", "agg", agg).map_err(to_py_err)?;
+    let keys = import_keys("session_aggregate", keys)?;
+    let ts = import_column("session_aggregate", "ts", ts)?;
+    let values = import_column("session_aggregate", "values", values)?;
+    let out = py.detach(|| window::session_aggregate(keys.as_ref(), ts.as_ref(), values.as_ref(), gap, aggregation));
+    Ok(out.map_err(to_py_err)?.to_pyarrow(py)?.unbind())
+}
+
 /// Address of an array's first value buffer (after its offset), for zero-copy tests.
 #[pyfunction]
 fn _value_buffer_address(array: &Bound<'_, PyAny>) -> PyResult<usize> {
@@ -238,6 +346,36 @@ impl DataFusionUdf {
     }
 }
 
+/// One arrowfeat window function for datafusion-python: `datafusion.udwf(obj)` takes it
+/// through the `__datafusion_window_udf__` PyCapsule protocol.
+#[pyclass(frozen, name = "DataFusionWindowUdf", module = "arrowfeat._native")]
+struct DataFusionWindowUdf {
+    name: String,
+    ffi: FFI_WindowUDF,
+}
+
+#[pymethods]
+impl DataFusionWindowUdf {
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn __datafusion_window_udf__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        PyCapsule::new(py, self.ffi.clone(), Some(c"datafusion_window_udf".to_owned()))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<arrowfeat window UDF {}>", self.name)
+    }
+}
+
+/// Every arrowfeat window function, ready for datafusion-python.
+#[pyfunction]
+fn datafusion_udwfs() -> Vec<DataFusionWindowUdf> {
+    ffi_udwfs().into_iter().map(|(name, ffi)| DataFusionWindowUdf { name, ffi }).collect()
+}
+
 /// Every arrowfeat UDF, ready for datafusion-python.
 #[pyfunction]
 fn datafusion_udfs() -> Vec<DataFusionUdf> {
@@ -283,6 +421,8 @@ fn check_schemas(
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<DataFusionUdf>()?;
     m.add_function(wrap_pyfunction!(datafusion_udfs, m)?)?;
+    m.add_class::<DataFusionWindowUdf>()?;
+    m.add_function(wrap_pyfunction!(datafusion_udwfs, m)?)?;
     m.add_function(wrap_pyfunction!(check_schemas, m)?)?;
     m.add_function(wrap_pyfunction!(standard_scale, m)?)?;
     m.add_function(wrap_pyfunction!(min_max_scale, m)?)?;
@@ -296,6 +436,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(quantize_int8, m)?)?;
     m.add_function(wrap_pyfunction!(dequantize_int8, m)?)?;
     m.add_function(wrap_pyfunction!(haversine_km, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
+    m.add_function(wrap_pyfunction!(tumble_start, m)?)?;
+    m.add_function(wrap_pyfunction!(hop_windows, m)?)?;
+    m.add_function(wrap_pyfunction!(rolling, m)?)?;
+    m.add_function(wrap_pyfunction!(hop_aggregate, m)?)?;
+    m.add_function(wrap_pyfunction!(session_window, m)?)?;
+    m.add_function(wrap_pyfunction!(session_aggregate, m)?)?;
     m.add_function(wrap_pyfunction!(_value_buffer_address, m)?)?;
     m.add_function(wrap_pyfunction!(_float64_array, m)?)?;
     Ok(())

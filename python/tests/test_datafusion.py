@@ -15,9 +15,34 @@ def ctx():
     return ctx
 
 
+# Python-only entry points with no SQL function of the same name: in SQL, hop and session
+# aggregates are hop_windows / session_window with GROUP BY, and `rolling` is rolling_<agg>.
+PYTHON_ONLY = {"hop_aggregate", "session_aggregate", "rolling"}
+
+
 def test_every_function_is_registered(ctx):
-    names = sorted(u.name for u in af._native.datafusion_udfs())
-    assert names == sorted(af.__all__)
+    scalar = {u.name for u in af._native.datafusion_udfs()}
+    window = {u.name for u in af._native.datafusion_udwfs()}
+    assert sorted(scalar | window) == sorted(set(af.__all__) - PYTHON_ONLY)
+    assert window == {"rolling_sum", "rolling_count", "rolling_mean", "rolling_min", "rolling_max", "session_window"}
+
+
+def test_window_functions_cross_the_ffi(ctx):
+    ts = pa.array([0, 1, 1, 3, 20, 21], pa.int64())
+    v = pa.array([1, 2, None, 4, 5, 6], pa.int64())
+    k = pa.array(["a", "a", "a", "a", "a", "b"])
+    ctx.register_record_batches("w", [[pa.record_batch({"k": k, "ts": ts, "v": v})]])
+    out = ctx.sql(
+        "SELECT rolling_sum(v, ts, 2) OVER (PARTITION BY k ORDER BY ts) AS s, "
+        "rolling_count(v, ts, '2ns', 'left') OVER (PARTITION BY k ORDER BY ts) AS c, "
+        "session_window(ts, 10) OVER (PARTITION BY k ORDER BY ts) AS sess "
+        "FROM w ORDER BY k, ts, v"
+    ).to_arrow_table()
+    assert out["s"].to_pylist() == af.rolling_sum(v, ts, 2, by=k).to_pylist()
+    assert out["c"].to_pylist() == af.rolling_count(v, ts, 2, by=k, closed="left").to_pylist()
+    assert out["sess"].to_pylist() == af.session_window(ts, 10, by=k).to_pylist()
+    with pytest.raises(Exception, match="rolling_sum: argument `period`: expected a duration > 0"):
+        ctx.sql("SELECT rolling_sum(v, ts, 0) OVER (ORDER BY ts) FROM w").to_arrow_table()
 
 
 def test_sql_results_equal_in_process(ctx):

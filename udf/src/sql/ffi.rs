@@ -4,12 +4,21 @@
 use std::sync::Arc;
 
 pub use datafusion_ffi::udf::FFI_ScalarUDF;
+pub use datafusion_ffi::udwf::FFI_WindowUDF;
 
 /// Every arrowfeat UDF with its name, as a datafusion-ffi `FFI_ScalarUDF`.
 pub fn ffi_udfs() -> Vec<(String, FFI_ScalarUDF)> {
     super::all_udfs()
         .into_iter()
         .map(|udf| (udf.name().to_string(), FFI_ScalarUDF::from(Arc::new(udf))))
+        .collect()
+}
+
+/// Every arrowfeat window function with its name, as a datafusion-ffi `FFI_WindowUDF`.
+pub fn ffi_udwfs() -> Vec<(String, FFI_WindowUDF)> {
+    super::all_udwfs()
+        .into_iter()
+        .map(|udwf| (udwf.name().to_string(), FFI_WindowUDF::from(Arc::new(udwf))))
         .collect()
 }
 

@@ -285,22 +285,56 @@ impl FeatureFunction for HopWindows {
     }
 }
 
-/// A constant argument of a window function, read from its literal at planning time.
-fn literal<'a>(function: &'static str, argument: &str, what: &str, expr: Option<&'a Arc<dyn PhysicalExpr>>) -> Result<Option<&'a ScalarValue>> {
-    let Some(expr) = expr else { return Ok(None) };
-    match expr.downcast_ref::<Literal>() {
-        Some(l) => Ok(Some(l.value())),
-        None => exec_err!("{function}: argument `{argument}`: expected a constant {what}, found the expression {expr}"),
+/// A constant argument of a window function: its literal, read at planning time, or
+/// `Deferred` when the expression is not a literal DataFusion can see (datafusion-ffi
+/// wraps expressions), in which case the evaluated column must hold one value.
+enum Constant<'a> {
+    Absent,
+    Literal(&'a ScalarValue),
+    Deferred(usize),
+}
+
+fn literal(index: usize, exprs: &[Arc<dyn PhysicalExpr>]) -> Constant<'_> {
+    match exprs.get(index) {
+        None => Constant::Absent,
+        Some(expr) => match expr.downcast_ref::<Literal>() {
+            Some(l) => Constant::Literal(l.value()),
+            None => Constant::Deferred(index),
+        },
     }
 }
 
-fn closed_of(function: &'static str, value: Option<&ScalarValue>) -> Result<Closed> {
+/// A window-function parameter, known at planning time or read from the partition.
+#[derive(Debug, Clone)]
+enum Param<T> {
+    Known(T),
+    FromColumn(usize),
+}
+
+impl<T: Clone> Param<T> {
+    fn resolve(
+        &self,
+        function: &'static str,
+        argument: &str,
+        values: &[ArrayRef],
+        parse: impl Fn(&ScalarValue) -> Result<T>,
+    ) -> Result<T> {
+        match self {
+            Param::Known(v) => Ok(v.clone()),
+            Param::FromColumn(i) => {
+                let value = constant_column(function, argument, &values[*i])?;
+                parse(&value)
+            }
+        }
+    }
+}
+
+fn closed_of(function: &'static str, value: &ScalarValue) -> Result<Closed> {
     match value {
-        None => Ok(Closed::Right),
-        Some(ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) | ScalarValue::Utf8View(Some(s))) => {
+        ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) | ScalarValue::Utf8View(Some(s)) => {
             Closed::parse(function, "closed", s).map_err(kernel_error)
         }
-        Some(other) => exec_err!(
+        other => exec_err!(
             "{function}: argument `closed`: expected one of 'right', 'left', 'both', 'none', found {other}"
         ),
     }
@@ -413,12 +447,17 @@ impl WindowUDFImpl for Rolling {
 
     fn partition_evaluator(&self, args: PartitionEvaluatorArgs) -> Result<Box<dyn PartitionEvaluator>> {
         let exprs = args.input_exprs();
-        let Some(period) = literal(self.name, "period", "duration", exprs.get(2))? else {
-            return plan_err!("{}: argument `period`: expected a duration, found no argument", self.name);
-        };
         let function = window::rolling_name(self.aggregation);
-        let period = duration_nanos(function, "period", period)?;
-        let closed = closed_of(function, literal(function, "closed", "string", exprs.get(3))?)?;
+        let period = match literal(2, exprs) {
+            Constant::Absent => return plan_err!("{function}: argument `period`: expected a duration, found no argument"),
+            Constant::Literal(v) => Param::Known(duration_nanos(function, "period", v)?),
+            Constant::Deferred(i) => Param::FromColumn(i),
+        };
+        let closed = match literal(3, exprs) {
+            Constant::Absent => Param::Known(Closed::Right),
+            Constant::Literal(v) => Param::Known(closed_of(function, v)?),
+            Constant::Deferred(i) => Param::FromColumn(i),
+        };
         Ok(Box::new(RollingEvaluator { aggregation: self.aggregation, period, closed }))
     }
 
@@ -430,13 +469,16 @@ impl WindowUDFImpl for Rolling {
 #[derive(Debug)]
 struct RollingEvaluator {
     aggregation: Aggregation,
-    period: i64,
-    closed: Closed,
+    period: Param<i64>,
+    closed: Param<Closed>,
 }
 
 impl PartitionEvaluator for RollingEvaluator {
     fn evaluate_all(&mut self, values: &[ArrayRef], _num_rows: usize) -> Result<ArrayRef> {
-        window::rolling(None, values[1].as_ref(), values[0].as_ref(), self.period, self.closed, self.aggregation)
+        let function = window::rolling_name(self.aggregation);
+        let period = self.period.resolve(function, "period", values, |v| duration_nanos(function, "period", v))?;
+        let closed = self.closed.resolve(function, "closed", values, |v| closed_of(function, v))?;
+        window::rolling(None, values[1].as_ref(), values[0].as_ref(), period, closed, self.aggregation)
             .map_err(kernel_error)
     }
 }
@@ -507,10 +549,12 @@ impl WindowUDFImpl for SessionWindow {
     }
 
     fn partition_evaluator(&self, args: PartitionEvaluatorArgs) -> Result<Box<dyn PartitionEvaluator>> {
-        let Some(gap) = literal("session_window", "gap", "duration", args.input_exprs().get(1))? else {
-            return plan_err!("session_window: argument `gap`: expected a duration, found no argument");
+        let gap = match literal(1, args.input_exprs()) {
+            Constant::Absent => return plan_err!("session_window: argument `gap`: expected a duration, found no argument"),
+            Constant::Literal(v) => Param::Known(duration_nanos("session_window", "gap", v)?),
+            Constant::Deferred(i) => Param::FromColumn(i),
         };
-        Ok(Box::new(SessionEvaluator { gap: duration_nanos("session_window", "gap", gap)? }))
+        Ok(Box::new(SessionEvaluator { gap }))
     }
 
     fn documentation(&self) -> Option<&Documentation> {
@@ -520,12 +564,13 @@ impl WindowUDFImpl for SessionWindow {
 
 #[derive(Debug)]
 struct SessionEvaluator {
-    gap: i64,
+    gap: Param<i64>,
 }
 
 impl PartitionEvaluator for SessionEvaluator {
     fn evaluate_all(&mut self, values: &[ArrayRef], _num_rows: usize) -> Result<ArrayRef> {
-        let sessions = window::session_window(None, values[0].as_ref(), self.gap).map_err(kernel_error)?;
+        let gap = self.gap.resolve("session_window", "gap", values, |v| duration_nanos("session_window", "gap", v))?;
+        let sessions = window::session_window(None, values[0].as_ref(), gap).map_err(kernel_error)?;
         Ok(Arc::new(sessions))
     }
 }

@@ -1,0 +1,187 @@
+"""Event-time windows from Python, cross-checked against Polars and (in test_spark_windows)
+Spark on the same random data: duplicates, unsorted rows, times before 1970, gaps, nulls."""
+
+import datetime as dt
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+import arrowfeat as af
+
+MINUTE = 60_000_000_000
+
+
+def random_events(n=3000, keys=7, seed=0, nulls=True):
+    """Unsorted events; times spread around 1970 (both sides) with duplicates and gaps."""
+    rng = np.random.default_rng(seed)
+    ts = rng.integers(-30, 90, n) * 20 * 1_000_000_000  # 20-second grid: many duplicates
+    ts[rng.random(n) < 0.05] += 10**15  # a far cluster: a huge gap
+    key = rng.integers(0, keys, n)
+    value = rng.normal(100, 30, n).round(3)
+    ivalue = rng.integers(-1000, 1000, n)
+    valid = rng.random(n) > (0.1 if nulls else 0.0)
+    return pa.table(
+        {
+            "key": pa.array(key, pa.int64()),
+            "ts": pa.array(ts, pa.timestamp("ns", tz="UTC")),
+            "value": pa.array(value, mask=~valid),
+            "ivalue": pa.array(ivalue, mask=~valid),
+        }
+    )
+
+
+@pytest.mark.parametrize("agg", ["sum", "count", "mean", "min", "max"])
+@pytest.mark.parametrize("closed", ["right", "left", "both", "none"])
+def test_rolling_matches_polars_rolling_by(agg, closed):
+    table = random_events(nulls=False)
+    period = "5m"
+    ours = af.rolling(table["value"], table["ts"], period, agg, by=table["key"], closed=closed)
+    df = pl.from_arrow(table).with_row_index("row")
+    expr = {
+        "sum": pl.col("value").rolling_sum_by("ts", period, closed=closed),
+        "count": pl.col("value").is_not_null().cast(pl.Int64).rolling_sum_by("ts", period, closed=closed),
+        "mean": pl.col("value").rolling_mean_by("ts", period, closed=closed),
+        "min": pl.col("value").rolling_min_by("ts", period, closed=closed),
+        "max": pl.col("value").rolling_max_by("ts", period, closed=closed),
+    }[agg]
+    theirs = df.with_columns(expr.over("key").alias("r")).sort("row")["r"].to_arrow()
+    ours_list, theirs_list = ours.to_pylist(), theirs.to_pylist()
+    if closed in ("left", "none") and agg == "sum":
+        # An empty window (possible when the current time is excluded): Polars sums it to
+        # 0.0, arrowfeat gives null as SQL's SUM does (its count gives 0).
+        theirs_list = [None if o is None and t == 0 else t for o, t in zip(ours_list, theirs_list)]
+    assert len(ours_list) == len(theirs_list)
+    for i, (a, b) in enumerate(zip(ours_list, theirs_list)):
+        if a is None or b is None:
+            assert a == b, f"row {i}: {a} != {b}"
+        else:
+            assert a == pytest.approx(b, rel=1e-9, abs=1e-9), f"row {i}"
+
+
+def test_rolling_integer_sums_are_exact_and_nulls_ignored():
+    table = random_events()
+    ours = af.rolling_sum(table["ivalue"], table["ts"], dt.timedelta(minutes=5), by=table["key"])
+    assert ours.type == pa.int64()
+    # Reference: pandas per key, time-based rolling over (t - 5m, t], nulls skipped.
+    df = table.to_pandas()
+    df["row"] = range(len(df))
+    expected = {}
+    for _, g in df.groupby("key"):
+        g = g.sort_values(["ts", "row"])
+        times = g["ts"].astype("int64").to_numpy()
+        vals = g["ivalue"].to_numpy()
+        for row, t in zip(g["row"], times):
+            inside = (times > t - 5 * MINUTE) & (times <= t)
+            window = [v for v in vals[inside] if not pd.isna(v)]
+            expected[row] = int(sum(window)) if window else None
+    assert ours.to_pylist() == [expected[i] for i in range(len(df))]
+
+
+def test_hop_aggregate_matches_polars_group_by_dynamic():
+    table = random_events(nulls=False)
+    ours = af.hop_aggregate(table["key"], table["ts"], table["value"], "10m", "1m", "sum")
+    assert ours.column_names == ["key", "window_start", "window_end", "value"]
+    df = pl.from_arrow(table).sort("ts")
+    theirs = (
+        df.group_by_dynamic("ts", every="1m", period="10m", group_by="key", closed="left", label="left", start_by="window")
+        .agg(pl.col("value").sum().alias("value"), pl.len().alias("n"))
+        .filter(pl.col("n") > 0)
+        .sort("key", "ts")
+    )
+    # Polars starts each key's first window at the truncated first time, so it omits the
+    # windows that start before the first event yet hold it; compare the windows it has.
+    first = {k: t for k, t in df.group_by("key").agg(pl.col("ts").min()).iter_rows()}
+    ours_rows = {
+        (k, s): v
+        for k, s, v in zip(ours["key"].to_pylist(), ours["window_start"].to_pylist(), ours["value"].to_pylist())
+    }
+    theirs_rows = {(k, s): v for k, s, v, _ in theirs.iter_rows()}
+    assert set(theirs_rows) == {ks for ks in ours_rows if ks[1] >= _floor_minute(first[ks[0]])}
+    for ks, v in theirs_rows.items():
+        assert ours_rows[ks] == pytest.approx(v, rel=1e-12), ks
+    # Every window in arrowfeat's output holds at least one event (none are empty).
+    assert len(ours_rows) == ours.num_rows
+
+
+def _floor_minute(t):
+    return t.replace(second=0, microsecond=0)
+
+
+def test_session_aggregate_and_session_window():
+    table = random_events()
+    sessions = af.session_aggregate(table["key"], table["ts"], table["ivalue"], "2m", "count")
+    per_row = af.session_window(table["ts"], "2m", by=table["key"])
+    assert per_row.type == pa.struct([("start", pa.timestamp("ns", tz="UTC")), ("end", pa.timestamp("ns", tz="UTC"))])
+    # The per-row sessions grouped and counted give the per-session counts.
+    grouped = (
+        pa.table({"key": table["key"], "start": pc.struct_field(per_row, "start"), "end": pc.struct_field(per_row, "end"), "v": table["ivalue"]})
+        .group_by(["key", "start", "end"])
+        .aggregate([("v", "count")])
+        .sort_by([("key", "ascending"), ("start", "ascending")])
+    )
+    assert grouped["v_count"].to_pylist() == sessions["value"].to_pylist()
+    assert grouped["start"].to_pylist() == sessions["session_start"].to_pylist()
+    # Sessions of one key never overlap and are at least a gap apart.
+    df = sessions.to_pandas()
+    for _, g in df.groupby("key"):
+        starts, ends = g["session_start"].to_numpy(), g["session_end"].to_numpy()
+        assert (starts[1:] > ends[:-1]).all()
+
+
+def test_polars_rolling_over_dense_nanoseconds():
+    # 500 ns / 100 ns hop on dense nanosecond data equals group_by_dynamic here too.
+    rng = np.random.default_rng(3)
+    ts = np.sort(rng.integers(0, 20_000, 5000))
+    table = pa.table({"ts": pa.array(ts, pa.timestamp("ns")), "v": pa.array(rng.integers(0, 10, 5000))})
+    ours = af.hop_aggregate(None, table["ts"], table["v"], "500ns", "100ns", "sum")
+    theirs = (
+        pl.from_arrow(table)
+        .group_by_dynamic("ts", every="100ns", period="500ns", closed="left", start_by="window")
+        .agg(pl.col("v").sum())
+        .with_columns(pl.col("ts").cast(pl.Int64))
+    )
+    # Compare as integer nanoseconds (Python datetimes stop at microseconds).
+    ours_map = dict(zip(ours["window_start"].cast(pa.int64()).to_pylist(), ours["value"].to_pylist()))
+    assert theirs.height > 150
+    for start, v in theirs.iter_rows():
+        assert ours_map[start] == v, start
+    # The windows before the first event's truncated time are the only extra ones.
+    assert len(ours_map) - theirs.height == 4
+
+
+def test_inputs_pandas_chunked_and_durations():
+    ts = pd.Series(pd.to_datetime(["2024-03-01 10:07:42", "1969-12-31 23:59:59.5", None], format="ISO8601"), index=[10, 11, 12])
+    out = af.tumble_start(ts, "5m")
+    assert isinstance(out, pd.Series) and list(out.index) == [10, 11, 12]
+    assert out.iloc[0] == pd.Timestamp("2024-03-01 10:05:00")
+    assert pd.isna(out.iloc[2])
+    secs = af.tumble_start(ts, np.timedelta64(1, "s"))
+    assert secs.iloc[1] == pd.Timestamp("1969-12-31 23:59:59")
+    chunked = pa.chunked_array([[0, 5], [10]], pa.int64())
+    assert af.rolling_count(chunked, chunked, pd.Timedelta(nanoseconds=6)).to_pylist() == [1, 2, 2]
+    assert af.hop_windows(pa.array([1000], pa.int64()), 500, 100).to_pylist() == [[600, 700, 800, 900, 1000]]
+    assert af.rolling_sum(pa.array([1, 2]), pa.array([0, 1], pa.timestamp("s")), "1 second").to_pylist() == [1, 2]
+
+
+def test_errors_name_function_and_argument():
+    ts = pa.array([0, 1], pa.int64())
+    with pytest.raises(ValueError, match=r"hop_aggregate: argument `step`: expected a step <= size \(5m\), found 10m"):
+        af.hop_aggregate(None, ts, ts, "5m", "10m")
+    with pytest.raises(ValueError, match=r"rolling_sum: argument `period`: expected a duration > 0, found 0ns"):
+        af.rolling_sum(ts, ts, 0)
+    with pytest.raises(ValueError, match=r"session_aggregate: argument `gap`: .*unknown unit `fortnights`"):
+        af.session_aggregate(None, ts, ts, "2 fortnights")
+    with pytest.raises(ValueError, match=r"session_aggregate: argument `agg`: expected one of sum, count, mean, min, max, found 'median'"):
+        af.session_aggregate(None, ts, ts, 5, "median")
+    with pytest.raises(TypeError, match=r"rolling_max: argument `ts`: expected a timestamp \(any unit\) or Int64 nanoseconds, found Float64"):
+        af.rolling_max(ts, pa.array([0.0, 1.0]), 5)
+    with pytest.raises(TypeError, match=r"tumble_start: argument `size`: expected a duration"):
+        af.tumble_start(ts, 1.5)
+    with pytest.raises(ValueError, match=r"rolling_mean: argument `closed`: expected one of right, left, both, none"):
+        af.rolling_mean(ts, ts, 5, closed="middle")
+    with pytest.raises(ValueError, match=r"expected 2 rows like argument `ts`, found 3 rows"):
+        af.rolling_sum(pa.array([1, 2, 3]), ts, 5)
