@@ -9,7 +9,7 @@ DEMO_TABLES = --table events=examples/data/events.parquet --table users=examples
 # The Python crate is built by maturin, not by `cargo test`.
 RUST_PACKAGES = --workspace --exclude arrowfeat-python
 
-.PHONY: demo test test-rust test-python python-dev python-release example-data docs bench bench-python
+.PHONY: demo test test-rust test-python python-dev python-release example-data docs bench bench-python bench-windows
 
 ## Run the demo feature query over the bundled example data, then check the example
 ## feature schemas against the bundled Feast registry.
@@ -63,3 +63,8 @@ bench:
 bench-python: python-release
 	$(PY) python/benchmarks/bench_inprocess.py
 	$(PY) python/benchmarks/bench_spark.py
+
+## Window benchmarks: arrowfeat against Polars, DataFusion, DuckDB and Spark (10M events).
+bench-windows: python-release
+	$(VENV)/bin/pip install --quiet -r python/requirements-bench.txt
+	$(PY) python/benchmarks/bench_windows.py

@@ -1,0 +1,174 @@
+"""Window benchmarks, side by side in one run: arrowfeat's window kernels against Polars,
+DataFusion's and DuckDB's built-in RANGE windows, and Spark's session_window (local[2]).
+
+    make bench-windows   (or: .venv/bin/python python/benchmarks/bench_windows.py)
+
+Data: N events (default 10M) for 1,000 keys in time order (an event log), each key's
+inter-arrival gaps random: exponential with a 1 minute mean, and 5% long pauses with a
+2 hour mean. The dense case is N events of one key about 100 ns apart. Every timing is
+the best of ROUNDS warm runs of the whole call, result materialized as Arrow. "events/s
+per core" divides by the threads the engine used (arrowfeat's in-process kernels use one).
+"""
+
+import os
+import sys
+import time
+
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
+import datafusion  # noqa: E402
+import duckdb  # noqa: E402
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+import pyarrow as pa  # noqa: E402
+
+import arrowfeat as af  # noqa: E402
+import arrowfeat.datafusion as afd  # noqa: E402
+
+N = int(os.environ.get("ARROWFEAT_BENCH_N", 10_000_000))
+KEYS = 1_000
+ROUNDS = int(os.environ.get("ARROWFEAT_BENCH_ROUNDS", 3))
+CORES = os.cpu_count() or 1
+MINUTE = 60_000_000_000
+
+
+def event_log(n: int, keys: int, seed: int = 0) -> pa.Table:
+    rng = np.random.default_rng(seed)
+    per_key = n // keys
+    long_pause = rng.random((keys, per_key)) < 0.05
+    gaps = np.where(long_pause, rng.exponential(120 * MINUTE, (keys, per_key)), rng.exponential(MINUTE, (keys, per_key)))
+    # Microsecond times, so that Spark sees exactly the same events.
+    ts = (1_700_000_000_000_000_000 + np.cumsum(gaps, axis=1)).astype(np.int64) // 1000 * 1000
+    key = np.repeat(np.arange(keys, dtype=np.int64), per_key)
+    order = np.argsort(ts.ravel(), kind="stable")
+    return pa.table(
+        {
+            "key": pa.array(key[order]),
+            "ts": pa.array(ts.ravel()[order], pa.timestamp("ns")),
+            "value": pa.array(rng.normal(100.0, 30.0, key.size)[order]),
+        }
+    )
+
+
+def dense_log(n: int, seed: int = 1) -> pa.Table:
+    rng = np.random.default_rng(seed)
+    ts = np.cumsum(rng.integers(1, 200, n))  # ~100 ns apart
+    return pa.table({"ts": pa.array(ts, pa.timestamp("ns")), "value": pa.array(rng.normal(0, 1, n))})
+
+
+def best(fn, rounds=ROUNDS):
+    fn()  # warm-up
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - start)
+        del out
+    return min(times)
+
+
+RESULTS = []
+
+
+def record(case: str, engine: str, seconds: float, threads: int, rows: int):
+    RESULTS.append((case, engine, seconds, threads, rows))
+    print(f"{case:<28} {engine:<46} {seconds:8.3f} s  {rows / seconds / threads / 1e6:8.2f} M events/s/core", flush=True)
+
+
+def rolling_case(table: pa.Table):
+    case = "rolling_sum 5m"
+    n = table.num_rows
+    record(case, "arrowfeat af.rolling_sum (1 thread)", best(lambda: af.rolling_sum(table["value"], table["ts"], "5m", by=table["key"])), 1, n)
+
+    df = pl.from_arrow(table)
+    record(case, f"Polars rolling_sum_by().over(key) ({CORES} threads)",
+           best(lambda: df.select(pl.col("value").rolling_sum_by("ts", "5m").over("key")).to_arrow()), CORES, n)
+
+    ctx = datafusion.SessionContext()
+    afd.register(ctx)
+    ctx.register_record_batches("t", [table.to_batches()])
+    builtin = ("SELECT sum(value) OVER (PARTITION BY key ORDER BY ts RANGE BETWEEN INTERVAL '5 minutes' "
+               "PRECEDING AND CURRENT ROW) FROM t")
+    record(case, f"DataFusion RANGE window ({CORES} threads)", best(lambda: ctx.sql(builtin).to_arrow_table()), CORES, n)
+    ours_sql = "SELECT rolling_sum(value, ts, '5m') OVER (PARTITION BY key ORDER BY ts) FROM t"
+    record(case, f"arrowfeat rolling_sum in DataFusion ({CORES} threads)", best(lambda: ctx.sql(ours_sql).to_arrow_table()), CORES, n)
+
+    con = duckdb.connect()
+    con.register("t", table)
+    duck = ("SELECT sum(value) OVER (PARTITION BY key ORDER BY ts RANGE BETWEEN INTERVAL 5 MINUTE "
+            "PRECEDING AND CURRENT ROW) FROM t")
+    record(case, f"DuckDB RANGE window ({CORES} threads)", best(lambda: con.sql(duck).fetch_arrow_table()), CORES, n)
+
+
+def hop_case(table: pa.Table):
+    case = "hop sum 10m / 1m"
+    n = table.num_rows
+    record(case, "arrowfeat af.hop_aggregate (1 thread)",
+           best(lambda: af.hop_aggregate(table["key"], table["ts"], table["value"], "10m", "1m", "sum")), 1, n)
+    df = pl.from_arrow(table)
+    record(case, f"Polars group_by_dynamic ({CORES} threads)", best(lambda: df.group_by_dynamic(
+        "ts", every="1m", period="10m", group_by="key", closed="left").agg(pl.col("value").sum()).to_arrow()), CORES, n)
+
+
+def dense_case(table: pa.Table):
+    case = "hop sum 500ns / 100ns dense"
+    n = table.num_rows
+    record(case, "arrowfeat af.hop_aggregate (1 thread)",
+           best(lambda: af.hop_aggregate(None, table["ts"], table["value"], "500ns", "100ns", "sum")), 1, n)
+    df = pl.from_arrow(table)
+    record(case, f"Polars group_by_dynamic ({CORES} threads)", best(lambda: df.group_by_dynamic(
+        "ts", every="100ns", period="500ns", closed="left").agg(pl.col("value").sum()).to_arrow()), CORES, n)
+
+
+def session_case(table: pa.Table):
+    case = "session sum gap 30m"
+    n = table.num_rows
+    record(case, "arrowfeat af.session_aggregate (1 thread)",
+           best(lambda: af.session_aggregate(table["key"], table["ts"], table["value"], "30m", "sum")), 1, n)
+
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    import arrowfeat.spark as afs
+
+    spark = (
+        SparkSession.builder.master(f"local[{CORES}]").appName("arrowfeat-bench-windows")
+        .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.memory", "8g").config("spark.sql.shuffle.partitions", str(CORES * 2))
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    path = "/tmp/arrowfeat-bench-events.parquet"
+    import pyarrow.parquet as pq
+
+    pq.write_table(table.set_column(1, "ts", table["ts"].cast(pa.timestamp("us", tz="UTC"))), path)
+    sdf = spark.read.parquet(path).cache()
+    sdf.count()
+    builtin = lambda: sdf.groupBy("key", F.session_window("ts", "30 minutes")).agg(F.sum("value")).write.format("noop").mode("overwrite").save()  # noqa: E731
+    record(case, f"Spark session_window, local[{CORES}]", best(builtin, rounds=2), CORES, n)
+    helper = lambda: afs.session_aggregate(sdf, "key", "ts", "value", "30m", "sum").write.format("noop").mode("overwrite").save()  # noqa: E731
+    record(case, f"arrowfeat afs.session_aggregate in Spark, local[{CORES}]", best(helper, rounds=2), CORES, n)
+    spark.stop()
+
+
+def main():
+    print(f"N = {N:,} events, {KEYS} keys, {CORES} cores, best of {ROUNDS}; arrowfeat {af.__version__}, "
+          f"polars {pl.__version__}, datafusion {datafusion.__version__}, duckdb {duckdb.__version__}", flush=True)
+    table = event_log(N, KEYS)
+    rolling_case(table)
+    hop_case(table)
+    dense_case(dense_log(N))
+    session_case(table)
+    print("\n| case | engine | seconds | time / arrowfeat time | M events/s per core |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    for case in dict.fromkeys(r[0] for r in RESULTS):
+        rows = [r for r in RESULTS if r[0] == case]
+        ours = rows[0][2]
+        for _, engine, seconds, threads, n in rows:
+            ratio = "—" if engine == rows[0][1] else f"{seconds / ours:.1f}x"
+            print(f"| {case} | {engine} | {seconds:.3f} | {ratio} | {n / seconds / threads / 1e6:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
