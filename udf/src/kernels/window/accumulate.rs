@@ -4,38 +4,52 @@
 //! supports `push` (the next row enters) and `evict` (the oldest row leaves), both O(1)
 //! amortized: subtract-on-evict for sum / count / mean, a monotonic deque for min / max.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, Float64Array, Int64Array};
-use arrow::buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
+use arrow::array::{Array, ArrayRef, PrimitiveArray};
+use arrow::buffer::{NullBuffer, ScalarBuffer};
+use arrow::datatypes::{ArrowPrimitiveType, Float64Type, Int64Type};
 
-use super::{Aggregation, NumericValues};
+use super::groups::{gather, parallel_chunks};
+use super::NumericValues;
 
-/// Values gathered into sorted order. `valid` is `None` when no value is null.
-pub(crate) enum SortedValues {
-    Int(Vec<i64>, Option<Vec<bool>>),
-    Float(Vec<f64>, Option<Vec<bool>>),
+/// Values in sorted order (borrowed when the input already is in order). `valid` is
+/// `None` when no value is null.
+pub(crate) enum SortedValues<'a> {
+    Int(Cow<'a, [i64]>, Option<Vec<bool>>),
+    Float(Cow<'a, [f64]>, Option<Vec<bool>>),
     Validity(Option<Vec<bool>>),
 }
 
-impl SortedValues {
-    pub fn gather(values: &NumericValues, order: &[u32]) -> Self {
-        fn validity(nulls: Option<&NullBuffer>, order: &[u32]) -> Option<Vec<bool>> {
+impl<'a> SortedValues<'a> {
+    /// The values of the rows in `order` (all rows, in place, when `order` is `None`).
+    pub fn gather(values: &'a NumericValues, order: Option<&[u32]>, threads: usize) -> Self {
+        fn validity(nulls: Option<&NullBuffer>, order: Option<&[u32]>) -> Option<Vec<bool>> {
             let nulls = nulls.filter(|n| n.null_count() > 0)?;
-            Some(order.iter().map(|&r| nulls.is_valid(r as usize)).collect())
+            Some(match order {
+                Some(order) => order.iter().map(|&r| nulls.is_valid(r as usize)).collect(),
+                None => nulls.iter().collect(),
+            })
+        }
+        fn in_order<'v, T: Copy + Default + Send + Sync>(v: &'v [T], order: Option<&[u32]>, threads: usize) -> Cow<'v, [T]> {
+            match order {
+                Some(order) => Cow::Owned(gather(v, order, threads)),
+                None => Cow::Borrowed(v),
+            }
         }
         match values {
-            NumericValues::Int(a) => {
-                let v = a.values();
-                Self::Int(order.iter().map(|&r| v[r as usize]).collect(), validity(a.nulls(), order))
-            }
-            NumericValues::Float(a) => {
-                let v = a.values();
-                Self::Float(order.iter().map(|&r| v[r as usize]).collect(), validity(a.nulls(), order))
-            }
+            NumericValues::Int(a) => Self::Int(in_order(a.values(), order, threads), validity(a.nulls(), order)),
+            NumericValues::Float(a) => Self::Float(in_order(a.values(), order, threads), validity(a.nulls(), order)),
             NumericValues::Validity(nulls) => Self::Validity(validity(nulls.as_ref(), order)),
+        }
+    }
+
+    pub fn valid(&self) -> Valid<'_> {
+        match self {
+            SortedValues::Int(_, v) | SortedValues::Float(_, v) | SortedValues::Validity(v) => Valid(v.as_deref()),
         }
     }
 }
@@ -52,124 +66,128 @@ impl Valid<'_> {
 
 /// A sliding aggregate over positions of the sorted values.
 pub(crate) trait Accumulator {
+    type Out: ArrowPrimitiveType;
     /// The next position enters the window.
     fn push(&mut self, i: usize);
     /// The oldest position in the window leaves it.
     fn evict(&mut self, i: usize);
     /// Empties the window (between groups and sessions).
     fn clear(&mut self);
-    /// Appends the current result to `out`.
-    fn emit(&mut self, out: &mut Output);
+    /// The aggregate of the window; `None` is null.
+    fn value(&mut self) -> Option<<Self::Out as ArrowPrimitiveType>::Native>;
+    /// Whether an integer sum left the `Int64` range.
+    fn overflowed(&self) -> bool {
+        false
+    }
 }
 
-/// Results under construction: one value (or null) per window or row.
-pub(crate) enum Output {
-    Int(Vec<i64>, Vec<bool>),
-    Float(Vec<f64>, Vec<bool>),
+pub(crate) type Native<A> = <<A as Accumulator>::Out as ArrowPrimitiveType>::Native;
+
+/// Results under construction: one value (or null) per window.
+pub(crate) struct Results<T: ArrowPrimitiveType> {
+    pub values: Vec<T::Native>,
+    pub valid: Vec<bool>,
 }
 
-impl Output {
-    pub fn with_capacity(float: bool, capacity: usize) -> Self {
-        if float {
-            Output::Float(Vec::with_capacity(capacity), Vec::with_capacity(capacity))
-        } else {
-            Output::Int(Vec::with_capacity(capacity), Vec::with_capacity(capacity))
-        }
+impl<T: ArrowPrimitiveType> Results<T> {
+    pub fn new() -> Self {
+        Self { values: Vec::new(), valid: Vec::new() }
     }
 
     #[inline(always)]
-    fn int(&mut self, v: Option<i64>) {
-        if let Output::Int(values, valid) = self {
-            values.push(v.unwrap_or_default());
-            valid.push(v.is_some());
-        }
+    pub fn push(&mut self, v: Option<T::Native>) {
+        self.values.push(v.unwrap_or_default());
+        self.valid.push(v.is_some());
     }
 
-    #[inline(always)]
-    fn float(&mut self, v: Option<f64>) {
-        if let Output::Float(values, valid) = self {
-            values.push(v.unwrap_or_default());
-            valid.push(v.is_some());
-        }
+    pub fn append(&mut self, other: Results<T>) {
+        self.values.extend(other.values);
+        self.valid.extend(other.valid);
     }
-
 
     pub fn into_array(self) -> ArrayRef {
-        fn nulls(valid: Vec<bool>) -> Option<NullBuffer> {
-            let nulls = NullBuffer::new(BooleanBuffer::from(valid));
-            (nulls.null_count() > 0).then_some(nulls)
-        }
-        match self {
-            Output::Int(v, valid) => Arc::new(Int64Array::new(ScalarBuffer::from(v), nulls(valid))),
-            Output::Float(v, valid) => Arc::new(Float64Array::new(ScalarBuffer::from(v), nulls(valid))),
-        }
-    }
-
-    /// Reorders `self` (one entry per sorted position) to input rows: entry `i` goes to
-    /// row `order[i]`; rows not in `order` are null.
-    pub fn scatter(self, order: &[u32], rows: usize) -> Output {
-        fn place<T: Copy + Default>(v: Vec<T>, valid: Vec<bool>, order: &[u32], rows: usize) -> (Vec<T>, Vec<bool>) {
-            let mut out = vec![T::default(); rows];
-            let mut out_valid = vec![false; rows];
-            for ((&row, value), ok) in order.iter().zip(v).zip(valid) {
-                out[row as usize] = value;
-                out_valid[row as usize] = ok;
-            }
-            (out, out_valid)
-        }
-        match self {
-            Output::Int(v, valid) => {
-                let (v, valid) = place(v, valid, order, rows);
-                Output::Int(v, valid)
-            }
-            Output::Float(v, valid) => {
-                let (v, valid) = place(v, valid, order, rows);
-                Output::Float(v, valid)
-            }
-        }
+        Arc::new(PrimitiveArray::<T>::new(ScalarBuffer::from(self.values), nulls_of(self.valid)))
     }
 }
 
-/// Runs `body` with `acc` bound to the accumulator for `aggregation` over `values`.
+fn nulls_of(valid: Vec<bool>) -> Option<NullBuffer> {
+    let nulls = NullBuffer::from(valid);
+    (nulls.null_count() > 0).then_some(nulls)
+}
+
+/// Per-position results (`values[p]`, `valid[p]`) as per-row results: row `r` takes
+/// position `positions[r]` (`u32::MAX`: null), or position `r` without `positions`.
+/// A gather rather than a scatter, so that threads can share it.
+pub(crate) fn to_rows<T: ArrowPrimitiveType>(
+    values: Vec<T::Native>,
+    valid: Vec<bool>,
+    positions: Option<&[u32]>,
+    rows: usize,
+    threads: usize,
+) -> ArrayRef {
+    let Some(positions) = positions else {
+        return Arc::new(PrimitiveArray::<T>::new(ScalarBuffer::from(values), nulls_of(valid)));
+    };
+    let mut out = vec![T::Native::default(); rows];
+    parallel_chunks(threads, &mut out, positions, |dst, from| {
+        for (d, &p) in dst.iter_mut().zip(from) {
+            if p != u32::MAX {
+                *d = values[p as usize];
+            }
+        }
+    });
+    let mut ok = vec![false; rows];
+    parallel_chunks(threads, &mut ok, positions, |dst, from| {
+        for (d, &p) in dst.iter_mut().zip(from) {
+            *d = p != u32::MAX && valid[p as usize];
+        }
+    });
+    Arc::new(PrimitiveArray::<T>::new(ScalarBuffer::from(out), nulls_of(ok)))
+}
+
+/// Runs `body` with `make` bound to a factory (`Fn() -> impl Accumulator`, callable from
+/// several threads) for `aggregation` over `values`.
 macro_rules! with_accumulator {
-    ($aggregation:expr, $values:expr, $acc:ident => $body:expr) => {{
+    ($aggregation:expr, $values:expr, $make:ident => $body:expr) => {{
         use $crate::kernels::window::accumulate::*;
         use $crate::kernels::window::Aggregation as A;
-        match ($aggregation, $values) {
+        let values: &SortedValues = $values;
+        match ($aggregation, values) {
             (A::Count, v) => {
-                let mut $acc = Count::new(v.valid());
+                let valid = v.valid();
+                let $make = move || Count::new(valid);
                 $body
             }
             (A::Sum, SortedValues::Int(v, valid)) => {
-                let mut $acc = IntSum::new(v, valid.as_deref(), false);
+                let $make = || IntSum::new(v, valid.as_deref());
                 $body
             }
             (A::Mean, SortedValues::Int(v, valid)) => {
-                let mut $acc = IntSum::new(v, valid.as_deref(), true);
+                let $make = || IntMean(IntSum::new(v, valid.as_deref()));
                 $body
             }
             (A::Sum, SortedValues::Float(v, valid)) => {
-                let mut $acc = FloatSum::new(v, valid.as_deref(), false);
+                let $make = || FloatSum::new(v, valid.as_deref(), false);
                 $body
             }
             (A::Mean, SortedValues::Float(v, valid)) => {
-                let mut $acc = FloatSum::new(v, valid.as_deref(), true);
+                let $make = || FloatSum::new(v, valid.as_deref(), true);
                 $body
             }
             (A::Min, SortedValues::Int(v, valid)) => {
-                let mut $acc = Extreme::<i64, false>::new(v, valid.as_deref());
+                let $make = || Extreme::<arrow::datatypes::Int64Type, false>::new(v, valid.as_deref());
                 $body
             }
             (A::Max, SortedValues::Int(v, valid)) => {
-                let mut $acc = Extreme::<i64, true>::new(v, valid.as_deref());
+                let $make = || Extreme::<arrow::datatypes::Int64Type, true>::new(v, valid.as_deref());
                 $body
             }
             (A::Min, SortedValues::Float(v, valid)) => {
-                let mut $acc = Extreme::<f64, false>::new(v, valid.as_deref());
+                let $make = || Extreme::<arrow::datatypes::Float64Type, false>::new(v, valid.as_deref());
                 $body
             }
             (A::Max, SortedValues::Float(v, valid)) => {
-                let mut $acc = Extreme::<f64, true>::new(v, valid.as_deref());
+                let $make = || Extreme::<arrow::datatypes::Float64Type, true>::new(v, valid.as_deref());
                 $body
             }
             (_, SortedValues::Validity(_)) => unreachable!("only count reads validity alone"),
@@ -177,14 +195,6 @@ macro_rules! with_accumulator {
     }};
 }
 pub(crate) use with_accumulator;
-
-impl SortedValues {
-    pub fn valid(&self) -> Valid<'_> {
-        match self {
-            SortedValues::Int(_, v) | SortedValues::Float(_, v) | SortedValues::Validity(v) => Valid(v.as_deref()),
-        }
-    }
-}
 
 /// Number of non-null values.
 pub(crate) struct Count<'a> {
@@ -199,6 +209,7 @@ impl<'a> Count<'a> {
 }
 
 impl Accumulator for Count<'_> {
+    type Out = Int64Type;
     #[inline(always)]
     fn push(&mut self, i: usize) {
         self.n += self.valid.get(i) as i64;
@@ -211,29 +222,28 @@ impl Accumulator for Count<'_> {
         self.n = 0;
     }
     #[inline(always)]
-    fn emit(&mut self, out: &mut Output) {
-        out.int(Some(self.n));
+    fn value(&mut self) -> Option<i64> {
+        Some(self.n)
     }
 }
 
-/// Exact integer sum (or mean) in 128 bits.
+/// Exact integer sum in 128 bits.
 pub(crate) struct IntSum<'a> {
     values: &'a [i64],
     valid: Valid<'a>,
-    mean: bool,
     sum: i128,
     n: i64,
-    /// Set when a sum did not fit `Int64`.
-    pub overflow: bool,
+    overflow: bool,
 }
 
 impl<'a> IntSum<'a> {
-    pub fn new(values: &'a [i64], valid: Option<&'a [bool]>, mean: bool) -> Self {
-        Self { values, valid: Valid(valid), mean, sum: 0, n: 0, overflow: false }
+    pub fn new(values: &'a [i64], valid: Option<&'a [bool]>) -> Self {
+        Self { values, valid: Valid(valid), sum: 0, n: 0, overflow: false }
     }
 }
 
 impl Accumulator for IntSum<'_> {
+    type Out = Int64Type;
     #[inline(always)]
     fn push(&mut self, i: usize) {
         let ok = self.valid.get(i);
@@ -251,18 +261,42 @@ impl Accumulator for IntSum<'_> {
         self.n = 0;
     }
     #[inline(always)]
-    fn emit(&mut self, out: &mut Output) {
+    fn value(&mut self) -> Option<i64> {
         if self.n == 0 {
-            if self.mean { out.float(None) } else { out.int(None) }
-        } else if self.mean {
-            out.float(Some(self.sum as f64 / self.n as f64));
-        } else {
-            let sum = i64::try_from(self.sum).unwrap_or_else(|_| {
-                self.overflow = true;
-                0
-            });
-            out.int(Some(sum));
+            return None;
         }
+        match i64::try_from(self.sum) {
+            Ok(v) => Some(v),
+            Err(_) => {
+                self.overflow = true;
+                None
+            }
+        }
+    }
+    fn overflowed(&self) -> bool {
+        self.overflow
+    }
+}
+
+/// Mean of integers from their exact sum.
+pub(crate) struct IntMean<'a>(pub IntSum<'a>);
+
+impl Accumulator for IntMean<'_> {
+    type Out = Float64Type;
+    #[inline(always)]
+    fn push(&mut self, i: usize) {
+        self.0.push(i)
+    }
+    #[inline(always)]
+    fn evict(&mut self, i: usize) {
+        self.0.evict(i)
+    }
+    fn clear(&mut self) {
+        self.0.clear()
+    }
+    #[inline(always)]
+    fn value(&mut self) -> Option<f64> {
+        (self.0.n > 0).then(|| self.0.sum as f64 / self.0.n as f64)
     }
 }
 
@@ -322,6 +356,7 @@ impl<'a> FloatSum<'a> {
 }
 
 impl Accumulator for FloatSum<'_> {
+    type Out = Float64Type;
     #[inline(always)]
     fn push(&mut self, i: usize) {
         if !self.valid.get(i) {
@@ -360,9 +395,9 @@ impl Accumulator for FloatSum<'_> {
         self.negative_infinity = 0;
     }
     #[inline(always)]
-    fn emit(&mut self, out: &mut Output) {
+    fn value(&mut self) -> Option<f64> {
         if self.n == 0 {
-            return out.float(None);
+            return None;
         }
         let sum = if self.nan > 0 || (self.positive_infinity > 0 && self.negative_infinity > 0) {
             f64::NAN
@@ -373,7 +408,7 @@ impl Accumulator for FloatSum<'_> {
         } else {
             self.sum + self.compensation
         };
-        out.float(Some(if self.mean { sum / self.n as f64 } else { sum }));
+        Some(if self.mean { sum / self.n as f64 } else { sum })
     }
 }
 
@@ -381,16 +416,12 @@ impl Accumulator for FloatSum<'_> {
 /// Spark does) and -0.0 equal to 0.0.
 pub(crate) trait Ordered: Copy {
     fn order(a: Self, b: Self) -> Ordering;
-    fn put(out: &mut Output, v: Option<Self>);
 }
 
 impl Ordered for i64 {
     #[inline(always)]
     fn order(a: Self, b: Self) -> Ordering {
         a.cmp(&b)
-    }
-    fn put(out: &mut Output, v: Option<Self>) {
-        out.int(v)
     }
 }
 
@@ -404,33 +435,37 @@ impl Ordered for f64 {
             (false, true) => Ordering::Less,
         }
     }
-    fn put(out: &mut Output, v: Option<Self>) {
-        out.float(v)
-    }
 }
 
 /// Sliding min (`MAX = false`) or max (`MAX = true`) by a monotonic deque of positions:
 /// the front is the extreme of the window, and each value enters and leaves once.
-pub(crate) struct Extreme<'a, T, const MAX: bool> {
-    values: &'a [T],
+pub(crate) struct Extreme<'a, T: ArrowPrimitiveType, const MAX: bool> {
+    values: &'a [T::Native],
     valid: Valid<'a>,
     deque: VecDeque<usize>,
 }
 
-impl<'a, T: Ordered, const MAX: bool> Extreme<'a, T, MAX> {
-    pub fn new(values: &'a [T], valid: Option<&'a [bool]>) -> Self {
+impl<'a, T: ArrowPrimitiveType, const MAX: bool> Extreme<'a, T, MAX>
+where
+    T::Native: Ordered,
+{
+    pub fn new(values: &'a [T::Native], valid: Option<&'a [bool]>) -> Self {
         Self { values, valid: Valid(valid), deque: VecDeque::new() }
     }
 
     /// Whether `a` makes `b` useless: `a` arrived later and is at least as extreme.
     #[inline(always)]
-    fn dominates(a: T, b: T) -> bool {
-        let o = T::order(a, b);
+    fn dominates(a: T::Native, b: T::Native) -> bool {
+        let o = <T::Native as Ordered>::order(a, b);
         if MAX { o != Ordering::Less } else { o != Ordering::Greater }
     }
 }
 
-impl<T: Ordered, const MAX: bool> Accumulator for Extreme<'_, T, MAX> {
+impl<T: ArrowPrimitiveType, const MAX: bool> Accumulator for Extreme<'_, T, MAX>
+where
+    T::Native: Ordered,
+{
+    type Out = T;
     #[inline(always)]
     fn push(&mut self, i: usize) {
         if !self.valid.get(i) {
@@ -456,31 +491,7 @@ impl<T: Ordered, const MAX: bool> Accumulator for Extreme<'_, T, MAX> {
         self.deque.clear();
     }
     #[inline(always)]
-    fn emit(&mut self, out: &mut Output) {
-        T::put(out, self.deque.front().map(|&i| self.values[i]));
-    }
-}
-
-/// Whether an integer sum overflowed (only `IntSum` can).
-pub(crate) trait Overflow {
-    fn overflowed(&self) -> bool {
-        false
-    }
-}
-impl Overflow for Count<'_> {}
-impl Overflow for FloatSum<'_> {}
-impl<T, const MAX: bool> Overflow for Extreme<'_, T, MAX> {}
-impl Overflow for IntSum<'_> {
-    fn overflowed(&self) -> bool {
-        self.overflow
-    }
-}
-
-/// The output type of an aggregation: floats unless integer-valued.
-pub(crate) fn float_output(aggregation: Aggregation, values: &SortedValues) -> bool {
-    match aggregation {
-        Aggregation::Count => false,
-        Aggregation::Mean => true,
-        _ => matches!(values, SortedValues::Float(..)),
+    fn value(&mut self) -> Option<T::Native> {
+        self.deque.front().map(|&i| self.values[i])
     }
 }

@@ -5,6 +5,7 @@
 //! times are not already non-decreasing are sorted. Event logs are usually written in
 //! time order, so most groups need no sort at all.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
@@ -16,27 +17,65 @@ use super::{ensure_len, EventTimes};
 use crate::kernels::{KernelError, Result};
 
 /// Rows with a non-null time, ordered by (group, time, row).
-pub(crate) struct Grouping {
-    /// Input row of each sorted position.
-    pub order: Vec<u32>,
+pub(crate) struct Grouping<'a> {
+    /// Input row of each sorted position; `None` when that is the position itself (one
+    /// group, no null time, already in time order), so nothing needs gathering.
+    order: Option<Vec<u32>>,
     /// Time (ns) of each sorted position.
-    pub ts: Vec<i64>,
+    pub ts: Cow<'a, [i64]>,
     /// Group `g` holds positions `bounds[g]..bounds[g + 1]`; groups are in key order.
     pub bounds: Vec<usize>,
+    /// The sorted position of each input row (`u32::MAX` for a null time), when asked
+    /// for and `order` is not the identity: per-row results are gathered through it.
+    positions: Option<Vec<u32>>,
 }
 
-impl Grouping {
-    /// Position ranges of the non-empty groups.
-    pub fn groups(&self) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
-        self.bounds.windows(2).map(|w| w[0]..w[1]).filter(|r| !r.is_empty())
+impl Grouping<'_> {
+    /// The input row of sorted position `p`.
+    #[inline(always)]
+    pub fn row(&self, p: usize) -> u32 {
+        self.order.as_ref().map_or(p as u32, |o| o[p])
+    }
+
+    /// The input rows in sorted order, or `None` when they are already in order.
+    pub fn permutation(&self) -> Option<&[u32]> {
+        self.order.as_deref()
+    }
+
+    /// The sorted position of each input row (see [`group_and_sort`]'s `positions`).
+    pub fn positions(&self) -> Option<&[u32]> {
+        self.positions.as_deref()
+    }
+
+    /// Number of sorted positions (rows with a time).
+    pub fn len(&self) -> usize {
+        self.ts.len()
+    }
+
+    /// Splits the groups into at most `parts` runs of consecutive groups with about the
+    /// same number of positions, for threads: `(groups, positions)` index ranges.
+    pub fn parts(&self, parts: usize) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+        let groups = self.bounds.len() - 1;
+        let target = self.len().div_ceil(parts.max(1)).max(1);
+        let mut out = Vec::with_capacity(parts);
+        let mut first = 0;
+        for g in 0..groups {
+            let end = self.bounds[g + 1];
+            if end - self.bounds[first] >= target || g + 1 == groups {
+                out.push((first..g + 1, self.bounds[first]..end));
+                first = g + 1;
+            }
+        }
+        out
     }
 }
 
-pub(crate) fn group_and_sort(
+pub(crate) fn group_and_sort<'a>(
     function: &'static str,
     keys: Option<&ArrayRef>,
-    times: &EventTimes<'_>,
-) -> Result<Grouping> {
+    times: &'a EventTimes<'_>,
+    positions: bool,
+) -> Result<Grouping<'a>> {
     let rows = times.len();
     if rows > u32::MAX as usize {
         return Err(KernelError::new(
@@ -52,8 +91,12 @@ pub(crate) fn group_and_sort(
         }
         None => (Vec::new(), 1),
     };
-    let group_of = |row: usize| if ids.is_empty() { 0 } else { ids[row] as usize };
     let valid = |row: usize| times.is_valid(row);
+    if ids.is_empty() && times.nulls.as_ref().is_none_or(|n| n.null_count() == 0) && times.nanos.is_sorted() {
+        // One group, every time present and in order: the input is its own sorted order.
+        return Ok(Grouping { order: None, ts: Cow::Borrowed(&times.nanos[..]), bounds: vec![0, rows], positions: None });
+    }
+    let group_of = |row: usize| if ids.is_empty() { 0 } else { ids[row] as usize };
 
     let mut bounds = vec![0usize; groups + 1];
     for row in (0..rows).filter(|&r| valid(r)) {
@@ -63,14 +106,18 @@ pub(crate) fn group_and_sort(
         bounds[g + 1] += bounds[g];
     }
     let mut order = vec![0u32; bounds[groups]];
+    let mut position_of = if positions { vec![u32::MAX; rows] } else { Vec::new() };
     let mut next = bounds.clone();
     for row in (0..rows).filter(|&r| valid(r)) {
         let g = group_of(row);
         order[next[g]] = row as u32;
+        if positions {
+            position_of[row] = next[g] as u32;
+        }
         next[g] += 1;
     }
-    let nanos = &times.nanos;
-    let mut ts: Vec<i64> = order.iter().map(|&r| nanos[r as usize]).collect();
+    drop(ids);
+    let mut ts = gather(&times.nanos, &order, threads_for(order.len()));
 
     let mut scratch: Vec<(i64, u32)> = Vec::new();
     for g in 0..groups {
@@ -84,9 +131,47 @@ pub(crate) fn group_and_sort(
         for (p, &(t, row)) in range.zip(&scratch) {
             ts[p] = t;
             order[p] = row;
+            if positions {
+                position_of[row as usize] = p as u32;
+            }
         }
     }
-    Ok(Grouping { order, ts, bounds })
+    let positions = positions.then_some(position_of);
+    Ok(Grouping { order: Some(order), ts: Cow::Owned(ts), bounds, positions })
+}
+
+/// Fewest rows worth a thread of their own.
+const MIN_ROWS_PER_THREAD: usize = 1 << 17;
+
+/// How many threads to use for `rows` rows: one per 128K rows, at most one per core.
+pub(crate) fn threads_for(rows: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores.min(rows / MIN_ROWS_PER_THREAD).max(1)
+}
+
+/// Runs `f` over matching chunks of `dst` and `src` on up to `threads` threads.
+pub(crate) fn parallel_chunks<T: Send, U: Sync>(threads: usize, dst: &mut [T], src: &[U], f: impl Fn(&mut [T], &[U]) + Sync) {
+    if threads <= 1 {
+        return f(dst, src);
+    }
+    let chunk = dst.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        for (d, i) in dst.chunks_mut(chunk).zip(src.chunks(chunk)) {
+            let f = &f;
+            scope.spawn(move || f(d, i));
+        }
+    });
+}
+
+/// `src[order[p]]` for every position `p`.
+pub(crate) fn gather<T: Copy + Default + Send + Sync>(src: &[T], order: &[u32], threads: usize) -> Vec<T> {
+    let mut out = vec![T::default(); order.len()];
+    parallel_chunks(threads, &mut out, order, |dst, rows| {
+        for (d, &r) in dst.iter_mut().zip(rows) {
+            *d = src[r as usize];
+        }
+    });
+    out
 }
 
 /// A fast multiplicative hash for group keys (the keys are not attacker-chosen
@@ -145,6 +230,9 @@ fn primitive_ids<T: ArrowPrimitiveType>(keys: &PrimitiveArray<T>) -> (Vec<u32>, 
 where
     T::Native: Hash + Eq + Ord,
 {
+    if let Some(dense) = dense_ids(keys) {
+        return dense;
+    }
     let mut map: FxMap<T::Native> = FxMap::default();
     let mut distinct: Vec<Option<T::Native>> = Vec::new();
     let mut null_id = None;
@@ -172,6 +260,36 @@ where
     }
     renumber_in_order(&mut ids, &distinct);
     (ids, distinct.len())
+}
+
+/// Integer keys spanning a small range (ids 0..1000, say) are numbered through a table
+/// indexed by value: no hashing, and ids come out in key order directly.
+fn dense_ids<T: ArrowPrimitiveType>(keys: &PrimitiveArray<T>) -> Option<(Vec<u32>, usize)> {
+    let min = arrow::compute::min(keys)?.to_i64()?;
+    let max = arrow::compute::max(keys)?.to_i64()?;
+    let span = (max as i128 - min as i128 + 1) as u128;
+    if span > (4 * keys.len() as u128).max(1 << 16) || span > 1 << 24 {
+        return None;
+    }
+    let nulls = keys.nulls().filter(|n| n.null_count() > 0);
+    let slot = |v: T::Native| (v.to_i64().unwrap_or(min) - min) as usize;
+    let mut id_of = vec![u32::MAX; span as usize];
+    for (row, &v) in keys.values().iter().enumerate() {
+        if nulls.is_none_or(|n| n.is_valid(row)) {
+            id_of[slot(v)] = 0;
+        }
+    }
+    // Null keys, if any, are group 0, first, as in the other paths.
+    let mut next = nulls.is_some() as u32;
+    for id in id_of.iter_mut().filter(|id| **id == 0) {
+        *id = next;
+        next += 1;
+    }
+    let ids = match nulls {
+        None => keys.values().iter().map(|&v| id_of[slot(v)]).collect(),
+        Some(n) => keys.values().iter().enumerate().map(|(row, &v)| if n.is_valid(row) { id_of[slot(v)] } else { 0 }).collect(),
+    };
+    Some((ids, next as usize))
 }
 
 /// Any key type (strings, floats, dictionaries, structs...) through arrow's row format,

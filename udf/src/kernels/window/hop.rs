@@ -9,9 +9,9 @@ use arrow::compute::take;
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::RecordBatch;
 
-use super::accumulate::{with_accumulator, Output, SortedValues};
+use super::accumulate::{with_accumulator, Accumulator, Results, SortedValues};
 use super::duration::ensure_hop;
-use super::groups::group_and_sort;
+use super::groups::{group_and_sort, threads_for, Grouping};
 use super::tumble::{out_of_range, window_start};
 use super::{event_times, ensure_len, numeric_values, Aggregation, KernelError, Result};
 
@@ -90,9 +90,8 @@ pub(crate) fn aggregate_batch(
     bounds: [&str; 2],
     starts: Vec<i64>,
     ends: Vec<i64>,
-    values: Output,
+    value: ArrayRef,
 ) -> Result<RecordBatch> {
-    let value = values.into_array();
     let schema = aggregate_schema(keys, bound_type, bounds, value.data_type().clone());
     let mut columns = Vec::with_capacity(4);
     if let Some(keys) = keys {
@@ -138,70 +137,149 @@ pub fn hop_aggregate(
     let times = event_times(NAME, "ts", ts)?;
     ensure_len(NAME, "values", values.len(), times.len())?;
     let values = numeric_values(NAME, "values", values, aggregation)?;
-    let grouping = group_and_sort(NAME, keys, &times)?;
-    let sorted = SortedValues::gather(&values, &grouping.order);
-    let float = super::accumulate::float_output(aggregation, &sorted);
-    let offset = offset.rem_euclid(step);
-    let ts = &grouping.ts;
-    // The first window holding t starts just after t - size.
-    let first_start = |p: usize| -> Result<i64> {
-        let t = ts[p];
-        let row = grouping.order[p] as usize;
-        t.checked_sub(size)
-            .and_then(|low| window_start(low, offset, step))
-            .and_then(|s| s.checked_add(step))
-            .ok_or_else(|| out_of_range(NAME, row, t))
-    };
-
-    let mut key_rows = Vec::new();
-    let mut starts = Vec::new();
-    let mut ends = Vec::new();
-    let mut out = Output::with_capacity(float, grouping.ts.len());
-    with_accumulator!(aggregation, &sorted, acc => {
-        for group in grouping.groups() {
-            let key_row = grouping.order[group.start];
-            let (mut left, mut right) = (group.start, group.start);
-            let mut start = first_start(group.start)?;
-            loop {
-                while left < right && ts[left] < start {
-                    acc.evict(left);
-                    left += 1;
-                }
-                if left == right {
-                    if right == group.end {
-                        break;
-                    }
-                    // Nothing in the window: jump to the first window of the next event.
-                    start = start.max(first_start(right)?);
-                }
-                let end = start
-                    .checked_add(size)
-                    .ok_or_else(|| out_of_range(NAME, grouping.order[right.min(group.end - 1)] as usize, ts[right.min(group.end - 1)]))?;
-                while right < group.end && ts[right] < end {
-                    acc.push(right);
-                    right += 1;
-                }
-                acc.emit(&mut out);
-                key_rows.push(key_row);
-                starts.push(start);
-                ends.push(end);
-                if starts.len() > MAX_WINDOWS {
-                    return Err(KernelError::new(
-                        NAME,
-                        "step",
-                        format!("expected at most {MAX_WINDOWS} windows, found more; use a larger step or fewer rows per call"),
-                    ));
-                }
-                match start.checked_add(step) {
-                    Some(next) => start = next,
-                    None => break,
-                }
-            }
-            acc.clear();
-        }
+    let grouping = group_and_sort(NAME, keys, &times, false)?;
+    let threads = threads_for(grouping.len());
+    let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
+    let hop = Hop { size, step, offset: offset.rem_euclid(step) };
+    let windows = with_accumulator!(aggregation, &sorted, make => run_parts(&grouping, threads, |groups| {
+        let mut acc = make();
+        let part = hop_windows_of(&mut acc, &grouping, groups, hop)?;
         if acc.overflowed() {
             return Err(overflow_error(NAME));
         }
-    });
-    aggregate_batch(NAME, keys, key_rows, &times.bound_type, ["window_start", "window_end"], starts, ends, out)
+        Ok(part)
+    }))?;
+    aggregate_batch(NAME, keys, windows.key_rows, &times.bound_type, ["window_start", "window_end"], windows.starts, windows.ends, windows.values)
+}
+
+#[derive(Clone, Copy)]
+struct Hop {
+    size: i64,
+    step: i64,
+    offset: i64,
+}
+
+/// Windows (or sessions) of a run of groups: the key row, bounds and aggregate of each.
+pub(crate) struct Windows<T: arrow::datatypes::ArrowPrimitiveType> {
+    pub key_rows: Vec<u32>,
+    pub starts: Vec<i64>,
+    pub ends: Vec<i64>,
+    pub results: Results<T>,
+}
+
+impl<T: arrow::datatypes::ArrowPrimitiveType> Windows<T> {
+    pub fn new() -> Self {
+        Self { key_rows: Vec::new(), starts: Vec::new(), ends: Vec::new(), results: Results::new() }
+    }
+
+    #[inline(always)]
+    pub fn push(&mut self, key_row: u32, start: i64, end: i64, value: Option<T::Native>) {
+        self.key_rows.push(key_row);
+        self.starts.push(start);
+        self.ends.push(end);
+        self.results.push(value);
+    }
+}
+
+/// All windows, with the aggregate as an array.
+pub(crate) struct WindowColumns {
+    pub key_rows: Vec<u32>,
+    pub starts: Vec<i64>,
+    pub ends: Vec<i64>,
+    pub values: ArrayRef,
+}
+
+/// Runs `each` over runs of groups on up to `threads` threads and concatenates the
+/// windows in group order.
+pub(crate) fn run_parts<T: arrow::datatypes::ArrowPrimitiveType>(
+    grouping: &Grouping<'_>,
+    threads: usize,
+    each: impl Fn(std::ops::Range<usize>) -> Result<Windows<T>> + Sync,
+) -> Result<WindowColumns> {
+    let parts = grouping.parts(threads);
+    let mut results: Vec<Result<Windows<T>>> = if parts.len() <= 1 {
+        vec![each(0..grouping.bounds.len() - 1)]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = parts
+                .into_iter()
+                .map(|(groups, _)| {
+                    let each = &each;
+                    scope.spawn(move || each(groups))
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("window worker thread panicked")).collect()
+        })
+    };
+    let mut all = results.remove(0)?;
+    for part in results {
+        let part = part?;
+        all.key_rows.extend(part.key_rows);
+        all.starts.extend(part.starts);
+        all.ends.extend(part.ends);
+        all.results.append(part.results);
+    }
+    Ok(WindowColumns { key_rows: all.key_rows, starts: all.starts, ends: all.ends, values: all.results.into_array() })
+}
+
+/// The non-empty hopping windows of the groups `groups`.
+fn hop_windows_of<A: Accumulator>(
+    acc: &mut A,
+    grouping: &Grouping<'_>,
+    groups: std::ops::Range<usize>,
+    hop: Hop,
+) -> Result<Windows<A::Out>> {
+    const NAME: &str = "hop_aggregate";
+    let Hop { size, step, offset } = hop;
+    let ts = &grouping.ts[..];
+    // The first window holding t starts just after t - size.
+    let first_start = |p: usize| -> Result<i64> {
+        let t = ts[p];
+        t.checked_sub(size)
+            .and_then(|low| window_start(low, offset, step))
+            .and_then(|s| s.checked_add(step))
+            .ok_or_else(|| out_of_range(NAME, grouping.row(p) as usize, t))
+    };
+    let mut out = Windows::new();
+    for g in groups {
+        let group = grouping.bounds[g]..grouping.bounds[g + 1];
+        if group.is_empty() {
+            continue;
+        }
+        let key_row = grouping.row(group.start);
+        let (mut left, mut right) = (group.start, group.start);
+        let mut start = first_start(group.start)?;
+        loop {
+            while left < right && ts[left] < start {
+                acc.evict(left);
+                left += 1;
+            }
+            if left == right {
+                if right == group.end {
+                    break;
+                }
+                // Nothing in the window: jump to the first window of the next event.
+                start = start.max(first_start(right)?);
+            }
+            let end = start.checked_add(size).ok_or_else(|| out_of_range(NAME, grouping.row(right.min(group.end - 1)) as usize, ts[right.min(group.end - 1)]))?;
+            while right < group.end && ts[right] < end {
+                acc.push(right);
+                right += 1;
+            }
+            out.push(key_row, start, end, acc.value());
+            if out.starts.len() > MAX_WINDOWS {
+                return Err(KernelError::new(
+                    NAME,
+                    "step",
+                    format!("expected at most {MAX_WINDOWS} windows, found more; use a larger step or fewer rows per call"),
+                ));
+            }
+            match start.checked_add(step) {
+                Some(next) => start = next,
+                None => break,
+            }
+        }
+        acc.clear();
+    }
+    Ok(out)
 }

@@ -1,10 +1,11 @@
 //! Rolling windows per event: the aggregate over each event's trailing `period`.
 
 use arrow::array::{Array, ArrayRef};
+use arrow::datatypes::ArrowPrimitiveType;
 
-use super::accumulate::{float_output, with_accumulator, Output, SortedValues};
+use super::accumulate::{to_rows, with_accumulator, Accumulator, Native, SortedValues};
 use super::duration::ensure_positive;
-use super::groups::group_and_sort;
+use super::groups::{group_and_sort, threads_for, Grouping};
 use super::hop::overflow_error;
 use super::{ensure_len, event_times, numeric_values, Aggregation, Closed, Result};
 
@@ -12,7 +13,7 @@ use super::{ensure_len, event_times, numeric_values, Aggregation, Closed, Result
 /// aggregate of the values of the same key's events in `(t - period, t]` (`closed`
 /// chooses which ends are included). Events at the same time are peers: each sees all of
 /// them, as in SQL `RANGE` frames. One result per input row, in input order; rows with a
-/// null time give null.
+/// null time give null. Large inputs are split by key over the available cores.
 pub fn rolling(
     keys: Option<&ArrayRef>,
     ts: &dyn Array,
@@ -26,34 +27,101 @@ pub fn rolling(
     let times = event_times(function, "ts", ts)?;
     ensure_len(function, "value", values.len(), times.len())?;
     let values = numeric_values(function, "value", values, aggregation)?;
-    let grouping = group_and_sort(function, keys, &times)?;
-    let sorted = SortedValues::gather(&values, &grouping.order);
-    let mut out = Output::with_capacity(float_output(aggregation, &sorted), grouping.ts.len());
-    let ts = &grouping.ts;
-    let include_current = matches!(closed, Closed::Right | Closed::Both);
-    let include_oldest = matches!(closed, Closed::Left | Closed::Both);
-    with_accumulator!(aggregation, &sorted, acc => {
-        for group in grouping.groups() {
-            let (mut low, mut high) = (group.start, group.start);
-            for &t in &ts[group.clone()] {
-                while high < group.end && (ts[high] < t || (include_current && ts[high] == t)) {
-                    acc.push(high);
-                    high += 1;
-                }
-                let oldest = t.saturating_sub(period);
-                while low < high && (ts[low] < oldest || (!include_oldest && ts[low] == oldest)) {
-                    acc.evict(low);
-                    low += 1;
-                }
-                acc.emit(&mut out);
-            }
-            acc.clear();
-        }
-        if acc.overflowed() {
+    let grouping = group_and_sort(function, keys, &times, true)?;
+    let threads = threads_for(grouping.len());
+    let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
+    let window = Window { period, closed };
+    with_accumulator!(aggregation, &sorted, make => {
+        let (out, overflow) = run(make, &grouping, window, threads, times.len());
+        if overflow {
             return Err(overflow_error(function));
         }
-    });
-    Ok(out.scatter(&grouping.order, times.len()).into_array())
+        Ok(out)
+    })
+}
+
+#[derive(Clone, Copy)]
+struct Window {
+    period: i64,
+    closed: Closed,
+}
+
+/// Results per sorted position, computed by up to `threads` threads over disjoint runs
+/// of groups, then written back to the `rows` input rows.
+fn run<A: Accumulator>(
+    make: impl Fn() -> A + Sync,
+    grouping: &Grouping<'_>,
+    window: Window,
+    threads: usize,
+    rows: usize,
+) -> (ArrayRef, bool) {
+    let positions = grouping.len();
+    let mut values = vec![Native::<A>::default(); positions];
+    let mut valid = vec![false; positions];
+    let parts = grouping.parts(threads);
+    let mut overflow = false;
+    if parts.len() <= 1 {
+        let mut acc = make();
+        fill(&mut acc, grouping, 0..grouping.bounds.len() - 1, 0, &mut values, &mut valid, window);
+        overflow = acc.overflowed();
+    } else {
+        std::thread::scope(|scope| {
+            let mut handles = Vec::new();
+            let (mut rest_values, mut rest_valid) = (&mut values[..], &mut valid[..]);
+            for (groups, span) in parts {
+                let (part_values, tail_values) = rest_values.split_at_mut(span.len());
+                let (part_valid, tail_valid) = rest_valid.split_at_mut(span.len());
+                rest_values = tail_values;
+                rest_valid = tail_valid;
+                let make = &make;
+                handles.push(scope.spawn(move || {
+                    let mut acc = make();
+                    fill(&mut acc, grouping, groups, span.start, part_values, part_valid, window);
+                    acc.overflowed()
+                }));
+            }
+            for h in handles {
+                overflow |= h.join().expect("rolling worker thread panicked");
+            }
+        });
+    }
+    (to_rows::<A::Out>(values, valid, grouping.positions(), rows, threads), overflow)
+}
+
+/// Fills `values` / `valid` (positions from `base`) for the groups `groups`.
+fn fill<A: Accumulator>(
+    acc: &mut A,
+    grouping: &Grouping<'_>,
+    groups: std::ops::Range<usize>,
+    base: usize,
+    values: &mut [<A::Out as ArrowPrimitiveType>::Native],
+    valid: &mut [bool],
+    window: Window,
+) {
+    let ts = &grouping.ts[..];
+    let include_current = matches!(window.closed, Closed::Right | Closed::Both);
+    let include_oldest = matches!(window.closed, Closed::Left | Closed::Both);
+    for g in groups {
+        let group = grouping.bounds[g]..grouping.bounds[g + 1];
+        let (mut low, mut high) = (group.start, group.start);
+        for p in group.clone() {
+            let t = ts[p];
+            while high < group.end && (ts[high] < t || (include_current && ts[high] == t)) {
+                acc.push(high);
+                high += 1;
+            }
+            let oldest = t.saturating_sub(window.period);
+            while low < high && (ts[low] < oldest || (!include_oldest && ts[low] == oldest)) {
+                acc.evict(low);
+                low += 1;
+            }
+            if let Some(v) = acc.value() {
+                values[p - base] = v;
+                valid[p - base] = true;
+            }
+        }
+        acc.clear();
+    }
 }
 
 /// The SQL / Python name of a rolling aggregate, for error messages.

@@ -4,18 +4,27 @@ use arrow::array::{Array, ArrayRef, StructArray};
 use arrow::datatypes::{Field, Fields};
 use arrow::record_batch::RecordBatch;
 
-use super::accumulate::{float_output, with_accumulator, Output, SortedValues};
+use super::accumulate::{with_accumulator, Accumulator, SortedValues};
 use super::duration::ensure_positive;
-use super::groups::{group_and_sort, Grouping};
-use super::hop::{aggregate_batch, overflow_error};
+use super::groups::{group_and_sort, threads_for, Grouping};
+use super::hop::{aggregate_batch, overflow_error, run_parts, Windows};
 use super::tumble::out_of_range;
 use super::{ensure_len, event_times, numeric_values, Aggregation, Result};
 
-/// Calls `each(first, last)` for every session (positions, inclusive) of every group.
-/// An event at exactly `last + gap` joins the session, as in Spark.
-fn sessions(grouping: &Grouping, gap: i64, mut each: impl FnMut(usize, usize) -> Result<()>) -> Result<()> {
-    let ts = &grouping.ts;
-    for group in grouping.groups() {
+/// Calls `each(first, last)` for every session (positions, inclusive) of the groups
+/// `groups`. An event at exactly `last + gap` joins the session, as in Spark.
+fn sessions(
+    grouping: &Grouping<'_>,
+    groups: std::ops::Range<usize>,
+    gap: i64,
+    mut each: impl FnMut(usize, usize) -> Result<()>,
+) -> Result<()> {
+    let ts = &grouping.ts[..];
+    for g in groups {
+        let group = grouping.bounds[g]..grouping.bounds[g + 1];
+        if group.is_empty() {
+            continue;
+        }
         let mut first = group.start;
         for p in group.start + 1..group.end {
             if ts[p] > ts[p - 1].saturating_add(gap) {
@@ -35,18 +44,19 @@ pub fn session_window(keys: Option<&ArrayRef>, ts: &dyn Array, gap: i64) -> Resu
     const NAME: &str = "session_window";
     ensure_positive(NAME, "gap", gap)?;
     let times = event_times(NAME, "ts", ts)?;
-    let grouping = group_and_sort(NAME, keys, &times)?;
+    let grouping = group_and_sort(NAME, keys, &times, false)?;
     let rows = times.len();
     let mut starts = vec![0i64; rows];
     let mut ends = vec![0i64; rows];
-    sessions(&grouping, gap, |first, last| {
+    sessions(&grouping, 0..grouping.bounds.len() - 1, gap, |first, last| {
         let start = grouping.ts[first];
         let end = grouping.ts[last]
             .checked_add(gap)
-            .ok_or_else(|| out_of_range(NAME, grouping.order[last] as usize, grouping.ts[last]))?;
-        for &row in &grouping.order[first..=last] {
-            starts[row as usize] = start;
-            ends[row as usize] = end;
+            .ok_or_else(|| out_of_range(NAME, grouping.row(last) as usize, grouping.ts[last]))?;
+        for p in first..=last {
+            let row = grouping.row(p) as usize;
+            starts[row] = start;
+            ends[row] = end;
         }
         Ok(())
     })?;
@@ -75,31 +85,48 @@ pub fn session_aggregate(
     let times = event_times(NAME, "ts", ts)?;
     ensure_len(NAME, "values", values.len(), times.len())?;
     let values = numeric_values(NAME, "values", values, aggregation)?;
-    let grouping = group_and_sort(NAME, keys, &times)?;
-    let sorted = SortedValues::gather(&values, &grouping.order);
-    let mut out = Output::with_capacity(float_output(aggregation, &sorted), 0);
-    let mut key_rows = Vec::new();
-    let mut starts = Vec::new();
-    let mut ends = Vec::new();
-    with_accumulator!(aggregation, &sorted, acc => {
-        sessions(&grouping, gap, |first, last| {
-            for p in first..=last {
-                acc.push(p);
-            }
-            acc.emit(&mut out);
-            acc.clear();
-            key_rows.push(grouping.order[first]);
-            starts.push(grouping.ts[first]);
-            ends.push(
-                grouping.ts[last]
-                    .checked_add(gap)
-                    .ok_or_else(|| out_of_range(NAME, grouping.order[last] as usize, grouping.ts[last]))?,
-            );
-            Ok(())
-        })?;
+    let grouping = group_and_sort(NAME, keys, &times, false)?;
+    let threads = threads_for(grouping.len());
+    let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
+    let windows = with_accumulator!(aggregation, &sorted, make => run_parts(&grouping, threads, |groups| {
+        let mut acc = make();
+        let out = sessions_of(&mut acc, &grouping, groups, gap)?;
         if acc.overflowed() {
             return Err(overflow_error(NAME));
         }
-    });
-    aggregate_batch(NAME, keys, key_rows, &times.bound_type, ["session_start", "session_end"], starts, ends, out)
+        Ok(out)
+    }))?;
+    aggregate_batch(
+        NAME,
+        keys,
+        windows.key_rows,
+        &times.bound_type,
+        ["session_start", "session_end"],
+        windows.starts,
+        windows.ends,
+        windows.values,
+    )
+}
+
+/// One row per session of the groups `groups`, with the aggregate of its values.
+fn sessions_of<A: Accumulator>(
+    acc: &mut A,
+    grouping: &Grouping<'_>,
+    groups: std::ops::Range<usize>,
+    gap: i64,
+) -> Result<Windows<A::Out>> {
+    const NAME: &str = "session_aggregate";
+    let mut out = Windows::new();
+    sessions(grouping, groups, gap, |first, last| {
+        for p in first..=last {
+            acc.push(p);
+        }
+        let end = grouping.ts[last]
+            .checked_add(gap)
+            .ok_or_else(|| out_of_range(NAME, grouping.row(last) as usize, grouping.ts[last]))?;
+        out.push(grouping.row(first), grouping.ts[first], end, acc.value());
+        acc.clear();
+        Ok(())
+    })?;
+    Ok(out)
 }

@@ -412,3 +412,42 @@ fn empty_input() {
     assert_eq!(session_window(None, &ts, 5).unwrap().len(), 0);
     assert_eq!(hop_windows(&ts, 5, 1, 0).unwrap().len(), 0);
 }
+
+#[test]
+fn large_inputs_split_over_threads_give_the_per_key_results() {
+    // 300K rows are split over threads (on machines with more than one core); each key's
+    // rows alone are below the threshold and run on one thread: the results must agree.
+    let rows = 300_000usize;
+    let keys: Vec<i64> = (0..rows).map(|i| ((i * 7919) % 13) as i64).collect();
+    let ts: Vec<i64> = (0..rows).map(|i| (i as i64 * 37) % 1_000_003 - 500_000).collect();
+    let values: Vec<Option<f64>> = (0..rows).map(|i| (i % 17 != 0).then_some((i % 101) as f64 - 50.0)).collect();
+    let keys_array: ArrayRef = Arc::new(Int64Array::from(keys.clone()));
+    let ts_array = Int64Array::from(ts.clone());
+    let values_array = Float64Array::from(values.clone());
+    let rolled = rolling(Some(&keys_array), &ts_array, &values_array, 5_000, Closed::Right, Aggregation::Max).unwrap();
+    let rolled = rolled.as_primitive::<Float64Type>();
+    let hopped = hop_aggregate(Some(&keys_array), &ts_array, &values_array, 2_000, 500, 0, Aggregation::Sum).unwrap();
+    let sessions = session_aggregate(Some(&keys_array), &ts_array, &values_array, 60, Aggregation::Count).unwrap();
+    let (mut hop_rows, mut session_rows) = (0, 0);
+    for key in 0..13 {
+        let rows_of: Vec<usize> = (0..rows).filter(|&r| keys[r] == key).collect();
+        let sub_ts = Int64Array::from(rows_of.iter().map(|&r| ts[r]).collect::<Vec<_>>());
+        let sub_values = Float64Array::from(rows_of.iter().map(|&r| values[r]).collect::<Vec<_>>());
+        let alone = rolling(None, &sub_ts, &sub_values, 5_000, Closed::Right, Aggregation::Max).unwrap();
+        let alone = alone.as_primitive::<Float64Type>();
+        for (i, &r) in rows_of.iter().enumerate() {
+            assert_eq!(rolled.is_valid(r), alone.is_valid(i), "row {r}");
+            assert_eq!(rolled.value(r), alone.value(i), "row {r}");
+        }
+        let hop_alone = hop_aggregate(None, &sub_ts, &sub_values, 2_000, 500, 0, Aggregation::Sum).unwrap();
+        let n = hop_alone.num_rows();
+        assert_eq!(hopped.column(3).slice(hop_rows, n).as_ref(), hop_alone.column(2).as_ref(), "key {key}");
+        assert_eq!(hopped.column(1).slice(hop_rows, n).as_ref(), hop_alone.column(0).as_ref(), "key {key}");
+        hop_rows += n;
+        let sessions_alone = session_aggregate(None, &sub_ts, &sub_values, 60, Aggregation::Count).unwrap();
+        let n = sessions_alone.num_rows();
+        assert_eq!(sessions.column(3).slice(session_rows, n).as_ref(), sessions_alone.column(2).as_ref(), "key {key}");
+        session_rows += n;
+    }
+    assert_eq!((hop_rows, session_rows), (hopped.num_rows(), sessions.num_rows()));
+}
