@@ -300,7 +300,8 @@ impl Accumulator for IntMean<'_> {
     }
 }
 
-/// Compensated (Kahan–Babuška–Neumaier) float sum (or mean) that supports eviction.
+/// Compensated float sum (or mean) that supports eviction: the rounding error of every
+/// addition is kept (TwoSum) and added back, as Kahan–Babuška–Neumaier summation does.
 ///
 /// Non-finite values are counted rather than summed: once a NaN or an infinity has been
 /// added, subtracting it again cannot restore the finite sum, so they are kept apart and
@@ -332,14 +333,14 @@ impl<'a> FloatSum<'a> {
         }
     }
 
+    /// Adds `x`, keeping the rounding error of the addition exactly (Knuth's TwoSum,
+    /// branch-free: a data-dependent branch here mispredicts on values of mixed sizes).
     #[inline(always)]
     fn add(&mut self, x: f64) {
         let t = self.sum + x;
-        if self.sum.abs() >= x.abs() {
-            self.compensation += (self.sum - t) + x;
-        } else {
-            self.compensation += (x - t) + self.sum;
-        }
+        let x_part = t - self.sum;
+        let error = (self.sum - (t - x_part)) + (x - x_part);
+        self.compensation += error;
         self.sum = t;
     }
 

@@ -28,6 +28,8 @@ pub(crate) struct Grouping<'a> {
     /// The sorted position of each input row (`u32::MAX` for a null time), when asked
     /// for and `order` is not the identity: per-row results are gathered through it.
     positions: Option<Vec<u32>>,
+    /// Whether rows were grouped by keys (else all rows are one group).
+    pub keyed: bool,
 }
 
 impl Grouping<'_> {
@@ -94,7 +96,7 @@ pub(crate) fn group_and_sort<'a>(
     let valid = |row: usize| times.is_valid(row);
     if ids.is_empty() && times.nulls.as_ref().is_none_or(|n| n.null_count() == 0) && times.nanos.is_sorted() {
         // One group, every time present and in order: the input is its own sorted order.
-        return Ok(Grouping { order: None, ts: Cow::Borrowed(&times.nanos[..]), bounds: vec![0, rows], positions: None });
+        return Ok(Grouping { order: None, ts: Cow::Borrowed(&times.nanos[..]), bounds: vec![0, rows], positions: None, keyed: false });
     }
     let group_of = |row: usize| if ids.is_empty() { 0 } else { ids[row] as usize };
 
@@ -137,7 +139,7 @@ pub(crate) fn group_and_sort<'a>(
         }
     }
     let positions = positions.then_some(position_of);
-    Ok(Grouping { order: Some(order), ts: Cow::Owned(ts), bounds, positions })
+    Ok(Grouping { order: Some(order), ts: Cow::Owned(ts), bounds, positions, keyed: keys.is_some() })
 }
 
 /// Fewest rows worth a thread of their own.

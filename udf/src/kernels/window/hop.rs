@@ -141,7 +141,7 @@ pub fn hop_aggregate(
     let threads = threads_for(grouping.len());
     let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
     let hop = Hop { size, step, offset: offset.rem_euclid(step) };
-    let windows = with_accumulator!(aggregation, &sorted, make => run_parts(&grouping, threads, |groups| {
+    let windows = with_accumulator!(aggregation, &sorted, make => run_parts(&grouping, threads, Some(size), |groups| {
         let mut acc = make();
         let part = hop_windows_of(&mut acc, &grouping, groups, hop)?;
         if acc.overflowed() {
@@ -160,23 +160,34 @@ struct Hop {
 }
 
 /// Windows (or sessions) of a run of groups: the key row, bounds and aggregate of each.
+/// Key rows are kept only when there are keys, and ends only when windows differ in
+/// length (sessions): hopping windows all end at start + size.
 pub(crate) struct Windows<T: arrow::datatypes::ArrowPrimitiveType> {
-    pub key_rows: Vec<u32>,
+    pub key_rows: Option<Vec<u32>>,
     pub starts: Vec<i64>,
-    pub ends: Vec<i64>,
+    pub ends: Option<Vec<i64>>,
     pub results: Results<T>,
 }
 
 impl<T: arrow::datatypes::ArrowPrimitiveType> Windows<T> {
-    pub fn new() -> Self {
-        Self { key_rows: Vec::new(), starts: Vec::new(), ends: Vec::new(), results: Results::new() }
+    pub fn new(keys: bool, ends: bool) -> Self {
+        Self {
+            key_rows: keys.then(Vec::new),
+            starts: Vec::new(),
+            ends: ends.then(Vec::new),
+            results: Results::new(),
+        }
     }
 
     #[inline(always)]
     pub fn push(&mut self, key_row: u32, start: i64, end: i64, value: Option<T::Native>) {
-        self.key_rows.push(key_row);
+        if let Some(k) = &mut self.key_rows {
+            k.push(key_row);
+        }
         self.starts.push(start);
-        self.ends.push(end);
+        if let Some(e) = &mut self.ends {
+            e.push(end);
+        }
         self.results.push(value);
     }
 }
@@ -190,10 +201,11 @@ pub(crate) struct WindowColumns {
 }
 
 /// Runs `each` over runs of groups on up to `threads` threads and concatenates the
-/// windows in group order.
+/// windows in group order. `size` gives the ends of fixed-length windows.
 pub(crate) fn run_parts<T: arrow::datatypes::ArrowPrimitiveType>(
     grouping: &Grouping<'_>,
     threads: usize,
+    size: Option<i64>,
     each: impl Fn(std::ops::Range<usize>) -> Result<Windows<T>> + Sync,
 ) -> Result<WindowColumns> {
     let parts = grouping.parts(threads);
@@ -214,12 +226,23 @@ pub(crate) fn run_parts<T: arrow::datatypes::ArrowPrimitiveType>(
     let mut all = results.remove(0)?;
     for part in results {
         let part = part?;
-        all.key_rows.extend(part.key_rows);
+        if let (Some(a), Some(b)) = (&mut all.key_rows, part.key_rows) {
+            a.extend(b);
+        }
         all.starts.extend(part.starts);
-        all.ends.extend(part.ends);
+        if let (Some(a), Some(b)) = (&mut all.ends, part.ends) {
+            a.extend(b);
+        }
         all.results.append(part.results);
     }
-    Ok(WindowColumns { key_rows: all.key_rows, starts: all.starts, ends: all.ends, values: all.results.into_array() })
+    // Each window's end was checked to fit i64 when the window was made.
+    let ends = all.ends.unwrap_or_else(|| all.starts.iter().map(|s| s + size.unwrap_or(0)).collect());
+    Ok(WindowColumns {
+        key_rows: all.key_rows.unwrap_or_default(),
+        starts: all.starts,
+        ends,
+        values: all.results.into_array(),
+    })
 }
 
 /// The non-empty hopping windows of the groups `groups`.
@@ -240,7 +263,7 @@ fn hop_windows_of<A: Accumulator>(
             .and_then(|s| s.checked_add(step))
             .ok_or_else(|| out_of_range(NAME, grouping.row(p) as usize, t))
     };
-    let mut out = Windows::new();
+    let mut out = Windows::new(grouping.keyed, false);
     for g in groups {
         let group = grouping.bounds[g]..grouping.bounds[g + 1];
         if group.is_empty() {

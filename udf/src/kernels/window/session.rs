@@ -88,7 +88,7 @@ pub fn session_aggregate(
     let grouping = group_and_sort(NAME, keys, &times, false)?;
     let threads = threads_for(grouping.len());
     let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
-    let windows = with_accumulator!(aggregation, &sorted, make => run_parts(&grouping, threads, |groups| {
+    let windows = with_accumulator!(aggregation, &sorted, make => run_parts(&grouping, threads, None, |groups| {
         let mut acc = make();
         let out = sessions_of(&mut acc, &grouping, groups, gap)?;
         if acc.overflowed() {
@@ -116,7 +116,7 @@ fn sessions_of<A: Accumulator>(
     gap: i64,
 ) -> Result<Windows<A::Out>> {
     const NAME: &str = "session_aggregate";
-    let mut out = Windows::new();
+    let mut out = Windows::new(grouping.keyed, true);
     sessions(grouping, groups, gap, |first, last| {
         for p in first..=last {
             acc.push(p);
