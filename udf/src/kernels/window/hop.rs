@@ -140,7 +140,7 @@ pub fn hop_aggregate(
     let grouping = group_and_sort(NAME, keys, &times, false)?;
     let threads = threads_for(grouping.len());
     let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
-    let hop = Hop { size, step, offset: offset.rem_euclid(step) };
+    let hop = Hop { size, step, offset: offset.rem_euclid(step), threads };
     let windows = with_accumulator!(aggregation, &sorted, make => run_parts(&grouping, threads, Some(size), |groups| {
         let mut acc = make();
         let part = hop_windows_of(&mut acc, &grouping, groups, hop)?;
@@ -157,6 +157,7 @@ struct Hop {
     size: i64,
     step: i64,
     offset: i64,
+    threads: usize,
 }
 
 /// Windows (or sessions) of a run of groups: the key row, bounds and aggregate of each.
@@ -253,7 +254,7 @@ fn hop_windows_of<A: Accumulator>(
     hop: Hop,
 ) -> Result<Windows<A::Out>> {
     const NAME: &str = "hop_aggregate";
-    let Hop { size, step, offset } = hop;
+    let Hop { size, step, offset, .. } = hop;
     let ts = &grouping.ts[..];
     // The first window holding t starts just after t - size.
     let first_start = |p: usize| -> Result<i64> {
@@ -290,7 +291,8 @@ fn hop_windows_of<A: Accumulator>(
                 right += 1;
             }
             out.push(key_row, start, end, acc.value());
-            if out.starts.len() > MAX_WINDOWS {
+            // Each of `threads` parts gets an equal share of the limit for the whole call.
+            if out.starts.len() > MAX_WINDOWS / hop.threads {
                 return Err(KernelError::new(
                     NAME,
                     "step",
