@@ -177,7 +177,7 @@ def test_errors_name_function_and_argument():
         af.session_aggregate(None, ts, ts, "2 fortnights")
     with pytest.raises(ValueError, match=r"session_aggregate: argument `agg`: expected one of sum, count, mean, min, max, found 'median'"):
         af.session_aggregate(None, ts, ts, 5, "median")
-    with pytest.raises(TypeError, match=r"rolling_max: argument `ts`: expected a timestamp \(any unit\) or Int64 nanoseconds, found Float64"):
+    with pytest.raises(TypeError, match=r"rolling_max: argument `ts`: expected a timestamp \(any unit\), a date or Int64 nanoseconds, found Float64"):
         af.rolling_max(ts, pa.array([0.0, 1.0]), 5)
     with pytest.raises(TypeError, match=r"tumble_start: argument `size`: expected a duration"):
         af.tumble_start(ts, 1.5)

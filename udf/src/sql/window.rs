@@ -43,7 +43,7 @@ pub(super) fn udwfs() -> Vec<WindowUDF> {
 }
 
 fn is_time(t: &DataType) -> bool {
-    matches!(t, DataType::Timestamp(..) | DataType::Int64 | DataType::Null)
+    matches!(t, DataType::Timestamp(..) | DataType::Date32 | DataType::Date64 | DataType::Int64 | DataType::Null)
 }
 
 fn is_duration(t: &DataType) -> bool {
@@ -62,6 +62,7 @@ fn is_string(t: &DataType) -> bool {
 fn bound_type(ts: &DataType) -> DataType {
     match ts {
         DataType::Timestamp(_, tz) => DataType::Timestamp(TimeUnit::Nanosecond, tz.clone()),
+        DataType::Date32 | DataType::Date64 => DataType::Timestamp(TimeUnit::Nanosecond, None),
         _ => DataType::Int64,
     }
 }
@@ -144,8 +145,8 @@ fn time_array(arg: &KernelArg) -> Result<ArrayRef> {
     }
 }
 
-const TUMBLE_ACCEPTS: &[&str] = &["tumble_start(timestamp | int64, duration[, duration])"];
-const HOP_ACCEPTS: &[&str] = &["hop_windows(timestamp | int64, duration, duration[, duration])"];
+const TUMBLE_ACCEPTS: &[&str] = &["tumble_start(timestamp | date | int64, duration[, duration])"];
+const HOP_ACCEPTS: &[&str] = &["hop_windows(timestamp | date | int64, duration, duration[, duration])"];
 
 fn coerce_time_and_durations(name: &str, accepts: &[&str], arg_types: &[DataType], durations: std::ops::RangeInclusive<usize>) -> Result<Vec<DataType>> {
     let ok = durations.contains(&(arg_types.len().saturating_sub(1)))
@@ -179,7 +180,7 @@ impl TumbleStart {
                  with the input's time zone (Int64 nanoseconds for Int64 input); null for a null time.",
                 "tumble_start(ts, size[, offset])",
             )
-            .with_argument("ts", "Event time: a timestamp of any unit, or Int64 nanoseconds.")
+            .with_argument("ts", "Event time: a timestamp of any unit, a date, or Int64 nanoseconds.")
             .with_argument("size", "Window length: INTERVAL '5 minutes', '5m', '500ns' or nanoseconds.")
             .with_argument("offset", "Shift of the window grid, e.g. '30s' (default 0).")
             .with_sql_example(
@@ -237,7 +238,7 @@ impl HopWindows {
                  (see the example); windows without events are never produced.",
                 "hop_windows(ts, size, step[, offset])",
             )
-            .with_argument("ts", "Event time: a timestamp of any unit, or Int64 nanoseconds.")
+            .with_argument("ts", "Event time: a timestamp of any unit, a date, or Int64 nanoseconds.")
             .with_argument("size", "Window length: INTERVAL '10 minutes', '10m', '500ns' or nanoseconds.")
             .with_argument("step", "Distance between window starts, 0 < step <= size.")
             .with_argument("offset", "Shift of the window grid (default 0).")
@@ -399,7 +400,7 @@ impl Rolling {
                 format!("{name}(value, ts, period[, closed]) OVER (PARTITION BY key ORDER BY ts)"),
             )
             .with_argument("value", "Numeric column to aggregate (integers stay Int64).")
-            .with_argument("ts", "Event time: a timestamp of any unit, or Int64 nanoseconds.")
+            .with_argument("ts", "Event time: a timestamp of any unit, a date, or Int64 nanoseconds.")
             .with_argument("period", "Look-back: INTERVAL '5 minutes', '5m' or nanoseconds.")
             .with_argument("closed", "'right' (default), 'left', 'both' or 'none'.")
             .with_sql_example(example)
@@ -418,7 +419,7 @@ impl WindowUDFImpl for Rolling {
     }
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
-        let accepts = [format!("{}(numeric, timestamp | int64, duration[, string])", self.name)];
+        let accepts = [format!("{}(numeric, timestamp | date | int64, duration[, string])", self.name)];
         let accepts: Vec<&str> = accepts.iter().map(String::as_str).collect();
         let value_ok = |t: &DataType| self.aggregation == Aggregation::Count || t.is_numeric() || t.is_null();
         match arg_types {
@@ -503,7 +504,7 @@ impl SessionWindow {
                  GROUP BY on the result. Rows with a null time give null. O(rows).",
                 "session_window(ts, gap) OVER (PARTITION BY key ORDER BY ts)",
             )
-            .with_argument("ts", "Event time: a timestamp of any unit, or Int64 nanoseconds.")
+            .with_argument("ts", "Event time: a timestamp of any unit, a date, or Int64 nanoseconds.")
             .with_argument("gap", "Inactivity gap that closes a session: INTERVAL '30 minutes', '30m' or nanoseconds.")
             .with_sql_example(
                 "> SELECT k, ts, session_window(ts, 10) OVER (PARTITION BY k ORDER BY ts) AS s \
@@ -540,7 +541,7 @@ impl WindowUDFImpl for SessionWindow {
     }
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
-        coerce_time_and_durations("session_window", &["session_window(timestamp | int64, duration)"], arg_types, 1..=1)
+        coerce_time_and_durations("session_window", &["session_window(timestamp | date | int64, duration)"], arg_types, 1..=1)
     }
 
     fn field(&self, field_args: WindowUDFFieldArgs) -> Result<FieldRef> {

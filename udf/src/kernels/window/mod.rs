@@ -167,7 +167,7 @@ pub(crate) fn bounds_array(bound_type: &DataType, values: Vec<i64>, nulls: Optio
     }
 }
 
-pub(crate) const TIME_TYPES: &str = "a timestamp (any unit) or Int64 nanoseconds";
+pub(crate) const TIME_TYPES: &str = "a timestamp (any unit), a date or Int64 nanoseconds";
 
 /// Reads an event-time column, converting timestamps of coarser units to nanoseconds.
 pub(crate) fn event_times<'a>(
@@ -177,6 +177,9 @@ pub(crate) fn event_times<'a>(
 ) -> Result<EventTimes<'a>> {
     let (per_unit, tz) = match array.data_type() {
         DataType::Int64 => (1, None),
+        // Dates are midnight UTC; their windows are timestamps without a time zone.
+        DataType::Date32 => (86_400_000_000_000, Some(None)),
+        DataType::Date64 => (1_000_000, Some(None)),
         DataType::Timestamp(unit, tz) => (
             match unit {
                 TimeUnit::Second => 1_000_000_000,
@@ -198,7 +201,14 @@ pub(crate) fn event_times<'a>(
         TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
         TimestampSecondType,
     };
+    let nulls = array.logical_nulls();
+    if let DataType::Date32 = array.data_type() {
+        let days = array.as_primitive::<arrow::datatypes::Date32Type>().values().iter().map(|&d| d as i64);
+        let nanos = to_nanos(function, argument, days, per_unit, nulls.as_ref())?;
+        return Ok(EventTimes { nanos: Cow::Owned(nanos), nulls, bound_type: DataType::Timestamp(TimeUnit::Nanosecond, None) });
+    }
     let raw: &'a [i64] = match array.data_type() {
+        DataType::Date64 => array.as_primitive::<arrow::datatypes::Date64Type>().values(),
         DataType::Timestamp(TimeUnit::Second, _) => array.as_primitive::<TimestampSecondType>().values(),
         DataType::Timestamp(TimeUnit::Millisecond, _) => {
             array.as_primitive::<TimestampMillisecondType>().values()
@@ -211,40 +221,51 @@ pub(crate) fn event_times<'a>(
         }
         _ => array.as_primitive::<Int64Type>().values(),
     };
-    let nulls = array.logical_nulls();
     let nanos = if per_unit == 1 {
         Cow::Borrowed(raw)
     } else {
-        let mut out = Vec::with_capacity(raw.len());
-        for (row, &v) in raw.iter().enumerate() {
-            let valid = nulls.as_ref().is_none_or(|n| n.is_valid(row));
-            match v.checked_mul(per_unit) {
-                Some(ns) => out.push(ns),
-                None if !valid => out.push(0),
-                None => {
-                    return Err(KernelError::new(
-                        function,
-                        argument,
-                        format!(
-                            "expected times between 1677-09-21 and 2262-04-11 (nanosecond \
-                             timestamps), found {v} {} at row {row}",
-                            match per_unit {
-                                1_000_000_000 => "s",
-                                1_000_000 => "ms",
-                                _ => "us",
-                            }
-                        ),
-                    ))
-                }
-            }
-        }
-        Cow::Owned(out)
+        Cow::Owned(to_nanos(function, argument, raw.iter().copied(), per_unit, nulls.as_ref())?)
     };
     let bound_type = match tz {
         Some(tz) => DataType::Timestamp(TimeUnit::Nanosecond, tz),
         None => DataType::Int64,
     };
     Ok(EventTimes { nanos, nulls, bound_type })
+}
+
+/// Times in units of `per_unit` nanoseconds as nanoseconds; an error names the first
+/// (non-null) row outside the nanosecond range.
+fn to_nanos(
+    function: &'static str,
+    argument: &str,
+    values: impl Iterator<Item = i64>,
+    per_unit: i64,
+    nulls: Option<&NullBuffer>,
+) -> Result<Vec<i64>> {
+    let unit = match per_unit {
+        86_400_000_000_000 => "days",
+        1_000_000_000 => "s",
+        1_000_000 => "ms",
+        _ => "us",
+    };
+    let mut out = Vec::with_capacity(values.size_hint().0);
+    for (row, v) in values.enumerate() {
+        match v.checked_mul(per_unit) {
+            Some(ns) => out.push(ns),
+            None if nulls.is_some_and(|n| n.is_null(row)) => out.push(0),
+            None => {
+                return Err(KernelError::new(
+                    function,
+                    argument,
+                    format!(
+                        "expected times between 1677-09-21 and 2262-04-11 (nanosecond timestamps), \
+                         found {v} {unit} at row {row}"
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Aggregated values, widened: integers to `Int64`, everything else numeric to `Float64`.

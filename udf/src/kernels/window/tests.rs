@@ -390,7 +390,7 @@ fn errors_name_function_argument_and_expectation() {
     let e = rolling(None, &ts, &v, 0, Closed::Right, Aggregation::Max).unwrap_err();
     assert_eq!(e.to_string(), "rolling_max: argument `period`: expected a duration > 0, found 0ns");
     let e = session_window(None, &Float64Array::from(vec![1.0]), 5).unwrap_err();
-    assert_eq!(e.to_string(), "session_window: argument `ts`: expected a timestamp (any unit) or Int64 nanoseconds, found Float64");
+    assert_eq!(e.to_string(), "session_window: argument `ts`: expected a timestamp (any unit), a date or Int64 nanoseconds, found Float64");
     let e = rolling(None, &ts, &StringArray::from(vec!["a", "b"]), 5, Closed::Right, Aggregation::Sum).unwrap_err();
     assert_eq!(e.to_string(), "rolling_sum: argument `value`: expected numbers for `sum`, found Utf8");
     let e = session_aggregate(None, &ts, &Int64Array::from(vec![1]), 5, Aggregation::Sum).unwrap_err();
@@ -401,6 +401,20 @@ fn errors_name_function_argument_and_expectation() {
     assert_eq!(Aggregation::parse("f", "agg", "median").unwrap_err().message, "expected one of sum, count, mean, min, max, found \"median\"");
     let e = hop_windows(&ts, 1_000_000, 1, 0).unwrap_err();
     assert!(e.message.contains("use hop_aggregate"), "{}", e.message);
+}
+
+#[test]
+fn dates_are_midnight_utc() {
+    let days = arrow::array::Date32Array::from(vec![Some(-1), None, Some(0), Some(1)]);
+    let starts = tumble_start(&days, 2 * 86_400_000_000_000, 0).unwrap();
+    assert_eq!(starts.data_type(), &DataType::Timestamp(TimeUnit::Nanosecond, None));
+    let starts = starts.as_primitive::<arrow::datatypes::TimestampNanosecondType>();
+    assert_eq!(starts.value(0), -2 * 86_400_000_000_000);
+    assert!(starts.is_null(1));
+    assert_eq!((starts.value(2), starts.value(3)), (0, 0));
+    let far = arrow::array::Date32Array::from(vec![0, 200_000]);
+    let e = tumble_start(&far, 10, 0).unwrap_err();
+    assert!(e.message.contains("found 200000 days at row 1"), "{}", e.message);
 }
 
 #[test]
