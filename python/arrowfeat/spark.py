@@ -258,6 +258,29 @@ def rolling(
     return df.groupBy(by).applyInArrow(per_key, schema)
 
 
+def _per_key_aggregate(
+    function: str, df: DataFrame, by: str, ts: str, value: str, agg: str, output: str | None,
+    bounds: tuple[str, str], compute: Any,
+) -> DataFrame:
+    """``df.groupBy(by).applyInArrow`` of ``compute(keys, ts, values, agg)``, a kernel that
+    returns ``key, <start>, <end>, value`` per window, with Spark's types."""
+    _check_columns(function, df, by=by, ts=ts, value=value)
+    agg = _agg(function, agg)
+    output = output or f"{agg}_{value}"
+    bound = _bound_type(df, ts)
+    schema = T.StructType([
+        df.schema[by],
+        T.StructField(bounds[0], bound, False),
+        T.StructField(bounds[1], bound, False),
+        T.StructField(output, _value_type(function, df, value, agg), True),
+    ])
+
+    def per_key(table: pa.Table) -> pa.Table:
+        return _conform(compute(table.column(by), table.column(ts), table.column(value), agg), schema)
+
+    return df.groupBy(by).applyInArrow(per_key, schema)
+
+
 def hop_aggregate(
     df: DataFrame, by: str, ts: str, value: str, size: Any, step: Any, agg: str = "sum", *,
     offset: Any = 0, output: str | None = None,
@@ -265,23 +288,11 @@ def hop_aggregate(
     """One row per key and non-empty hopping window: ``by, window_start, window_end,
     <output>``: Spark's ``groupBy(by, window(ts, size, step)).agg(...)`` in O(rows + windows)."""
     f = "hop_aggregate"
-    _check_columns(f, df, by=by, ts=ts, value=value)
-    agg = _agg(f, agg)
     size_ns, step_ns, offset_ns = (to_nanoseconds(f, a, v) for a, v in (("size", size), ("step", step), ("offset", offset)))
-    output = output or f"{agg}_{value}"
-    bound = _bound_type(df, ts)
-    schema = T.StructType([
-        df.schema[by],
-        T.StructField("window_start", bound, False),
-        T.StructField("window_end", bound, False),
-        T.StructField(output, _value_type(f, df, value, agg), True),
-    ])
-
-    def per_key(table: pa.Table) -> pa.Table:
-        result = _af.hop_aggregate(table.column(by), table.column(ts), table.column(value), size_ns, step_ns, agg, offset_ns)
-        return _conform(result, schema)
-
-    return df.groupBy(by).applyInArrow(per_key, schema)
+    return _per_key_aggregate(
+        f, df, by, ts, value, agg, output, ("window_start", "window_end"),
+        lambda k, t, v, a: _af.hop_aggregate(k, t, v, size_ns, step_ns, a, offset_ns),
+    )
 
 
 def session_aggregate(
@@ -289,24 +300,11 @@ def session_aggregate(
 ) -> DataFrame:
     """One row per key and session: ``by, session_start, session_end, <output>``, the
     sessions of Spark's ``session_window(ts, gap)``."""
-    f = "session_aggregate"
-    _check_columns(f, df, by=by, ts=ts, value=value)
-    agg = _agg(f, agg)
-    gap_ns = to_nanoseconds(f, "gap", gap)
-    output = output or f"{agg}_{value}"
-    bound = _bound_type(df, ts)
-    schema = T.StructType([
-        df.schema[by],
-        T.StructField("session_start", bound, False),
-        T.StructField("session_end", bound, False),
-        T.StructField(output, _value_type(f, df, value, agg), True),
-    ])
-
-    def per_key(table: pa.Table) -> pa.Table:
-        result = _af.session_aggregate(table.column(by), table.column(ts), table.column(value), gap_ns, agg)
-        return _conform(result, schema)
-
-    return df.groupBy(by).applyInArrow(per_key, schema)
+    gap_ns = to_nanoseconds("session_aggregate", "gap", gap)
+    return _per_key_aggregate(
+        "session_aggregate", df, by, ts, value, agg, output, ("session_start", "session_end"),
+        lambda k, t, v, a: _af.session_aggregate(k, t, v, gap_ns, a),
+    )
 
 
 __all__ += sorted(_GROUPED)
