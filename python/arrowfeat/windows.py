@@ -73,26 +73,24 @@ def _column(function: str, argument: str, value: Any) -> pa.Array:
 
 
 def _times(function: str, value: Any) -> pa.Array:
-    arr = _column(function, "ts", value)
-    if pa.types.is_date(arr.type):
-        arr = arr.cast(pa.timestamp("ns"))
+    # Timestamps of any unit, dates and int64 nanoseconds go to the kernels as they are.
+    return _column(function, "ts", value)
+
+
+def _decoded(function: str, argument: str, value: Any) -> pa.Array:
+    """A column with dictionaries decoded (the kernels read plain values)."""
+    arr = _column(function, argument, value)
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.cast(arr.type.value_type)
     return arr
 
 
 def _keys(function: str, by: Any) -> pa.Array | None:
-    if by is None:
-        return None
-    arr = _column(function, "by", by)
-    if pa.types.is_dictionary(arr.type):
-        arr = arr.cast(arr.type.value_type)
-    return arr
+    return None if by is None else _decoded(function, "by", by)
 
 
 def _values(function: str, value: Any) -> pa.Array:
-    arr = _column(function, "value", value)
-    if pa.types.is_dictionary(arr.type):
-        arr = arr.cast(arr.type.value_type)
-    return arr
+    return _decoded(function, "value", value)
 
 
 def _check_agg(function: str, agg: str) -> str:

@@ -141,13 +141,8 @@ pub fn hop_aggregate(
     let threads = threads_for(grouping.len());
     let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
     let hop = Hop { size, step, offset: offset.rem_euclid(step), threads };
-    let windows = with_accumulator!(aggregation, &sorted, make => run_parts(&grouping, threads, Some(size), |groups| {
-        let mut acc = make();
-        let part = hop_windows_of(&mut acc, &grouping, groups, hop)?;
-        if acc.overflowed() {
-            return Err(overflow_error(NAME));
-        }
-        Ok(part)
+    let windows = with_accumulator!(aggregation, &sorted, make => run_parts(NAME, &grouping, threads, Some(size), make, |acc, groups| {
+        hop_windows_of(acc, &grouping, groups, hop)
     }))?;
     aggregate_batch(NAME, keys, windows.key_rows, &times.bound_type, ["window_start", "window_end"], windows.starts, windows.ends, windows.values)
 }
@@ -201,24 +196,35 @@ pub(crate) struct WindowColumns {
     pub values: ArrayRef,
 }
 
-/// Runs `each` over runs of groups on up to `threads` threads and concatenates the
-/// windows in group order. `size` gives the ends of fixed-length windows.
-pub(crate) fn run_parts<T: arrow::datatypes::ArrowPrimitiveType>(
+/// Runs `each` with a fresh accumulator from `make` over runs of groups on up to
+/// `threads` threads, and concatenates the windows in group order. `size` gives the ends
+/// of fixed-length windows. An integer sum outside Int64 is an error of `function`.
+pub(crate) fn run_parts<A: Accumulator>(
+    function: &'static str,
     grouping: &Grouping<'_>,
     threads: usize,
     size: Option<i64>,
-    each: impl Fn(std::ops::Range<usize>) -> Result<Windows<T>> + Sync,
+    make: impl Fn() -> A + Sync,
+    each: impl Fn(&mut A, std::ops::Range<usize>) -> Result<Windows<A::Out>> + Sync,
 ) -> Result<WindowColumns> {
+    let part = |groups: std::ops::Range<usize>| {
+        let mut acc = make();
+        let windows = each(&mut acc, groups)?;
+        if acc.overflowed() {
+            return Err(overflow_error(function));
+        }
+        Ok(windows)
+    };
     let parts = grouping.parts(threads);
-    let mut results: Vec<Result<Windows<T>>> = if parts.len() <= 1 {
-        vec![each(0..grouping.bounds.len() - 1)]
+    let mut results: Vec<Result<Windows<A::Out>>> = if parts.len() <= 1 {
+        vec![part(0..grouping.bounds.len() - 1)]
     } else {
         std::thread::scope(|scope| {
             let handles: Vec<_> = parts
                 .into_iter()
                 .map(|(groups, _)| {
-                    let each = &each;
-                    scope.spawn(move || each(groups))
+                    let part = &part;
+                    scope.spawn(move || part(groups))
                 })
                 .collect();
             handles.into_iter().map(|h| h.join().expect("window worker thread panicked")).collect()

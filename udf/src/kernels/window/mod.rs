@@ -65,13 +65,7 @@ impl Aggregation {
             "mean" | "avg" => Self::Mean,
             "min" => Self::Min,
             "max" => Self::Max,
-            _ => {
-                return Err(KernelError::new(
-                    function,
-                    argument,
-                    format!("expected one of {}, found \"{name}\"", Self::NAMES.join(", ")),
-                ))
-            }
+            _ => return Err(unknown_name(function, argument, &Self::NAMES, name)),
         })
     }
 
@@ -97,6 +91,11 @@ impl Aggregation {
     }
 }
 
+/// A name that is not one of `names` (an aggregation or a `closed` choice).
+fn unknown_name(function: &'static str, argument: &str, names: &[&str], name: &str) -> KernelError {
+    KernelError::new(function, argument, format!("expected one of {}, found \"{name}\"", names.join(", ")))
+}
+
 /// Which ends of a rolling window `(t - period, t]` are included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Closed {
@@ -120,13 +119,7 @@ impl Closed {
             "left" => Self::Left,
             "both" => Self::Both,
             "none" | "neither" => Self::Neither,
-            _ => {
-                return Err(KernelError::new(
-                    function,
-                    argument,
-                    format!("expected one of {}, found \"{name}\"", Self::NAMES.join(", ")),
-                ))
-            }
+            _ => return Err(unknown_name(function, argument, &Self::NAMES, name)),
         })
     }
 

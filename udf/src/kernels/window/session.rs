@@ -7,7 +7,7 @@ use arrow::record_batch::RecordBatch;
 use super::accumulate::{with_accumulator, Accumulator, SortedValues};
 use super::duration::ensure_positive;
 use super::groups::{group_and_sort, threads_for, Grouping};
-use super::hop::{aggregate_batch, overflow_error, run_parts, Windows};
+use super::hop::{aggregate_batch, run_parts, Windows};
 use super::tumble::out_of_range;
 use super::{ensure_len, event_times, numeric_values, Aggregation, Result};
 
@@ -88,13 +88,8 @@ pub fn session_aggregate(
     let grouping = group_and_sort(NAME, keys, &times, false)?;
     let threads = threads_for(grouping.len());
     let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
-    let windows = with_accumulator!(aggregation, &sorted, make => run_parts(&grouping, threads, None, |groups| {
-        let mut acc = make();
-        let out = sessions_of(&mut acc, &grouping, groups, gap)?;
-        if acc.overflowed() {
-            return Err(overflow_error(NAME));
-        }
-        Ok(out)
+    let windows = with_accumulator!(aggregation, &sorted, make => run_parts(NAME, &grouping, threads, None, make, |acc, groups| {
+        sessions_of(acc, &grouping, groups, gap)
     }))?;
     aggregate_batch(
         NAME,
