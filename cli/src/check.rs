@@ -4,12 +4,12 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use arrowfeat_validator::compat::Mode;
 use arrowfeat_validator::config::Config;
-use arrowfeat_validator::report::Report;
 use arrowfeat_validator::output::{render, Format, RenderOptions};
+use arrowfeat_validator::report::Report;
 use arrowfeat_validator::run::{self, Loaded, Targets};
 use arrowfeat_validator::store::{self, StoreMetadata};
-use arrowfeat_validator::compat::Mode;
 
 use crate::{CliError, CliResult};
 
@@ -43,14 +43,31 @@ pub struct Outcome {
 }
 
 /// Renders `report` for `command` (check or diff); colour only when writing to a terminal.
-fn outcome(report: &Report, format: Format, command: &'static str, deny_warnings: bool, output: Option<PathBuf>) -> Outcome {
-    let options = RenderOptions { color: color_wanted(output.as_deref()), deny_warnings, command };
-    Outcome { rendered: render(report, format, &options), exit_code: report.exit_code(deny_warnings), output }
+fn outcome(
+    report: &Report,
+    format: Format,
+    command: &'static str,
+    deny_warnings: bool,
+    output: Option<PathBuf>,
+) -> Outcome {
+    let options = RenderOptions {
+        color: color_wanted(output.as_deref()),
+        deny_warnings,
+        command,
+    };
+    Outcome {
+        rendered: render(report, format, &options),
+        exit_code: report.exit_code(deny_warnings),
+        output,
+    }
 }
 
 fn parse_format(name: &str) -> CliResult<Format> {
     Format::parse(name).ok_or_else(|| {
-        CliError::usage(format!("--format: expected one of {}, found `{name}`", Format::NAMES.join(", ")))
+        CliError::usage(format!(
+            "--format: expected one of {}, found `{name}`",
+            Format::NAMES.join(", ")
+        ))
     })
 }
 
@@ -65,7 +82,9 @@ fn load_config(path: Option<&Path>, compatibility: Option<&str>) -> CliResult<Co
     };
     if let Some(mode) = compatibility {
         config.compatibility = Mode::parse(mode).ok_or_else(|| {
-            CliError::usage(format!("--compatibility: expected backward, forward, full or none, found `{mode}`"))
+            CliError::usage(format!(
+                "--compatibility: expected backward, forward, full or none, found `{mode}`"
+            ))
         })?;
     }
     Ok(config)
@@ -79,12 +98,20 @@ fn color_wanted(output: Option<&Path>) -> bool {
 fn load_revision(reference: &str, schemas: &Path) -> CliResult<(Vec<Loaded>, String)> {
     let as_path = Path::new(reference);
     if as_path.exists() {
-        return Ok((run::load_path(as_path).map_err(CliError::usage)?, reference.to_string()));
+        return Ok((
+            run::load_path(as_path).map_err(CliError::usage)?,
+            reference.to_string(),
+        ));
     }
     let sources = git_sources(reference, schemas).map_err(|e| {
-        CliError::usage(format!("--against `{reference}`: not an existing path, and not a git revision: {e}"))
+        CliError::usage(format!(
+            "--against `{reference}`: not an existing path, and not a git revision: {e}"
+        ))
     })?;
-    Ok((run::load_sources(&sources), format!("git revision {reference}")))
+    Ok((
+        run::load_sources(&sources),
+        format!("git revision {reference}"),
+    ))
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
@@ -97,7 +124,12 @@ fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     if output.status.success() {
         Ok(output.stdout)
     } else {
-        Err(String::from_utf8_lossy(&output.stderr).trim().lines().next().unwrap_or("git failed").to_string())
+        Err(String::from_utf8_lossy(&output.stderr)
+            .trim()
+            .lines()
+            .next()
+            .unwrap_or("git failed")
+            .to_string())
     }
 }
 
@@ -106,13 +138,43 @@ fn git_sources(reference: &str, schemas: &Path) -> Result<Vec<(String, Vec<u8>)>
     let (dir, pathspec) = if schemas.is_dir() {
         (schemas.to_path_buf(), ".".to_string())
     } else {
-        let parent = schemas.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let name = schemas.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let parent = schemas
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = schemas
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         (parent.to_path_buf(), name)
     };
-    git(&dir, &["rev-parse", "--verify", "--quiet", &format!("{reference}^{{commit}}")])
-        .map_err(|_| format!("git does not know a revision `{reference}` in {}", dir.display()))?;
-    let listing = git(&dir, &["ls-tree", "-r", "-z", "--name-only", reference, "--", &pathspec])?;
+    git(
+        &dir,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{reference}^{{commit}}"),
+        ],
+    )
+    .map_err(|_| {
+        format!(
+            "git does not know a revision `{reference}` in {}",
+            dir.display()
+        )
+    })?;
+    let listing = git(
+        &dir,
+        &[
+            "ls-tree",
+            "-r",
+            "-z",
+            "--name-only",
+            reference,
+            "--",
+            &pathspec,
+        ],
+    )?;
     let mut sources = Vec::new();
     for name in listing.split(|b| *b == 0).filter(|n| !n.is_empty()) {
         let name = String::from_utf8_lossy(name).into_owned();
@@ -127,9 +189,12 @@ fn git_sources(reference: &str, schemas: &Path) -> Result<Vec<(String, Vec<u8>)>
 
 fn load_store(args: &CheckArgs) -> CliResult<Option<(StoreMetadata, String)>> {
     match (&args.registry, &args.feast_repo) {
-        (Some(_), Some(_)) => Err(CliError::usage("give either --registry or --feast-repo, not both")),
+        (Some(_), Some(_)) => Err(CliError::usage(
+            "give either --registry or --feast-repo, not both",
+        )),
         (Some(path), None) => {
-            let metadata = store::load(path).map_err(|e| CliError::usage(format!("--registry {e}")))?;
+            let metadata =
+                store::load(path).map_err(|e| CliError::usage(format!("--registry {e}")))?;
             Ok(Some((metadata, path.display().to_string())))
         }
         (None, Some(repo)) => {
@@ -143,7 +208,8 @@ fn load_store(args: &CheckArgs) -> CliResult<Option<(StoreMetadata, String)>> {
 pub fn check(args: &CheckArgs) -> CliResult<Outcome> {
     let format = parse_format(&args.format)?;
     let config = load_config(args.config.as_deref(), args.compatibility.as_deref())?;
-    let loaded = run::load_path(&args.schemas).map_err(|e| CliError::usage(format!("--schemas {e}")))?;
+    let loaded =
+        run::load_path(&args.schemas).map_err(|e| CliError::usage(format!("--schemas {e}")))?;
     if loaded.is_empty() {
         return Err(CliError::usage(format!(
             "--schemas {}: no schema files (*.yaml, *.yml) found",
@@ -171,7 +237,13 @@ pub fn check(args: &CheckArgs) -> CliResult<Outcome> {
         against: against.join(" and "),
     };
     let report = run::check(loaded, &targets, &config);
-    Ok(outcome(&report, format, "check", args.deny_warnings || config.deny_warnings, args.output.clone()))
+    Ok(outcome(
+        &report,
+        format,
+        "check",
+        args.deny_warnings || config.deny_warnings,
+        args.output.clone(),
+    ))
 }
 
 pub fn diff(args: &DiffArgs) -> CliResult<Outcome> {
@@ -197,5 +269,11 @@ pub fn diff(args: &DiffArgs) -> CliResult<Outcome> {
         against: format!("{label} ({} compatibility)", config.compatibility),
     };
     let report = run::check(new, &targets, &config);
-    Ok(outcome(&report, format, "diff", args.deny_warnings || config.deny_warnings, args.output.clone()))
+    Ok(outcome(
+        &report,
+        format,
+        "diff",
+        args.deny_warnings || config.deny_warnings,
+        args.output.clone(),
+    ))
 }

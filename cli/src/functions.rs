@@ -98,7 +98,10 @@ pub fn catalogue(name: Option<&str>, format: CatalogueFormat) -> CliResult<Strin
     let mut out = String::new();
     match name {
         Some(name) => {
-            let Some(udf) = udfs.iter().find(|u| u.name.as_str().eq_ignore_ascii_case(name)) else {
+            let Some(udf) = udfs
+                .iter()
+                .find(|u| u.name.as_str().eq_ignore_ascii_case(name))
+            else {
                 let lower = name.to_ascii_lowercase();
                 let closest = udfs
                     .iter()
@@ -126,9 +129,17 @@ pub fn catalogue(name: Option<&str>, format: CatalogueFormat) -> CliResult<Strin
             CatalogueFormat::Text => {
                 for udf in &udfs {
                     let doc = &udf.documentation;
-                    let _ = writeln!(out, "{:<46} {}", doc.syntax_example, summary(&doc.description));
+                    let _ = writeln!(
+                        out,
+                        "{:<46} {}",
+                        doc.syntax_example,
+                        summary(&doc.description)
+                    );
                 }
-                let _ = writeln!(out, "\n`arrowfeat functions NAME` shows arguments and an example.");
+                let _ = writeln!(
+                    out,
+                    "\n`arrowfeat functions NAME` shows arguments and an example."
+                );
             }
             CatalogueFormat::Markdown => {
                 let _ = writeln!(

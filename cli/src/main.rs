@@ -11,7 +11,11 @@ use arrowfeat_cli::{CliError, CliResult};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "arrowfeat", version, about = "Feature-engineering functions for Arrow engines")]
+#[command(
+    name = "arrowfeat",
+    version,
+    about = "Feature-engineering functions for Arrow engines"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -110,14 +114,25 @@ async fn run(cli: Cli) -> CliResult<i32> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match cli.command {
-        Command::Sql { query, file, tables, format } => {
+        Command::Sql {
+            query,
+            file,
+            tables,
+            format,
+        } => {
             let text = sql::read_sql(query, file.as_deref())?;
             let ctx = sql::session();
             sql::register_tables(&ctx, &tables).await?;
             let batches = sql::run(&ctx, &text).await?;
             sql::write_batches(&batches, format, &mut out)?;
         }
-        Command::Check { schemas, registry, feast_repo, against, report } => {
+        Command::Check {
+            schemas,
+            registry,
+            feast_repo,
+            against,
+            report,
+        } => {
             let args = CheckArgs {
                 schemas,
                 registry,
@@ -165,7 +180,8 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.block_on(run(cli))));
+    let result =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.block_on(run(cli))));
     match result {
         Ok(Ok(code)) => ExitCode::from(code as u8),
         Ok(Err(e)) => {

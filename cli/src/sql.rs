@@ -41,7 +41,9 @@ impl std::str::FromStr for TableArg {
                 name: name.to_string(),
                 path: path.to_string(),
             }),
-            _ => Err(format!("expected NAME=PATH (for example events=data/events.parquet), found `{s}`")),
+            _ => Err(format!(
+                "expected NAME=PATH (for example events=data/events.parquet), found `{s}`"
+            )),
         }
     }
 }
@@ -98,16 +100,21 @@ pub async fn register_tables(ctx: &SessionContext, tables: &[TableArg]) -> CliRe
                 )))
             }
         };
-        registered.map_err(|e| {
-            CliError::failure(format!("--table {name}={path}: {}", e.find_root()))
-        })?;
+        registered
+            .map_err(|e| CliError::failure(format!("--table {name}={path}: {}", e.find_root())))?;
     }
     Ok(())
 }
 
 /// Runs every statement in `sql` (separated by `;`) and returns the last one's batches.
 pub async fn run(ctx: &SessionContext, sql: &str) -> CliResult<Vec<RecordBatch>> {
-    let dialect_name = ctx.state().config().options().sql_parser.dialect.to_string();
+    let dialect_name = ctx
+        .state()
+        .config()
+        .options()
+        .sql_parser
+        .dialect
+        .to_string();
     let dialect = dialect_from_str(&dialect_name)
         .ok_or_else(|| CliError::failure(format!("unsupported SQL dialect `{dialect_name}`")))?;
     let statements = DFParser::parse_sql_with_dialect(sql, dialect.as_ref())
@@ -124,16 +131,23 @@ pub async fn run(ctx: &SessionContext, sql: &str) -> CliResult<Vec<RecordBatch>>
 }
 
 /// Writes `batches` to `out` in `format`.
-pub fn write_batches(batches: &[RecordBatch], format: OutputFormat, out: &mut dyn Write) -> CliResult<()> {
+pub fn write_batches(
+    batches: &[RecordBatch],
+    format: OutputFormat,
+    out: &mut dyn Write,
+) -> CliResult<()> {
     let io = |e: std::io::Error| CliError::failure(format!("writing output: {e}"));
-    let arrow = |e: datafusion::arrow::error::ArrowError| CliError::failure(format!("writing output: {e}"));
+    let arrow =
+        |e: datafusion::arrow::error::ArrowError| CliError::failure(format!("writing output: {e}"));
     match format {
         OutputFormat::Table => {
             let table = pretty_format_batches(batches).map_err(arrow)?;
             writeln!(out, "{table}").map_err(io)?;
         }
         OutputFormat::Csv => {
-            let mut writer = datafusion::arrow::csv::WriterBuilder::new().with_header(true).build(out);
+            let mut writer = datafusion::arrow::csv::WriterBuilder::new()
+                .with_header(true)
+                .build(out);
             for batch in batches {
                 writer.write(batch).map_err(arrow)?;
             }
@@ -164,7 +178,9 @@ pub fn read_sql(query: Option<String>, file: Option<&Path>) -> CliResult<String>
         (None, Some(f)) => std::fs::read_to_string(f)
             .map_err(|e| CliError::usage(format!("--file {}: {e}", f.display()))),
         (Some(_), Some(_)) => Err(CliError::usage("give either a query or --file, not both")),
-        (None, None) => Err(CliError::usage("give a query, e.g. arrowfeat sql \"SELECT 1\", or --file FILE")),
+        (None, None) => Err(CliError::usage(
+            "give a query, e.g. arrowfeat sql \"SELECT 1\", or --file FILE",
+        )),
     }
 }
 
@@ -177,7 +193,10 @@ mod tests {
         let t: TableArg = "events=data/e.parquet".parse().unwrap();
         assert_eq!(t.name, "events");
         assert_eq!(t.path, "data/e.parquet");
-        assert!("events".parse::<TableArg>().unwrap_err().contains("expected NAME=PATH"));
+        assert!("events"
+            .parse::<TableArg>()
+            .unwrap_err()
+            .contains("expected NAME=PATH"));
         assert!("=x".parse::<TableArg>().is_err());
     }
 
@@ -192,7 +211,12 @@ mod tests {
     #[tokio::test]
     async fn runs_several_statements_and_returns_the_last() {
         let ctx = session();
-        let batches = run(&ctx, "CREATE TABLE t AS VALUES (1), (2); SELECT count(*) AS n FROM t;").await.unwrap();
+        let batches = run(
+            &ctx,
+            "CREATE TABLE t AS VALUES (1), (2); SELECT count(*) AS n FROM t;",
+        )
+        .await
+        .unwrap();
         let mut out = Vec::new();
         write_batches(&batches, OutputFormat::Csv, &mut out).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "n\n2\n");
@@ -201,10 +225,15 @@ mod tests {
     #[tokio::test]
     async fn errors_are_one_line() {
         let ctx = session();
-        let err = run(&ctx, "SELECT standard_scale('a', 1, 2)").await.unwrap_err();
+        let err = run(&ctx, "SELECT standard_scale('a', 1, 2)")
+            .await
+            .unwrap_err();
         let line = err.to_string();
         assert!(!line.contains('\n'), "{line}");
-        assert!(line.contains("standard_scale(x: Float64, mean: Float64, std: Float64)"), "{line}");
+        assert!(
+            line.contains("standard_scale(x: Float64, mean: Float64, std: Float64)"),
+            "{line}"
+        );
         let err = run(&ctx, "SELEC 1").await.unwrap_err();
         assert!(err.to_string().starts_with("SQL syntax:"), "{err}");
     }

@@ -35,15 +35,35 @@ const DRIFTED: &str = "tests/fixtures/schemas/drifted";
 
 #[test]
 fn examples_match_the_feast_registry() {
-    let out = arrowfeat(&["check", "--schemas", "schemas/examples", "--registry", REGISTRY]);
-    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let out = arrowfeat(&[
+        "check",
+        "--schemas",
+        "schemas/examples",
+        "--registry",
+        REGISTRY,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
     assert!(stdout(&out).ends_with("passed\n3 file(s), 3 view(s), 91 check(s): 91 passed, 0 error(s), 0 warning(s), 0 info\n"), "{}", stdout(&out));
 }
 
 #[test]
 fn every_format_on_drifted_schemas() {
     for format in ["text", "json", "junit", "sarif", "github", "markdown"] {
-        let out = arrowfeat(&["check", "--schemas", DRIFTED, "--registry", REGISTRY, "--format", format]);
+        let out = arrowfeat(&[
+            "check",
+            "--schemas",
+            DRIFTED,
+            "--registry",
+            REGISTRY,
+            "--format",
+            format,
+        ]);
         // malformed.yaml is unreadable input: exit 2, and the other files are still checked.
         assert_eq!(out.status.code(), Some(2), "{format}: {}", stderr(&out));
         assert_eq!(stderr(&out), "");
@@ -53,20 +73,38 @@ fn every_format_on_drifted_schemas() {
 
 #[test]
 fn json_report_is_documented_shape() {
-    let out = arrowfeat(&["check", "--schemas", "schemas/examples/driver_hourly_stats_v1.yaml", "--registry", REGISTRY, "--format", "json"]);
+    let out = arrowfeat(&[
+        "check",
+        "--schemas",
+        "schemas/examples/driver_hourly_stats_v1.yaml",
+        "--registry",
+        REGISTRY,
+        "--format",
+        "json",
+    ]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["format"], "arrowfeat-check-report");
     assert_eq!(report["format_version"], 1);
     assert_eq!(report["exit_code"], 0);
     let check = &report["files"][0]["checks"][0];
-    for key in ["rule", "subject", "expected", "actual", "status", "message", "line", "column"] {
+    for key in [
+        "rule", "subject", "expected", "actual", "status", "message", "line", "column",
+    ] {
         assert!(check.get(key).is_some(), "{key} missing in {check}");
     }
 }
 
 #[test]
 fn sarif_has_what_code_scanning_requires() {
-    let out = arrowfeat(&["check", "--schemas", DRIFTED, "--registry", REGISTRY, "--format", "sarif"]);
+    let out = arrowfeat(&[
+        "check",
+        "--schemas",
+        DRIFTED,
+        "--registry",
+        REGISTRY,
+        "--format",
+        "sarif",
+    ]);
     let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(sarif["version"], "2.1.0");
     let run = &sarif["runs"][0];
@@ -79,7 +117,10 @@ fn sarif_has_what_code_scanning_requires() {
         assert!(["error", "warning", "note"].contains(&result["level"].as_str().unwrap()));
         assert!(!result["message"]["text"].as_str().unwrap().is_empty());
         let physical = &result["locations"][0]["physicalLocation"];
-        assert!(physical["artifactLocation"]["uri"].as_str().unwrap().starts_with("tests/fixtures/"));
+        assert!(physical["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .starts_with("tests/fixtures/"));
         assert!(physical["region"]["startLine"].as_u64().unwrap() >= 1);
         assert!(physical["region"]["startColumn"].as_u64().unwrap() >= 1);
     }
@@ -93,10 +134,23 @@ fn warnings_pass_unless_denied() {
         .replace("  unit: us\n  tz: UTC\n", "  unit: ns\n  tz: UTC\n");
     std::fs::write(dir.join("v.yaml"), text).unwrap();
     let registry = repo().join(REGISTRY);
-    let args = ["check", "--schemas", "v.yaml", "--registry", registry.to_str().unwrap(), "--format", "github"];
+    let args = [
+        "check",
+        "--schemas",
+        "v.yaml",
+        "--registry",
+        registry.to_str().unwrap(),
+        "--format",
+        "github",
+    ];
     let out = arrowfeat_in(&dir, &args);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
-    assert!(stdout(&out).starts_with("::warning file=v.yaml,line=14,col=9,title=arrowfeat timestamp-type::"), "{}", stdout(&out));
+    assert!(
+        stdout(&out)
+            .starts_with("::warning file=v.yaml,line=14,col=9,title=arrowfeat timestamp-type::"),
+        "{}",
+        stdout(&out)
+    );
     let denied = arrowfeat_in(&dir, &[&args[..], &["--deny-warnings"]].concat());
     assert_eq!(denied.status.code(), Some(1));
 }
@@ -111,21 +165,58 @@ fn config_overrides_and_ignores() {
     .unwrap();
     let schemas = repo().join(DRIFTED).join("driver_hourly_stats_v1.yaml");
     let registry = repo().join(REGISTRY);
-    let out = arrowfeat_in(&dir, &["check", "--schemas", schemas.to_str().unwrap(), "--registry", registry.to_str().unwrap(), "--format", "json"]);
+    let out = arrowfeat_in(
+        &dir,
+        &[
+            "check",
+            "--schemas",
+            schemas.to_str().unwrap(),
+            "--registry",
+            registry.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let statuses: Vec<(String, String)> = report["files"][0]["checks"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|c| c["status"] != "pass")
-        .map(|c| (c["rule"].as_str().unwrap().to_string(), c["status"].as_str().unwrap().to_string()))
+        .map(|c| {
+            (
+                c["rule"].as_str().unwrap().to_string(),
+                c["status"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
-    assert!(statuses.contains(&("feature-extra".into(), "warning".into())), "{statuses:?}");
-    assert!(!statuses.iter().any(|(rule, _)| rule == "ttl" || rule == "version-store-tag"), "{statuses:?}");
+    assert!(
+        statuses.contains(&("feature-extra".into(), "warning".into())),
+        "{statuses:?}"
+    );
+    assert!(
+        !statuses
+            .iter()
+            .any(|(rule, _)| rule == "ttl" || rule == "version-store-tag"),
+        "{statuses:?}"
+    );
     assert!(statuses.contains(&("feature-type".into(), "error".into())));
 
-    std::fs::write(dir.join("bad.toml"), "[severity]\nfeature-extar = \"warning\"\n").unwrap();
-    let out = arrowfeat_in(&dir, &["check", "--schemas", schemas.to_str().unwrap(), "--config", "bad.toml"]);
+    std::fs::write(
+        dir.join("bad.toml"),
+        "[severity]\nfeature-extar = \"warning\"\n",
+    )
+    .unwrap();
+    let out = arrowfeat_in(
+        &dir,
+        &[
+            "check",
+            "--schemas",
+            schemas.to_str().unwrap(),
+            "--config",
+            "bad.toml",
+        ],
+    );
     assert_eq!(out.status.code(), Some(2));
     insta::assert_snapshot!(stderr(&out), @"arrowfeat: error: --config bad.toml:2:1: unknown rule `feature-extar` (rules are listed in docs/rules.md); did you mean `feature-extra`?");
 }
@@ -137,11 +228,27 @@ fn diff_classifies_changes_and_enforces_semver() {
     let backward = arrowfeat(&["diff", old, new]);
     assert_eq!(backward.status.code(), Some(1));
     insta::assert_snapshot!("diff_backward", stdout(&backward));
-    let none = arrowfeat(&["diff", old, new, "--compatibility", "none", "--format", "github"]);
+    let none = arrowfeat(&[
+        "diff",
+        old,
+        new,
+        "--compatibility",
+        "none",
+        "--format",
+        "github",
+    ]);
     // Without a compatibility mode, the minor bump covers every change.
     assert_eq!(none.status.code(), Some(0), "{}", stdout(&none));
     insta::assert_snapshot!("diff_none_github", stdout(&none));
-    let full = arrowfeat(&["diff", old, new, "--compatibility", "full", "--format", "github"]);
+    let full = arrowfeat(&[
+        "diff",
+        old,
+        new,
+        "--compatibility",
+        "full",
+        "--format",
+        "github",
+    ]);
     insta::assert_snapshot!("diff_full_github", stdout(&full));
 }
 
@@ -149,23 +256,56 @@ fn diff_classifies_changes_and_enforces_semver() {
 fn against_a_git_revision() {
     let dir = tempdir("git");
     let git = |args: &[&str]| {
-        let out = Command::new("git").args(args).current_dir(&dir).output().unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
     git(&["init", "-q"]);
     git(&["config", "user.email", "t@example.com"]);
     git(&["config", "user.name", "t"]);
     std::fs::create_dir_all(dir.join("schemas")).unwrap();
-    let old = std::fs::read(repo().join("tests/fixtures/schemas/revisions/old/driver_hourly_stats_v1.yaml")).unwrap();
+    let old = std::fs::read(
+        repo().join("tests/fixtures/schemas/revisions/old/driver_hourly_stats_v1.yaml"),
+    )
+    .unwrap();
     std::fs::write(dir.join("schemas/stats.yaml"), old).unwrap();
     git(&["add", "."]);
     git(&["commit", "-qm", "v1.2.0"]);
-    let new = std::fs::read(repo().join("tests/fixtures/schemas/revisions/new/driver_hourly_stats_v1.yaml")).unwrap();
+    let new = std::fs::read(
+        repo().join("tests/fixtures/schemas/revisions/new/driver_hourly_stats_v1.yaml"),
+    )
+    .unwrap();
     std::fs::write(dir.join("schemas/stats.yaml"), new).unwrap();
-    let out = arrowfeat_in(&dir, &["check", "--schemas", "schemas", "--against", "HEAD", "--format", "github"]);
+    let out = arrowfeat_in(
+        &dir,
+        &[
+            "check",
+            "--schemas",
+            "schemas",
+            "--against",
+            "HEAD",
+            "--format",
+            "github",
+        ],
+    );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stdout(&out).contains("title=arrowfeat compat-breaking-change::feature added: feature cancel_rate"), "{}", stdout(&out));
-    let out = arrowfeat_in(&dir, &["check", "--schemas", "schemas", "--against", "no-such-ref"]);
+    assert!(
+        stdout(&out)
+            .contains("title=arrowfeat compat-breaking-change::feature added: feature cancel_rate"),
+        "{}",
+        stdout(&out)
+    );
+    let out = arrowfeat_in(
+        &dir,
+        &["check", "--schemas", "schemas", "--against", "no-such-ref"],
+    );
     assert_eq!(out.status.code(), Some(2));
     insta::assert_snapshot!(stderr(&out), @"arrowfeat: error: --against `no-such-ref`: not an existing path, and not a git revision: git does not know a revision `no-such-ref` in schemas");
 }
@@ -186,28 +326,71 @@ fn bad_input_never_panics() {
     std::fs::write(dir.join("good.yaml"), &good).unwrap();
     std::fs::write(dir.join("empty.yaml"), "").unwrap();
     std::fs::write(dir.join("comments_only.yaml"), "# nothing here\n").unwrap();
-    std::fs::write(dir.join("latin1.yaml"), b"name: driver_v1\nowner: Jos\xe9\n").unwrap();
-    std::fs::write(dir.join("duplicate_key.yaml"), "name: a_v1\nschema_version: 1.0.0\nname: b_v1\n").unwrap();
-    std::fs::write(dir.join("malformed.yaml"), "name: a\n  bad: indentation\n: x\n").unwrap();
+    std::fs::write(
+        dir.join("latin1.yaml"),
+        b"name: driver_v1\nowner: Jos\xe9\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("duplicate_key.yaml"),
+        "name: a_v1\nschema_version: 1.0.0\nname: b_v1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("malformed.yaml"),
+        "name: a\n  bad: indentation\n: x\n",
+    )
+    .unwrap();
     let mut bomb = String::from("a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
     for i in 1..12 {
-        bomb.push_str(&format!("a{i}: &a{i} [{}]\n", vec![format!("*a{}", i - 1); 9].join(", ")));
+        bomb.push_str(&format!(
+            "a{i}: &a{i} [{}]\n",
+            vec![format!("*a{}", i - 1); 9].join(", ")
+        ));
     }
     std::fs::write(dir.join("billion_laughs.yaml"), bomb).unwrap();
-    std::fs::write(dir.join("deep.yaml"), format!("{}x{}", "[".repeat(100_000), "]".repeat(100_000))).unwrap();
-    std::fs::write(dir.join("huge.yaml"), format!("name: x\n{}", "# padding\n".repeat(1_000_000))).unwrap();
+    std::fs::write(
+        dir.join("deep.yaml"),
+        format!("{}x{}", "[".repeat(100_000), "]".repeat(100_000)),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("huge.yaml"),
+        format!("name: x\n{}", "# padding\n".repeat(1_000_000)),
+    )
+    .unwrap();
     std::fs::write(dir.join("list.yaml"), "- just\n- a list\n").unwrap();
-    let features = (0..3).map(|_| "  - name: conv_rate\n    type: float32\n").collect::<String>();
+    let features = (0..3)
+        .map(|_| "  - name: conv_rate\n    type: float32\n")
+        .collect::<String>();
     let duplicated = String::from_utf8(good.clone()).unwrap();
     let head = &duplicated[..duplicated.find("features:").unwrap()];
-    std::fs::write(dir.join("duplicate_feature.yaml"), format!("{head}features:\n{features}")).unwrap();
+    std::fs::write(
+        dir.join("duplicate_feature.yaml"),
+        format!("{head}features:\n{features}"),
+    )
+    .unwrap();
     std::fs::create_dir_all(dir.join("nested.yaml")).unwrap(); // a directory with a schema-like name is skipped
 
     let registry = repo().join(REGISTRY);
-    let out = arrowfeat_in(&dir, &["check", "--schemas", ".", "--registry", registry.to_str().unwrap(), "--format", "github"]);
+    let out = arrowfeat_in(
+        &dir,
+        &[
+            "check",
+            "--schemas",
+            ".",
+            "--registry",
+            registry.to_str().unwrap(),
+            "--format",
+            "github",
+        ],
+    );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert_eq!(stderr(&out), "");
-    let mut lines: Vec<String> = stdout(&out).lines().map(|l| l.replace(dir.to_str().unwrap(), "DIR")).collect();
+    let mut lines: Vec<String> = stdout(&out)
+        .lines()
+        .map(|l| l.replace(dir.to_str().unwrap(), "DIR"))
+        .collect();
     lines.sort();
     insta::assert_snapshot!("bad_input", lines.join("\n"));
 

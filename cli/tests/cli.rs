@@ -28,7 +28,15 @@ const USERS: &str = "users=examples/data/users.csv";
 
 #[test]
 fn demo_query_over_bundled_data() {
-    let out = arrowfeat(&["sql", "--file", "examples/demo.sql", "--table", EVENTS, "--table", USERS]);
+    let out = arrowfeat(&[
+        "sql",
+        "--file",
+        "examples/demo.sql",
+        "--table",
+        EVENTS,
+        "--table",
+        USERS,
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     insta::assert_snapshot!(stdout(&out));
 }
@@ -48,14 +56,24 @@ fn csv_and_json_output() {
 
 #[test]
 fn files_can_be_named_in_from() {
-    let out = arrowfeat(&["sql", "SELECT count(*) AS n FROM 'examples/data/users.csv'", "--format", "csv"]);
+    let out = arrowfeat(&[
+        "sql",
+        "SELECT count(*) AS n FROM 'examples/data/users.csv'",
+        "--format",
+        "csv",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "n\n200\n");
 }
 
 #[test]
 fn kernel_errors_are_one_line_exit_1() {
-    let out = arrowfeat(&["sql", "SELECT standard_scale(amount, 0, 0) FROM events", "--table", EVENTS]);
+    let out = arrowfeat(&[
+        "sql",
+        "SELECT standard_scale(amount, 0, 0) FROM events",
+        "--table",
+        EVENTS,
+    ]);
     assert_eq!(out.status.code(), Some(1));
     insta::assert_snapshot!(stderr(&out), @"arrowfeat: error: Execution error: standard_scale: argument `std`: expected a standard deviation > 0, found 0
 ");
@@ -67,7 +85,10 @@ fn planning_errors_name_the_signature() {
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("haversine_km(lat1: Float64, lon1: Float64, lat2: Float64, lon2: Float64)"), "{err}");
+    assert!(
+        err.contains("haversine_km(lat1: Float64, lon1: Float64, lat2: Float64, lon2: Float64)"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -78,22 +99,38 @@ fn usage_errors_exit_2() {
 ");
     let out = arrowfeat(&["sql", "SELECT 1", "--table", "t=Cargo.toml"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("unknown file format"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unknown file format"),
+        "{}",
+        stderr(&out)
+    );
     let out = arrowfeat(&["sql", "SELECT 1", "--table", "nonsense"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("expected NAME=PATH"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("expected NAME=PATH"),
+        "{}",
+        stderr(&out)
+    );
     let out = arrowfeat(&["sql"]);
     assert_eq!(out.status.code(), Some(2));
     let out = arrowfeat(&["functions", "cosine"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("did you mean `cosine_similarity`?"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("did you mean `cosine_similarity`?"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
 fn syntax_errors_exit_1() {
     let out = arrowfeat(&["sql", "SELEC 1"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).starts_with("arrowfeat: error: SQL syntax:"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("arrowfeat: error: SQL syntax:"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

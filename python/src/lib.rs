@@ -91,23 +91,43 @@ fn arc<A: Array + 'static>(r: kernels::Result<A>) -> kernels::Result<ArrayRef> {
 }
 
 #[pyfunction]
-fn standard_scale(py: Python<'_>, x: &Bound<'_, PyAny>, mean: &Bound<'_, PyAny>, std: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    run(py, "standard_scale", ["x", "mean", "std"], [x, mean, std], |[x, m, s]| {
-        arc(numeric::standard_scale(x, m, s))
-    })
+fn standard_scale(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    mean: &Bound<'_, PyAny>,
+    std: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    run(
+        py,
+        "standard_scale",
+        ["x", "mean", "std"],
+        [x, mean, std],
+        |[x, m, s]| arc(numeric::standard_scale(x, m, s)),
+    )
 }
 
 #[pyfunction]
-fn min_max_scale(py: Python<'_>, x: &Bound<'_, PyAny>, lo: &Bound<'_, PyAny>, hi: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    run(py, "min_max_scale", ["x", "lo", "hi"], [x, lo, hi], |[x, l, h]| {
-        arc(numeric::min_max_scale(x, l, h))
-    })
+fn min_max_scale(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    lo: &Bound<'_, PyAny>,
+    hi: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    run(
+        py,
+        "min_max_scale",
+        ["x", "lo", "hi"],
+        [x, lo, hi],
+        |[x, l, h]| arc(numeric::min_max_scale(x, l, h)),
+    )
 }
 
 #[pyfunction]
 fn bucketize(py: Python<'_>, x: &Bound<'_, PyAny>, boundaries: Vec<f64>) -> PyResult<Py<PyAny>> {
     let boundaries = numeric::Boundaries::new("bucketize", boundaries).map_err(to_py_err)?;
-    run(py, "bucketize", ["x"], [x], |[x]| arc(numeric::bucketize(x, &boundaries)))
+    run(py, "bucketize", ["x"], [x], |[x]| {
+        arc(numeric::bucketize(x, &boundaries))
+    })
 }
 
 fn import_all(function: &str, columns: &Bound<'_, PyList>) -> PyResult<Vec<Arg>> {
@@ -129,7 +149,11 @@ fn xxhash64(py: Python<'_>, columns: &Bound<'_, PyList>) -> PyResult<Py<PyAny>> 
 }
 
 #[pyfunction]
-fn hash_bucket(py: Python<'_>, columns: &Bound<'_, PyList>, num_buckets: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+fn hash_bucket(
+    py: Python<'_>,
+    columns: &Bound<'_, PyList>,
+    num_buckets: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
     let args = import_all("hash_bucket", columns)?;
     let buckets = import("hash_bucket", "num_buckets", num_buckets)?;
     let out = py.detach(|| {
@@ -141,11 +165,17 @@ fn hash_bucket(py: Python<'_>, columns: &Bound<'_, PyList>, num_buckets: &Bound<
 
 #[pyfunction]
 fn dot_product(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    run(py, "dot_product", ["a", "b"], [a, b], |[a, b]| arc(embedding::dot_product(a, b)))
+    run(py, "dot_product", ["a", "b"], [a, b], |[a, b]| {
+        arc(embedding::dot_product(a, b))
+    })
 }
 
 #[pyfunction]
-fn cosine_similarity(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+fn cosine_similarity(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
     run(py, "cosine_similarity", ["a", "b"], [a, b], |[a, b]| {
         arc(embedding::cosine_similarity(a, b))
     })
@@ -158,21 +188,41 @@ fn l2_norm(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
 
 #[pyfunction]
 fn l2_normalize(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    run(py, "l2_normalize", ["a"], [a], |[a]| embedding::l2_normalize(a))
-}
-
-#[pyfunction]
-fn quantize_int8(py: Python<'_>, x: &Bound<'_, PyAny>, scale: &Bound<'_, PyAny>, zero_point: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    run(py, "quantize_int8", ["x", "scale", "zero_point"], [x, scale, zero_point], |[x, s, z]| {
-        embedding::quantize_int8(x, s, z)
+    run(py, "l2_normalize", ["a"], [a], |[a]| {
+        embedding::l2_normalize(a)
     })
 }
 
 #[pyfunction]
-fn dequantize_int8(py: Python<'_>, q: &Bound<'_, PyAny>, scale: &Bound<'_, PyAny>, zero_point: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    run(py, "dequantize_int8", ["q", "scale", "zero_point"], [q, scale, zero_point], |[q, s, z]| {
-        embedding::dequantize_int8(q, s, z)
-    })
+fn quantize_int8(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    scale: &Bound<'_, PyAny>,
+    zero_point: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    run(
+        py,
+        "quantize_int8",
+        ["x", "scale", "zero_point"],
+        [x, scale, zero_point],
+        |[x, s, z]| embedding::quantize_int8(x, s, z),
+    )
+}
+
+#[pyfunction]
+fn dequantize_int8(
+    py: Python<'_>,
+    q: &Bound<'_, PyAny>,
+    scale: &Bound<'_, PyAny>,
+    zero_point: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    run(
+        py,
+        "dequantize_int8",
+        ["q", "scale", "zero_point"],
+        [q, scale, zero_point],
+        |[q, s, z]| embedding::dequantize_int8(q, s, z),
+    )
 }
 
 #[pyfunction]
@@ -203,28 +253,44 @@ fn import_column(function: &str, argument: &str, obj: &Bound<'_, PyAny>) -> PyRe
 }
 
 fn import_keys(function: &str, keys: Option<&Bound<'_, PyAny>>) -> PyResult<Option<ArrayRef>> {
-    keys.filter(|k| !k.is_none()).map(|k| import_column(function, "by", k)).transpose()
+    keys.filter(|k| !k.is_none())
+        .map(|k| import_column(function, "by", k))
+        .transpose()
 }
 
 /// Parses an interval string ("500ns", "5m", "1h 30m") into nanoseconds.
 #[pyfunction]
 fn parse_duration(function: &str, argument: &str, text: &str) -> PyResult<i64> {
     // Kernel errors carry a static function name; Python passes its own.
-    window::parse_duration("duration", argument, text)
-        .map_err(|e| PyValueError::new_err(format!("{function}: argument `{argument}`: {}", e.message)))
+    window::parse_duration("duration", argument, text).map_err(|e| {
+        PyValueError::new_err(format!("{function}: argument `{argument}`: {}", e.message))
+    })
 }
 
 #[pyfunction]
-fn tumble_start(py: Python<'_>, ts: &Bound<'_, PyAny>, size: i64, offset: i64) -> PyResult<Py<PyAny>> {
+fn tumble_start(
+    py: Python<'_>,
+    ts: &Bound<'_, PyAny>,
+    size: i64,
+    offset: i64,
+) -> PyResult<Py<PyAny>> {
     let ts = import_column("tumble_start", "ts", ts)?;
     let out = py.detach(|| window::tumble_start(ts.as_ref(), size, offset));
     export(py, out.map_err(to_py_err)?)
 }
 
 #[pyfunction]
-fn hop_windows(py: Python<'_>, ts: &Bound<'_, PyAny>, size: i64, step: i64, offset: i64) -> PyResult<Py<PyAny>> {
+fn hop_windows(
+    py: Python<'_>,
+    ts: &Bound<'_, PyAny>,
+    size: i64,
+    step: i64,
+    offset: i64,
+) -> PyResult<Py<PyAny>> {
     let ts = import_column("hop_windows", "ts", ts)?;
-    let out = py.detach(|| window::hop_windows(ts.as_ref(), size, step, offset).map(|a| Arc::new(a) as ArrayRef));
+    let out = py.detach(|| {
+        window::hop_windows(ts.as_ref(), size, step, offset).map(|a| Arc::new(a) as ArrayRef)
+    });
     export(py, out.map_err(to_py_err)?)
 }
 
@@ -245,7 +311,16 @@ fn rolling(
     let keys = import_keys(name, keys)?;
     let ts = import_column(name, "ts", ts)?;
     let values = import_column(name, "value", values)?;
-    let out = py.detach(|| window::rolling(keys.as_ref(), ts.as_ref(), values.as_ref(), period, closed, aggregation));
+    let out = py.detach(|| {
+        window::rolling(
+            keys.as_ref(),
+            ts.as_ref(),
+            values.as_ref(),
+            period,
+            closed,
+            aggregation,
+        )
+    });
     export(py, out.map_err(to_py_err)?)
 }
 
@@ -267,17 +342,32 @@ fn hop_aggregate(
     let ts = import_column("hop_aggregate", "ts", ts)?;
     let values = import_column("hop_aggregate", "values", values)?;
     let out = py.detach(|| {
-        window::hop_aggregate(keys.as_ref(), ts.as_ref(), values.as_ref(), size, step, offset, aggregation)
+        window::hop_aggregate(
+            keys.as_ref(),
+            ts.as_ref(),
+            values.as_ref(),
+            size,
+            step,
+            offset,
+            aggregation,
+        )
     });
     Ok(out.map_err(to_py_err)?.to_pyarrow(py)?.unbind())
 }
 
 #[pyfunction]
 #[pyo3(signature = (keys, ts, gap))]
-fn session_window(py: Python<'_>, keys: Option<&Bound<'_, PyAny>>, ts: &Bound<'_, PyAny>, gap: i64) -> PyResult<Py<PyAny>> {
+fn session_window(
+    py: Python<'_>,
+    keys: Option<&Bound<'_, PyAny>>,
+    ts: &Bound<'_, PyAny>,
+    gap: i64,
+) -> PyResult<Py<PyAny>> {
     let keys = import_keys("session_window", keys)?;
     let ts = import_column("session_window", "ts", ts)?;
-    let out = py.detach(|| window::session_window(keys.as_ref(), ts.as_ref(), gap).map(|a| Arc::new(a) as ArrayRef));
+    let out = py.detach(|| {
+        window::session_window(keys.as_ref(), ts.as_ref(), gap).map(|a| Arc::new(a) as ArrayRef)
+    });
     export(py, out.map_err(to_py_err)?)
 }
 
@@ -295,7 +385,15 @@ fn session_aggregate(
     let keys = import_keys("session_aggregate", keys)?;
     let ts = import_column("session_aggregate", "ts", ts)?;
     let values = import_column("session_aggregate", "values", values)?;
-    let out = py.detach(|| window::session_aggregate(keys.as_ref(), ts.as_ref(), values.as_ref(), gap, aggregation));
+    let out = py.detach(|| {
+        window::session_aggregate(
+            keys.as_ref(),
+            ts.as_ref(),
+            values.as_ref(),
+            gap,
+            aggregation,
+        )
+    });
     Ok(out.map_err(to_py_err)?.to_pyarrow(py)?.unbind())
 }
 
@@ -338,7 +436,11 @@ impl DataFusionUdf {
     }
 
     fn __datafusion_scalar_udf__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
-        PyCapsule::new(py, self.ffi.clone(), Some(c"datafusion_scalar_udf".to_owned()))
+        PyCapsule::new(
+            py,
+            self.ffi.clone(),
+            Some(c"datafusion_scalar_udf".to_owned()),
+        )
     }
 
     fn __repr__(&self) -> String {
@@ -362,7 +464,11 @@ impl DataFusionWindowUdf {
     }
 
     fn __datafusion_window_udf__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
-        PyCapsule::new(py, self.ffi.clone(), Some(c"datafusion_window_udf".to_owned()))
+        PyCapsule::new(
+            py,
+            self.ffi.clone(),
+            Some(c"datafusion_window_udf".to_owned()),
+        )
     }
 
     fn __repr__(&self) -> String {
@@ -373,13 +479,19 @@ impl DataFusionWindowUdf {
 /// Every arrowfeat window function, ready for datafusion-python.
 #[pyfunction]
 fn datafusion_udwfs() -> Vec<DataFusionWindowUdf> {
-    ffi_udwfs().into_iter().map(|(name, ffi)| DataFusionWindowUdf { name, ffi }).collect()
+    ffi_udwfs()
+        .into_iter()
+        .map(|(name, ffi)| DataFusionWindowUdf { name, ffi })
+        .collect()
 }
 
 /// Every arrowfeat UDF, ready for datafusion-python.
 #[pyfunction]
 fn datafusion_udfs() -> Vec<DataFusionUdf> {
-    ffi_udfs().into_iter().map(|(name, ffi)| DataFusionUdf { name, ffi }).collect()
+    ffi_udfs()
+        .into_iter()
+        .map(|(name, ffi)| DataFusionUdf { name, ffi })
+        .collect()
 }
 
 /// Checks the schema files under `schemas` against store metadata (`feast registry-dump`
@@ -407,12 +519,26 @@ fn check_schemas(
         let metadata = store::parse(&registry_json).map_err(|e| format!("{against}: {e}"))?;
         let loaded = run::load_path(&schemas)?;
         if loaded.is_empty() {
-            return Err(format!("{}: no schema files (*.yaml, *.yml) found", schemas.display()));
+            return Err(format!(
+                "{}: no schema files (*.yaml, *.yml) found",
+                schemas.display()
+            ));
         }
-        let targets = run::Targets { store: Some(&metadata), previous: None, against };
+        let targets = run::Targets {
+            store: Some(&metadata),
+            previous: None,
+            against,
+        };
         let report = run::check(loaded, &targets, &Config::default());
-        let options = output::RenderOptions { color: false, deny_warnings, command: "check" };
-        Ok((output::render(&report, format, &options), report.exit_code(deny_warnings)))
+        let options = output::RenderOptions {
+            color: false,
+            deny_warnings,
+            command: "check",
+        };
+        Ok((
+            output::render(&report, format, &options),
+            report.exit_code(deny_warnings),
+        ))
     })
     .map_err(PyValueError::new_err)
 }

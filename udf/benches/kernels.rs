@@ -24,10 +24,22 @@ fn numeric_kernels(c: &mut Criterion) {
     g.bench_function("min_max_scale", |b| {
         b.iter(|| numeric::min_max_scale(&x, &scalar_f64(-50.0), &scalar_f64(50.0)).unwrap())
     });
-    let b8 = numeric::Boundaries::new("bucketize", vec![-75.0, -50.0, -25.0, 0.0, 25.0, 50.0, 75.0, 90.0]).unwrap();
-    g.bench_function("bucketize_8", |b| b.iter(|| numeric::bucketize(&x, &b8).unwrap()));
-    let b100 = numeric::Boundaries::new("bucketize", (0..100).map(|i| -100.0 + 2.0 * i as f64).collect()).unwrap();
-    g.bench_function("bucketize_100", |b| b.iter(|| numeric::bucketize(&x, &b100).unwrap()));
+    let b8 = numeric::Boundaries::new(
+        "bucketize",
+        vec![-75.0, -50.0, -25.0, 0.0, 25.0, 50.0, 75.0, 90.0],
+    )
+    .unwrap();
+    g.bench_function("bucketize_8", |b| {
+        b.iter(|| numeric::bucketize(&x, &b8).unwrap())
+    });
+    let b100 = numeric::Boundaries::new(
+        "bucketize",
+        (0..100).map(|i| -100.0 + 2.0 * i as f64).collect(),
+    )
+    .unwrap();
+    g.bench_function("bucketize_100", |b| {
+        b.iter(|| numeric::bucketize(&x, &b100).unwrap())
+    });
     g.finish();
 }
 
@@ -44,7 +56,9 @@ fn hash_kernels(c: &mut Criterion) {
     g.bench_function("hash_bucket_utf8view_16b", |b| {
         b.iter(|| hash::hash_bucket(&[&views as &dyn Datum], &n).unwrap())
     });
-    g.bench_function("xxhash64_int64", |b| b.iter(|| hash::xxhash64(&[&longs as &dyn Datum]).unwrap()));
+    g.bench_function("xxhash64_int64", |b| {
+        b.iter(|| hash::xxhash64(&[&longs as &dyn Datum]).unwrap())
+    });
     g.bench_function("xxhash64_int64_utf8", |b| {
         b.iter(|| hash::xxhash64(&[&longs as &dyn Datum, &ids]).unwrap())
     });
@@ -56,10 +70,18 @@ fn embedding_kernels(c: &mut Criterion) {
     let b = vectors(VECTOR_ROWS, 5);
     let mut g = c.benchmark_group("embedding_128d");
     g.throughput(Throughput::Elements(VECTOR_ROWS as u64));
-    g.bench_function("dot_product", |bch| bch.iter(|| embedding::dot_product(&a, &b).unwrap()));
-    g.bench_function("cosine_similarity", |bch| bch.iter(|| embedding::cosine_similarity(&a, &b).unwrap()));
-    g.bench_function("l2_norm", |bch| bch.iter(|| embedding::l2_norm(&a).unwrap()));
-    g.bench_function("l2_normalize", |bch| bch.iter(|| embedding::l2_normalize(&a).unwrap()));
+    g.bench_function("dot_product", |bch| {
+        bch.iter(|| embedding::dot_product(&a, &b).unwrap())
+    });
+    g.bench_function("cosine_similarity", |bch| {
+        bch.iter(|| embedding::cosine_similarity(&a, &b).unwrap())
+    });
+    g.bench_function("l2_norm", |bch| {
+        bch.iter(|| embedding::l2_norm(&a).unwrap())
+    });
+    g.bench_function("l2_normalize", |bch| {
+        bch.iter(|| embedding::l2_normalize(&a).unwrap())
+    });
     g.bench_function("quantize_int8_vectors", |bch| {
         bch.iter(|| embedding::quantize_int8(&a, &scalar_f64(0.01), &scalar_i64(128)).unwrap())
     });

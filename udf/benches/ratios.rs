@@ -85,52 +85,140 @@ fn kernel_vs_memcpy() -> Vec<Row> {
     let x_bytes: &[u8] = bytemuck_f64(x.values());
     let (base, ours) = pair(
         || drop(copy_bytes(x_bytes)),
-        || drop(black_box(numeric::standard_scale(&x, &scalar_f64(1.5), &scalar_f64(2.0)).unwrap())),
+        || {
+            drop(black_box(
+                numeric::standard_scale(&x, &scalar_f64(1.5), &scalar_f64(2.0)).unwrap(),
+            ))
+        },
     );
-    rows.push(Row { what: "standard_scale, 10M f64".into(), baseline: "copy 80 MB".into(), base, ours, rows: ROWS, goal: Some(1.25) });
+    rows.push(Row {
+        what: "standard_scale, 10M f64".into(),
+        baseline: "copy 80 MB".into(),
+        base,
+        ours,
+        rows: ROWS,
+        goal: Some(1.25),
+    });
     let (base, ours) = pair(
         || drop(copy_bytes(x_bytes)),
-        || drop(black_box(numeric::min_max_scale(&x, &scalar_f64(-50.0), &scalar_f64(50.0)).unwrap())),
+        || {
+            drop(black_box(
+                numeric::min_max_scale(&x, &scalar_f64(-50.0), &scalar_f64(50.0)).unwrap(),
+            ))
+        },
     );
-    rows.push(Row { what: "min_max_scale, 10M f64".into(), baseline: "copy 80 MB".into(), base, ours, rows: ROWS, goal: Some(1.25) });
-    let b8 = numeric::Boundaries::new("bucketize", vec![-75.0, -50.0, -25.0, 0.0, 25.0, 50.0, 75.0, 90.0]).unwrap();
-    let (base, ours) = pair(|| drop(copy_bytes(x_bytes)), || drop(black_box(numeric::bucketize(&x, &b8).unwrap())));
-    rows.push(Row { what: "bucketize (8 boundaries), 10M f64".into(), baseline: "copy 80 MB".into(), base, ours, rows: ROWS, goal: None });
+    rows.push(Row {
+        what: "min_max_scale, 10M f64".into(),
+        baseline: "copy 80 MB".into(),
+        base,
+        ours,
+        rows: ROWS,
+        goal: Some(1.25),
+    });
+    let b8 = numeric::Boundaries::new(
+        "bucketize",
+        vec![-75.0, -50.0, -25.0, 0.0, 25.0, 50.0, 75.0, 90.0],
+    )
+    .unwrap();
+    let (base, ours) = pair(
+        || drop(copy_bytes(x_bytes)),
+        || drop(black_box(numeric::bucketize(&x, &b8).unwrap())),
+    );
+    rows.push(Row {
+        what: "bucketize (8 boundaries), 10M f64".into(),
+        baseline: "copy 80 MB".into(),
+        base,
+        ours,
+        rows: ROWS,
+        goal: None,
+    });
 
     let f = f32_column(ROWS, 6);
     let f_bytes = bytemuck_f32(f.values());
     let (base, ours) = pair(
         || drop(copy_bytes(f_bytes)),
-        || drop(black_box(embedding::quantize_int8(&f, &scalar_f64(0.01), &scalar_i64(128)).unwrap())),
+        || {
+            drop(black_box(
+                embedding::quantize_int8(&f, &scalar_f64(0.01), &scalar_i64(128)).unwrap(),
+            ))
+        },
     );
-    rows.push(Row { what: "quantize_int8, 10M f32 -> u8".into(), baseline: "copy 40 MB".into(), base, ours, rows: ROWS, goal: Some(1.25) });
+    rows.push(Row {
+        what: "quantize_int8, 10M f32 -> u8".into(),
+        baseline: "copy 40 MB".into(),
+        base,
+        ours,
+        rows: ROWS,
+        goal: Some(1.25),
+    });
     let q = u8_column(ROWS, 7);
     let (base, ours) = pair(
         || drop(copy_bytes(f_bytes)),
-        || drop(black_box(embedding::dequantize_int8(&q, &scalar_f64(0.01), &scalar_i64(128)).unwrap())),
+        || {
+            drop(black_box(
+                embedding::dequantize_int8(&q, &scalar_f64(0.01), &scalar_i64(128)).unwrap(),
+            ))
+        },
     );
-    rows.push(Row { what: "dequantize_int8, 10M u8 -> f32".into(), baseline: "copy 40 MB".into(), base, ours, rows: ROWS, goal: Some(1.25) });
+    rows.push(Row {
+        what: "dequantize_int8, 10M u8 -> f32".into(),
+        baseline: "copy 40 MB".into(),
+        base,
+        ours,
+        rows: ROWS,
+        goal: Some(1.25),
+    });
 
     let ids = id_strings(ROWS, 2);
     let id_bytes = ids.values().as_slice();
     let (base, ours) = pair(
         || drop(copy_bytes(id_bytes)),
-        || drop(black_box(hash::hash_bucket(&[&ids as &dyn Datum], &scalar_i64(1000)).unwrap())),
+        || {
+            drop(black_box(
+                hash::hash_bucket(&[&ids as &dyn Datum], &scalar_i64(1000)).unwrap(),
+            ))
+        },
     );
-    rows.push(Row { what: "hash_bucket, 10M 16-byte utf8".into(), baseline: "copy 160 MB".into(), base, ours, rows: ROWS, goal: None });
+    rows.push(Row {
+        what: "hash_bucket, 10M 16-byte utf8".into(),
+        baseline: "copy 160 MB".into(),
+        base,
+        ours,
+        rows: ROWS,
+        goal: None,
+    });
 
     let lat1 = f64_column(ROWS, -89.0, 89.0, 8);
     let lon1 = f64_column(ROWS, -179.0, 179.0, 9);
     let (base, ours) = pair(
         || drop(copy_bytes(x_bytes)),
-        || drop(black_box(geo::haversine_km(&lat1, &lon1, &scalar_f64(48.85), &scalar_f64(2.35)).unwrap())),
+        || {
+            drop(black_box(
+                geo::haversine_km(&lat1, &lon1, &scalar_f64(48.85), &scalar_f64(2.35)).unwrap(),
+            ))
+        },
     );
-    rows.push(Row { what: "haversine_km to a point, 10M".into(), baseline: "copy 80 MB".into(), base, ours, rows: ROWS, goal: None });
+    rows.push(Row {
+        what: "haversine_km to a point, 10M".into(),
+        baseline: "copy 80 MB".into(),
+        base,
+        ours,
+        rows: ROWS,
+        goal: None,
+    });
 
     let a = vectors(VECTOR_ROWS, 4);
     let b = vectors(VECTOR_ROWS, 5);
-    let av = a.values().as_any().downcast_ref::<arrow::array::Float32Array>().unwrap();
-    let bv = b.values().as_any().downcast_ref::<arrow::array::Float32Array>().unwrap();
+    let av = a
+        .values()
+        .as_any()
+        .downcast_ref::<arrow::array::Float32Array>()
+        .unwrap();
+    let bv = b
+        .values()
+        .as_any()
+        .downcast_ref::<arrow::array::Float32Array>()
+        .unwrap();
     let (a_bytes, b_bytes) = (bytemuck_f32(av.values()), bytemuck_f32(bv.values()));
     let (base, ours) = pair(
         || {
@@ -139,12 +227,26 @@ fn kernel_vs_memcpy() -> Vec<Row> {
         },
         || drop(black_box(embedding::cosine_similarity(&a, &b).unwrap())),
     );
-    rows.push(Row { what: "cosine_similarity, 1M x 128 f32".into(), baseline: "copy 1 GB".into(), base, ours, rows: VECTOR_ROWS, goal: None });
+    rows.push(Row {
+        what: "cosine_similarity, 1M x 128 f32".into(),
+        baseline: "copy 1 GB".into(),
+        base,
+        ours,
+        rows: VECTOR_ROWS,
+        goal: None,
+    });
     let (base, ours) = pair(
         || drop(copy_bytes(a_bytes)),
         || drop(black_box(embedding::l2_normalize(&a).unwrap())),
     );
-    rows.push(Row { what: "l2_normalize, 1M x 128 f32".into(), baseline: "copy 512 MB".into(), base, ours, rows: VECTOR_ROWS, goal: Some(1.25) });
+    rows.push(Row {
+        what: "l2_normalize, 1M x 128 f32".into(),
+        baseline: "copy 512 MB".into(),
+        base,
+        ours,
+        rows: VECTOR_ROWS,
+        goal: Some(1.25),
+    });
     rows
 }
 
@@ -161,21 +263,30 @@ fn bytemuck_f32(v: &[f32]) -> &[u8] {
 /// One in-memory table in 8192-row batches (DataFusion's batch size), one partition.
 fn table(columns: Vec<(&str, ArrayRef)>) -> Arc<MemTable> {
     let schema = Arc::new(Schema::new(
-        columns.iter().map(|(n, c)| Field::new(*n, c.data_type().clone(), false)).collect::<Vec<_>>(),
+        columns
+            .iter()
+            .map(|(n, c)| Field::new(*n, c.data_type().clone(), false))
+            .collect::<Vec<_>>(),
     ));
     let len = columns[0].1.len();
     let batches: Vec<RecordBatch> = (0..len)
         .step_by(8192)
         .map(|start| {
             let n = 8192.min(len - start);
-            RecordBatch::try_new(schema.clone(), columns.iter().map(|(_, c)| c.slice(start, n)).collect()).unwrap()
+            RecordBatch::try_new(
+                schema.clone(),
+                columns.iter().map(|(_, c)| c.slice(start, n)).collect(),
+            )
+            .unwrap()
         })
         .collect();
     Arc::new(MemTable::try_new(schema, vec![batches]).unwrap())
 }
 
 fn sql_vs_builtin() -> Vec<Row> {
-    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(1));
     arrowfeat_udf::register_all(&ctx);
     let x: ArrayRef = Arc::new(f64_column(ROWS, -100.0, 100.0, 1));
@@ -183,10 +294,21 @@ fn sql_vs_builtin() -> Vec<Row> {
     let lon1: ArrayRef = Arc::new(f64_column(ROWS, -179.0, 179.0, 9));
     let lat2: ArrayRef = Arc::new(f64_column(ROWS, -89.0, 89.0, 10));
     let lon2: ArrayRef = Arc::new(f64_column(ROWS, -179.0, 179.0, 11));
-    ctx.register_table("t", table(vec![("x", x), ("lat1", lat1), ("lon1", lon1), ("lat2", lat2), ("lon2", lon2)])).unwrap();
+    ctx.register_table(
+        "t",
+        table(vec![
+            ("x", x),
+            ("lat1", lat1),
+            ("lon1", lon1),
+            ("lat2", lat2),
+            ("lon2", lon2),
+        ]),
+    )
+    .unwrap();
     let a: ArrayRef = Arc::new(vectors(VECTOR_ROWS, 4));
     let b: ArrayRef = Arc::new(vectors(VECTOR_ROWS, 5));
-    ctx.register_table("v", table(vec![("a", a), ("b", b)])).unwrap();
+    ctx.register_table("v", table(vec![("a", a), ("b", b)]))
+        .unwrap();
 
     let cases: Vec<(&str, &str, &str, usize)> = vec![
         ("standard_scale", "SELECT standard_scale(x, 1.5, 2.0) FROM t", "SELECT (x - 1.5) / 2.0 FROM t", ROWS),
@@ -210,7 +332,21 @@ fn sql_vs_builtin() -> Vec<Row> {
             })
         };
         let (base, ours) = pair(|| run(builtin_sql), || run(ours_sql));
-        rows.push(Row { what: format!("SQL {name}"), baseline: format!("`{}`", builtin_sql.trim_start_matches("SELECT ").split(" FROM").next().unwrap()), base, ours, rows: n, goal: Some(1.1) });
+        rows.push(Row {
+            what: format!("SQL {name}"),
+            baseline: format!(
+                "`{}`",
+                builtin_sql
+                    .trim_start_matches("SELECT ")
+                    .split(" FROM")
+                    .next()
+                    .unwrap()
+            ),
+            base,
+            ours,
+            rows: n,
+            goal: Some(1.1),
+        });
     }
     rows
 }

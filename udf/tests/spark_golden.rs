@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use arrow::array::{Array, 
-    ArrayRef, BinaryArray, BooleanArray, Date32Array, Datum, Float32Array, Float64Array,
+use arrow::array::{
+    Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, Datum, Float32Array, Float64Array,
     Int16Array, Int32Array, Int64Array, Int8Array, Scalar, StringArray, StringViewArray,
     TimestampMicrosecondArray, TimestampNanosecondArray,
 };
@@ -29,15 +29,17 @@ fn column(kind: &str, encoded: &str) -> ArrayRef {
         "int32" => Arc::new(Int32Array::from(vec![v.map(|v| v.parse().unwrap())])),
         "int64" => Arc::new(Int64Array::from(vec![v.map(|v| v.parse().unwrap())])),
         "date32" => Arc::new(Date32Array::from(vec![v.map(|v| v.parse().unwrap())])),
-        "timestamp_us" => Arc::new(TimestampMicrosecondArray::from(vec![v.map(|v| v.parse().unwrap())])),
+        "timestamp_us" => Arc::new(TimestampMicrosecondArray::from(vec![
+            v.map(|v| v.parse().unwrap())
+        ])),
         "float64" => Arc::new(Float64Array::from(vec![
-            v.map(|v| f64::from_bits(u64::from_str_radix(v, 16).unwrap())),
+            v.map(|v| f64::from_bits(u64::from_str_radix(v, 16).unwrap()))
         ])),
         "float32" => Arc::new(Float32Array::from(vec![
-            v.map(|v| f32::from_bits(u32::from_str_radix(v, 16).unwrap())),
+            v.map(|v| f32::from_bits(u32::from_str_radix(v, 16).unwrap()))
         ])),
         "utf8" => Arc::new(StringArray::from(vec![
-            v.map(|v| String::from_utf8(decode_hex(v)).unwrap()),
+            v.map(|v| String::from_utf8(decode_hex(v)).unwrap())
         ])),
         "binary" => {
             let bytes = v.map(decode_hex);
@@ -101,18 +103,28 @@ fn hash_bucket_equals_spark_pmod() {
 fn string_view_and_nanosecond_timestamps_match_spark_values() {
     // The same golden values through the other Arrow encodings Spark cannot produce.
     for case in cases() {
-        let [col] = case.columns.as_slice() else { continue };
-        let converted: Option<ArrayRef> = if let Some(s) = col.as_any().downcast_ref::<StringArray>() {
-            Some(Arc::new(s.iter().collect::<StringViewArray>()))
-        } else if let Some(t) = col.as_any().downcast_ref::<TimestampMicrosecondArray>() {
-            Some(Arc::new(TimestampNanosecondArray::from(
-                t.iter().map(|v| v.and_then(|v| v.checked_mul(1000)).map(|v| v + 999)).collect::<Vec<_>>(),
-            )))
-        } else {
-            None
+        let [col] = case.columns.as_slice() else {
+            continue;
         };
+        let converted: Option<ArrayRef> =
+            if let Some(s) = col.as_any().downcast_ref::<StringArray>() {
+                Some(Arc::new(s.iter().collect::<StringViewArray>()))
+            } else if let Some(t) = col.as_any().downcast_ref::<TimestampMicrosecondArray>() {
+                Some(Arc::new(TimestampNanosecondArray::from(
+                    t.iter()
+                        .map(|v| v.and_then(|v| v.checked_mul(1000)).map(|v| v + 999))
+                        .collect::<Vec<_>>(),
+                )))
+            } else {
+                None
+            };
         if let Some(converted) = converted.filter(|c| c.null_count() == col.null_count()) {
-            assert_eq!(xxhash64(&[&converted]).unwrap().value(0), case.hash, "golden line {}", case.line);
+            assert_eq!(
+                xxhash64(&[&converted]).unwrap().value(0),
+                case.hash,
+                "golden line {}",
+                case.line
+            );
         }
     }
 }

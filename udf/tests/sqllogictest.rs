@@ -36,7 +36,12 @@ fn rows(batches: &[RecordBatch]) -> Result<Vec<Vec<String>>, DataFusionError> {
             .map(|c| ArrayFormatter::try_new(c.as_ref(), &options))
             .collect::<Result<Vec<_>, _>>()?;
         for row in 0..batch.num_rows() {
-            rows.push(formatters.iter().map(|f| f.value(row).to_string()).collect());
+            rows.push(
+                formatters
+                    .iter()
+                    .map(|f| f.value(row).to_string())
+                    .collect(),
+            );
         }
     }
     Ok(rows)
@@ -55,7 +60,11 @@ impl sqllogictest::AsyncDB for DataFusionDb {
             return Ok(DBOutput::StatementComplete(0));
         }
         Ok(DBOutput::Rows {
-            types: schema.fields().iter().map(|f| column_type(f.data_type())).collect(),
+            types: schema
+                .fields()
+                .iter()
+                .map(|f| column_type(f.data_type()))
+                .collect(),
             rows: rows(&batches)?,
         })
     }
@@ -100,7 +109,10 @@ async fn main() {
                 .await
                 .map_err(|e| e.to_string())
         } else {
-            runner.run_file_async(file).await.map_err(|e| e.display(true).to_string())
+            runner
+                .run_file_async(file)
+                .await
+                .map_err(|e| e.display(true).to_string())
         };
         match result {
             Ok(()) => {

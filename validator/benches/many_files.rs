@@ -17,7 +17,13 @@ use arrowfeat_validator::store;
 
 const VIEWS: usize = 1000;
 const FEATURES: usize = 20;
-const TYPES: [(&str, &str); 5] = [("float32", "FLOAT"), ("float64", "DOUBLE"), ("int64", "INT64"), ("string", "STRING"), ("list<float32>", "FLOAT_LIST")];
+const TYPES: [(&str, &str); 5] = [
+    ("float32", "FLOAT"),
+    ("float64", "DOUBLE"),
+    ("int64", "INT64"),
+    ("string", "STRING"),
+    ("list<float32>", "FLOAT_LIST"),
+];
 
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-schemas");
@@ -40,7 +46,8 @@ fn main() {
             if ty.starts_with("float") || ty == "int64" {
                 yaml.push_str("    constraints: {min: 0, max: 1000}\n");
             }
-            features.push(serde_json::json!({"name": format!("feature_{f:02}"), "valueType": feast}));
+            features
+                .push(serde_json::json!({"name": format!("feature_{f:02}"), "valueType": feast}));
         }
         std::fs::write(schemas.join(format!("{name}.yaml")), yaml).unwrap();
         registry_views.push(serde_json::json!({"spec": {
@@ -54,18 +61,38 @@ fn main() {
         "entities": [{"spec": {"name": "user", "joinKey": "user_id", "valueType": "INT64"}}],
         "featureViews": registry_views,
     });
-    std::fs::write(root.join("registry.json"), serde_json::to_vec(&registry).unwrap()).unwrap();
+    std::fs::write(
+        root.join("registry.json"),
+        serde_json::to_vec(&registry).unwrap(),
+    )
+    .unwrap();
 
     let mut best = f64::INFINITY;
     for _ in 0..5 {
         let start = Instant::now();
         let metadata = store::load(&root.join("registry.json")).unwrap();
         let loaded = run::load_path(&schemas).unwrap();
-        let targets = Targets { store: Some(&metadata), previous: None, against: "registry.json".into() };
+        let targets = Targets {
+            store: Some(&metadata),
+            previous: None,
+            against: "registry.json".into(),
+        };
         let report = run::check(loaded, &targets, &Config::default());
-        let json = render(&report, Format::Json, &RenderOptions { color: false, deny_warnings: false, command: "check" });
+        let json = render(
+            &report,
+            Format::Json,
+            &RenderOptions {
+                color: false,
+                deny_warnings: false,
+                command: "check",
+            },
+        );
         let elapsed = start.elapsed().as_secs_f64();
-        assert_eq!(report.exit_code(false), 0, "the generated files should all pass");
+        assert_eq!(
+            report.exit_code(false),
+            0,
+            "the generated files should all pass"
+        );
         assert!(json.len() > 1000);
         best = best.min(elapsed);
     }

@@ -22,10 +22,19 @@ pub fn check_against_store(file: &SchemaFile, store: &StoreMetadata) -> Vec<Chec
             spec.name.clone(),
             "absent",
             name_pos,
-            format!("feature view `{}` is not in the {}{suggestion}", spec.name, store.description),
+            format!(
+                "feature view `{}` is not in the {}{suggestion}",
+                spec.name, store.description
+            ),
         )];
     };
-    let mut checks = vec![Check::pass(rules::VIEW_MISSING, "feature view", spec.name.clone(), "present", name_pos)];
+    let mut checks = vec![Check::pass(
+        rules::VIEW_MISSING,
+        "feature view",
+        spec.name.clone(),
+        "present",
+        name_pos,
+    )];
     checks.extend(version_tag(file, view));
     checks.extend(features(file, view));
     checks.extend(entities(file, view, store));
@@ -71,7 +80,11 @@ fn type_check(
     store_type: &str,
     pos: Pos,
 ) -> Check {
-    let actual_text = if store_type == actual.to_string() { store_type.to_string() } else { format!("{actual} ({store_type})") };
+    let actual_text = if store_type == actual.to_string() {
+        store_type.to_string()
+    } else {
+        format!("{actual} ({store_type})")
+    };
     match compare(declared, actual) {
         TypeMatch::Exact => Check::pass(rule, subject, declared.to_string(), actual_text, pos),
         TypeMatch::Compatible(why) => Check::finding(
@@ -105,9 +118,10 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
     for (index, feature) in spec.features.iter().enumerate() {
         let pos = file.feature_pos(&feature.name);
         let Some(stored) = view.feature(&feature.name) else {
-            let suggestion = suggest::closest(&feature.name, view.features.iter().map(|f| f.name.as_str()))
-                .map(|s| format!("; the store has `{s}`"))
-                .unwrap_or_default();
+            let suggestion =
+                suggest::closest(&feature.name, view.features.iter().map(|f| f.name.as_str()))
+                    .map(|s| format!("; the store has `{s}`"))
+                    .unwrap_or_default();
             checks.push(Check::fail(
                 rules::FEATURE_MISSING,
                 format!("feature {}", feature.name),
@@ -118,7 +132,13 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
             ));
             continue;
         };
-        checks.push(Check::pass(rules::FEATURE_MISSING, format!("feature {}", feature.name), "present", "present", pos));
+        checks.push(Check::pass(
+            rules::FEATURE_MISSING,
+            format!("feature {}", feature.name),
+            "present",
+            "present",
+            pos,
+        ));
         // A type that does not parse was already reported by `type-syntax`.
         if let Ok(declared) = FeatureType::parse(&feature.type_name) {
             checks.push(type_check(
@@ -133,9 +153,18 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
         if let Some(nullable) = stored.nullable {
             let show = |n: bool| if n { "nullable" } else { "not null" };
             let subject = format!("feature {}: nullability", feature.name);
-            let pos = file.root.get(&format!("/features/{index}/nullable")).map_or(pos, |node| node.pos);
+            let pos = file
+                .root
+                .get(&format!("/features/{index}/nullable"))
+                .map_or(pos, |node| node.pos);
             checks.push(if nullable == feature.nullable {
-                Check::pass(rules::FEATURE_NULLABILITY, subject, show(feature.nullable), show(nullable), pos)
+                Check::pass(
+                    rules::FEATURE_NULLABILITY,
+                    subject,
+                    show(feature.nullable),
+                    show(nullable),
+                    pos,
+                )
             } else {
                 Check::fail(
                     rules::FEATURE_NULLABILITY,
@@ -143,14 +172,24 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
                     show(feature.nullable),
                     show(nullable),
                     pos,
-                    format!("{subject}: declared {}, the store has {}", show(feature.nullable), show(nullable)),
+                    format!(
+                        "{subject}: declared {}, the store has {}",
+                        show(feature.nullable),
+                        show(nullable)
+                    ),
                 )
             });
         }
     }
     let features_pos = file.root.locate_key("", "features");
-    let declared_names: std::collections::HashSet<&str> = spec.features.iter().map(|f| f.name.as_str()).collect();
-    let extra: Vec<&str> = view.features.iter().map(|f| f.name.as_str()).filter(|n| !declared_names.contains(n)).collect();
+    let declared_names: std::collections::HashSet<&str> =
+        spec.features.iter().map(|f| f.name.as_str()).collect();
+    let extra: Vec<&str> = view
+        .features
+        .iter()
+        .map(|f| f.name.as_str())
+        .filter(|n| !declared_names.contains(n))
+        .collect();
     for name in &extra {
         checks.push(Check::fail(
             rules::FEATURE_EXTRA,
@@ -158,15 +197,30 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
             "absent",
             "present in store",
             features_pos,
-            format!("view `{}` in the store has feature `{name}`, which the schema does not declare", view.name),
+            format!(
+                "view `{}` in the store has feature `{name}`, which the schema does not declare",
+                view.name
+            ),
         ));
     }
     if extra.is_empty() {
-        checks.push(Check::pass(rules::FEATURE_EXTRA, "undeclared store features", "none", "none", features_pos));
+        checks.push(Check::pass(
+            rules::FEATURE_EXTRA,
+            "undeclared store features",
+            "none",
+            "none",
+            features_pos,
+        ));
     }
     let (declared, stored) = (spec.features.len(), view.features.len());
     checks.push(if declared == stored {
-        Check::pass(rules::FEATURE_COUNT, "feature count", declared.to_string(), stored.to_string(), features_pos)
+        Check::pass(
+            rules::FEATURE_COUNT,
+            "feature count",
+            declared.to_string(),
+            stored.to_string(),
+            features_pos,
+        )
     } else {
         Check::fail(
             rules::FEATURE_COUNT,
@@ -174,7 +228,10 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
             declared.to_string(),
             stored.to_string(),
             features_pos,
-            format!("the schema declares {declared} features, view `{}` in the store has {stored}", view.name),
+            format!(
+                "the schema declares {declared} features, view `{}` in the store has {stored}",
+                view.name
+            ),
         )
     });
     checks
@@ -187,10 +244,15 @@ fn entities(file: &SchemaFile, view: &StoreView, store: &StoreMetadata) -> Vec<C
         let pos = file.entity_pos(&entity.name);
         let subject = format!("entity {}", entity.name);
         if !view.entities.contains(&entity.name) {
-            let suggestion = suggest::closest(&entity.name, view.entities.iter().map(String::as_str))
-                .map(|s| format!("; the store has `{s}`"))
-                .unwrap_or_default();
-            let actual = if view.entities.is_empty() { "none".to_string() } else { view.entities.join(", ") };
+            let suggestion =
+                suggest::closest(&entity.name, view.entities.iter().map(String::as_str))
+                    .map(|s| format!("; the store has `{s}`"))
+                    .unwrap_or_default();
+            let actual = if view.entities.is_empty() {
+                "none".to_string()
+            } else {
+                view.entities.join(", ")
+            };
             checks.push(Check::fail(
                 rules::ENTITY_MISSING,
                 subject,
@@ -201,13 +263,25 @@ fn entities(file: &SchemaFile, view: &StoreView, store: &StoreMetadata) -> Vec<C
             ));
             continue;
         }
-        checks.push(Check::pass(rules::ENTITY_MISSING, subject.clone(), entity.name.clone(), "present", pos));
+        checks.push(Check::pass(
+            rules::ENTITY_MISSING,
+            subject.clone(),
+            entity.name.clone(),
+            "present",
+            pos,
+        ));
         let stored_entity = store.entities.get(&entity.name);
         let join_key = stored_entity.map(|e| e.join_key.as_str());
         let key_pos = file.key_pos(&format!("/entities/{index}/join_key"));
         if let Some(join_key) = join_key {
             checks.push(if join_key == entity.join_key {
-                Check::pass(rules::ENTITY_JOIN_KEY, format!("{subject}: join key"), entity.join_key.clone(), join_key, key_pos)
+                Check::pass(
+                    rules::ENTITY_JOIN_KEY,
+                    format!("{subject}: join key"),
+                    entity.join_key.clone(),
+                    join_key,
+                    key_pos,
+                )
             } else {
                 Check::fail(
                     rules::ENTITY_JOIN_KEY,
@@ -215,7 +289,10 @@ fn entities(file: &SchemaFile, view: &StoreView, store: &StoreMetadata) -> Vec<C
                     entity.join_key.clone(),
                     join_key,
                     key_pos,
-                    format!("entity `{}`: declared join key `{}`, the store's is `{join_key}`", entity.name, entity.join_key),
+                    format!(
+                        "entity `{}`: declared join key `{}`, the store's is `{join_key}`",
+                        entity.name, entity.join_key
+                    ),
                 )
             });
         }
@@ -224,8 +301,15 @@ fn entities(file: &SchemaFile, view: &StoreView, store: &StoreMetadata) -> Vec<C
             .iter()
             .find(|column| Some(column.name.as_str()) == join_key || column.name == entity.join_key)
             .map(|column| (column.ty.clone(), column.store_type.clone()))
-            .or_else(|| Some((stored_entity?.ty.clone()?, stored_entity?.store_type.clone()?)));
-        if let (Ok(declared), Some((actual, store_type))) = (FeatureType::parse(&entity.type_name), stored_type) {
+            .or_else(|| {
+                Some((
+                    stored_entity?.ty.clone()?,
+                    stored_entity?.store_type.clone()?,
+                ))
+            });
+        if let (Ok(declared), Some((actual, store_type))) =
+            (FeatureType::parse(&entity.type_name), stored_type)
+        {
             checks.push(type_check(
                 rules::ENTITY_TYPE,
                 format!("{subject}: type"),
@@ -237,7 +321,11 @@ fn entities(file: &SchemaFile, view: &StoreView, store: &StoreMetadata) -> Vec<C
         }
     }
     let entities_pos = file.root.locate_key("", "entities");
-    let extra: Vec<&String> = view.entities.iter().filter(|name| !spec.entities.iter().any(|e| &e.name == *name)).collect();
+    let extra: Vec<&String> = view
+        .entities
+        .iter()
+        .filter(|name| !spec.entities.iter().any(|e| &e.name == *name))
+        .collect();
     for name in &extra {
         checks.push(Check::fail(
             rules::ENTITY_EXTRA,
@@ -249,7 +337,13 @@ fn entities(file: &SchemaFile, view: &StoreView, store: &StoreMetadata) -> Vec<C
         ));
     }
     if extra.is_empty() {
-        checks.push(Check::pass(rules::ENTITY_EXTRA, "undeclared store entities", "none", "none", entities_pos));
+        checks.push(Check::pass(
+            rules::ENTITY_EXTRA,
+            "undeclared store entities",
+            "none",
+            "none",
+            entities_pos,
+        ));
     }
     checks
 }
@@ -257,7 +351,10 @@ fn entities(file: &SchemaFile, view: &StoreView, store: &StoreMetadata) -> Vec<C
 fn timestamps(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
     let ts = &file.spec.event_timestamp;
     let mut checks = Vec::new();
-    let name_pos = file.root.get("/event_timestamp/name").map_or(Pos::UNKNOWN, |n| n.pos);
+    let name_pos = file
+        .root
+        .get("/event_timestamp/name")
+        .map_or(Pos::UNKNOWN, |n| n.pos);
     checks.push(match &view.timestamp_field {
         Some(field) if *field == ts.name => {
             Check::pass(rules::TIMESTAMP_FIELD, "event timestamp: field", ts.name.clone(), field.clone(), name_pos)
@@ -281,7 +378,11 @@ fn timestamps(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
     });
     if let (Some(actual), Some(field)) = (&view.timestamp_type, &view.timestamp_field) {
         let declared = ts.feature_type();
-        let pos = file.root.get("/event_timestamp/type").or_else(|| file.root.get("/event_timestamp")).map_or(name_pos, |n| n.pos);
+        let pos = file
+            .root
+            .get("/event_timestamp/type")
+            .or_else(|| file.root.get("/event_timestamp"))
+            .map_or(name_pos, |n| n.pos);
         let subject = "event timestamp: type".to_string();
         checks.push(match compare(&declared, actual) {
             TypeMatch::Exact => Check::pass(rules::TIMESTAMP_TYPE, subject, declared.to_string(), actual.to_string(), pos),
@@ -305,12 +406,25 @@ fn timestamps(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
             ),
         });
     }
-    let declared_created = file.spec.created_timestamp.as_ref().map(|c| c.name.as_str());
+    let declared_created = file
+        .spec
+        .created_timestamp
+        .as_ref()
+        .map(|c| c.name.as_str());
     let stored_created = view.created_timestamp_column.as_deref();
-    let pos = file.root.get("/created_timestamp/name").map_or_else(|| file.key_pos("/event_timestamp"), |n| n.pos);
+    let pos = file
+        .root
+        .get("/created_timestamp/name")
+        .map_or_else(|| file.key_pos("/event_timestamp"), |n| n.pos);
     let show = |c: Option<&str>| c.unwrap_or("none").to_string();
     checks.push(if declared_created == stored_created {
-        Check::pass(rules::CREATED_TIMESTAMP, "created timestamp", show(declared_created), show(stored_created), pos)
+        Check::pass(
+            rules::CREATED_TIMESTAMP,
+            "created timestamp",
+            show(declared_created),
+            show(stored_created),
+            pos,
+        )
     } else {
         Check::fail(
             rules::CREATED_TIMESTAMP,
@@ -333,7 +447,13 @@ fn ttl(file: &SchemaFile, view: &StoreView) -> Option<Check> {
     let actual = view.ttl_seconds?;
     let pos = file.key_pos("/ttl");
     Some(if declared == actual {
-        Check::pass(rules::TTL, "ttl", format_duration(declared), format_duration(actual), pos)
+        Check::pass(
+            rules::TTL,
+            "ttl",
+            format_duration(declared),
+            format_duration(actual),
+            pos,
+        )
     } else {
         Check::fail(
             rules::TTL,
@@ -341,7 +461,11 @@ fn ttl(file: &SchemaFile, view: &StoreView) -> Option<Check> {
             format_duration(declared),
             format_duration(actual),
             pos,
-            format!("ttl: declared {} ({declared} s), the store has {} ({actual} s)", format_duration(declared), format_duration(actual)),
+            format!(
+                "ttl: declared {} ({declared} s), the store has {} ({actual} s)",
+                format_duration(declared),
+                format_duration(actual)
+            ),
         )
     })
 }

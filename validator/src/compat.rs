@@ -85,8 +85,12 @@ impl Bump {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChangeKind {
-    FeatureAdded { nullable: bool },
-    FeatureRemoved { nullable: bool },
+    FeatureAdded {
+        nullable: bool,
+    },
+    FeatureRemoved {
+        nullable: bool,
+    },
     TypeWidened,
     TypeNarrowed,
     TypeChanged,
@@ -184,64 +188,138 @@ pub struct Change {
 pub fn changes(old: &SchemaFile, new: &SchemaFile) -> Vec<Change> {
     let (o, n) = (&old.spec, &new.spec);
     let mut out = Vec::new();
-    let mut push = |kind, subject: String, old: String, new: String, pos| out.push(Change { kind, subject, old, new, pos });
+    let mut push = |kind, subject: String, old: String, new: String, pos| {
+        out.push(Change {
+            kind,
+            subject,
+            old,
+            new,
+            pos,
+        })
+    };
 
     for (index, feature) in n.features.iter().enumerate() {
         let pos = new.key_pos(&format!("/features/{index}"));
         let Some(before) = o.features.iter().find(|f| f.name == feature.name) else {
-            push(ChangeKind::FeatureAdded { nullable: feature.nullable }, format!("feature {}", feature.name), "absent".into(), format!("{}{}", feature.type_name, if feature.nullable { "" } else { " not null" }), pos);
+            push(
+                ChangeKind::FeatureAdded {
+                    nullable: feature.nullable,
+                },
+                format!("feature {}", feature.name),
+                "absent".into(),
+                format!(
+                    "{}{}",
+                    feature.type_name,
+                    if feature.nullable { "" } else { " not null" }
+                ),
+                pos,
+            );
             continue;
         };
         let subject = format!("feature {}", feature.name);
-        if let (Ok(t_old), Ok(t_new)) = (FeatureType::parse(&before.type_name), FeatureType::parse(&feature.type_name)) {
+        if let (Ok(t_old), Ok(t_new)) = (
+            FeatureType::parse(&before.type_name),
+            FeatureType::parse(&feature.type_name),
+        ) {
             if t_old != t_new {
                 let kind = match (compare(&t_old, &t_new), compare(&t_new, &t_old)) {
                     (TypeMatch::Compatible(_), TypeMatch::Incompatible) => ChangeKind::TypeWidened,
                     (TypeMatch::Incompatible, TypeMatch::Compatible(_)) => ChangeKind::TypeNarrowed,
                     _ => ChangeKind::TypeChanged,
                 };
-                push(kind, format!("{subject}: type"), t_old.to_string(), t_new.to_string(), new.key_pos(&format!("/features/{index}/type")));
+                push(
+                    kind,
+                    format!("{subject}: type"),
+                    t_old.to_string(),
+                    t_new.to_string(),
+                    new.key_pos(&format!("/features/{index}/type")),
+                );
             }
         }
         if before.nullable != feature.nullable {
-            let kind = if feature.nullable { ChangeKind::NullabilityRelaxed } else { ChangeKind::NullabilityTightened };
+            let kind = if feature.nullable {
+                ChangeKind::NullabilityRelaxed
+            } else {
+                ChangeKind::NullabilityTightened
+            };
             let show = |n: bool| if n { "nullable" } else { "not null" }.to_string();
-            push(kind, format!("{subject}: nullability"), show(before.nullable), show(feature.nullable), pos);
+            push(
+                kind,
+                format!("{subject}: nullability"),
+                show(before.nullable),
+                show(feature.nullable),
+                pos,
+            );
         }
         if before.description != feature.description || before.constraints != feature.constraints {
-            push(ChangeKind::Metadata, format!("{subject}: description/constraints"), "…".into(), "…".into(), pos);
+            push(
+                ChangeKind::Metadata,
+                format!("{subject}: description/constraints"),
+                "…".into(),
+                "…".into(),
+                pos,
+            );
         }
     }
     let features_pos = new.root.locate_key("", "features");
     for feature in &o.features {
         if !n.features.iter().any(|f| f.name == feature.name) {
-            push(ChangeKind::FeatureRemoved { nullable: feature.nullable }, format!("feature {}", feature.name), feature.type_name.clone(), "absent".into(), features_pos);
+            push(
+                ChangeKind::FeatureRemoved {
+                    nullable: feature.nullable,
+                },
+                format!("feature {}", feature.name),
+                feature.type_name.clone(),
+                "absent".into(),
+                features_pos,
+            );
         }
     }
 
     for (index, entity) in n.entities.iter().enumerate() {
         let pos = new.key_pos(&format!("/entities/{index}"));
         match o.entities.iter().find(|e| e.name == entity.name) {
-            None => push(ChangeKind::EntityAdded, format!("entity {}", entity.name), "absent".into(), format!("{} {}", entity.join_key, entity.type_name), pos),
-            Some(before) if before.join_key != entity.join_key || FeatureType::parse(&before.type_name).ok() != FeatureType::parse(&entity.type_name).ok() => push(
-                ChangeKind::EntityChanged,
+            None => push(
+                ChangeKind::EntityAdded,
                 format!("entity {}", entity.name),
-                format!("{} {}", before.join_key, before.type_name),
+                "absent".into(),
                 format!("{} {}", entity.join_key, entity.type_name),
                 pos,
             ),
+            Some(before)
+                if before.join_key != entity.join_key
+                    || FeatureType::parse(&before.type_name).ok()
+                        != FeatureType::parse(&entity.type_name).ok() =>
+            {
+                push(
+                    ChangeKind::EntityChanged,
+                    format!("entity {}", entity.name),
+                    format!("{} {}", before.join_key, before.type_name),
+                    format!("{} {}", entity.join_key, entity.type_name),
+                    pos,
+                )
+            }
             Some(_) => {}
         }
     }
     let entities_pos = new.root.locate_key("", "entities");
     for entity in &o.entities {
         if !n.entities.iter().any(|e| e.name == entity.name) {
-            push(ChangeKind::EntityRemoved, format!("entity {}", entity.name), format!("{} {}", entity.join_key, entity.type_name), "absent".into(), entities_pos);
+            push(
+                ChangeKind::EntityRemoved,
+                format!("entity {}", entity.name),
+                format!("{} {}", entity.join_key, entity.type_name),
+                "absent".into(),
+                entities_pos,
+            );
         }
     }
 
     let (ts_old, ts_new) = (&o.event_timestamp, &n.event_timestamp);
-    if ts_old.name != ts_new.name || ts_old.feature_type() != ts_new.feature_type() || ts_old.required != ts_new.required {
+    if ts_old.name != ts_new.name
+        || ts_old.feature_type() != ts_new.feature_type()
+        || ts_old.required != ts_new.required
+    {
         push(
             ChangeKind::TimestampChanged,
             "event timestamp".into(),
@@ -250,17 +328,39 @@ pub fn changes(old: &SchemaFile, new: &SchemaFile) -> Vec<Change> {
             new.key_pos("/event_timestamp"),
         );
     }
-    let created = |s: &crate::spec::FeatureViewSpec| s.created_timestamp.as_ref().map_or("none".to_string(), |c| c.name.clone());
+    let created = |s: &crate::spec::FeatureViewSpec| {
+        s.created_timestamp
+            .as_ref()
+            .map_or("none".to_string(), |c| c.name.clone())
+    };
     if created(o) != created(n) {
-        push(ChangeKind::CreatedTimestampChanged, "created timestamp".into(), created(o), created(n), new.key_pos("/created_timestamp"));
+        push(
+            ChangeKind::CreatedTimestampChanged,
+            "created timestamp".into(),
+            created(o),
+            created(n),
+            new.key_pos("/created_timestamp"),
+        );
     }
     let ttl = |s: &crate::spec::FeatureViewSpec| s.ttl.as_ref().and_then(|t| t.seconds());
     if ttl(o) != ttl(n) {
         let show = |t: Option<u64>| t.map_or("not declared".into(), format_duration);
-        push(ChangeKind::TtlChanged, "ttl".into(), show(ttl(o)), show(ttl(n)), new.key_pos("/ttl"));
+        push(
+            ChangeKind::TtlChanged,
+            "ttl".into(),
+            show(ttl(o)),
+            show(ttl(n)),
+            new.key_pos("/ttl"),
+        );
     }
     if o.description != n.description || o.owner != n.owner || o.tags != n.tags {
-        push(ChangeKind::Metadata, "description/owner/tags".into(), "…".into(), "…".into(), new.key_pos("/name"));
+        push(
+            ChangeKind::Metadata,
+            "description/owner/tags".into(),
+            "…".into(),
+            "…".into(),
+            new.key_pos("/name"),
+        );
     }
     out
 }
@@ -284,14 +384,27 @@ pub fn check_revision(old: &SchemaFile, new: &SchemaFile, mode: Mode) -> Vec<Che
             format!("≥ {v_old}"),
             v_new.to_string(),
             version_pos,
-            format!("schema_version went down from {v_old} (in {}) to {v_new}", old.path),
+            format!(
+                "schema_version went down from {v_old} (in {}) to {v_new}",
+                old.path
+            ),
         ));
         return checks;
     };
     for change in &changes {
         let breaking = change.kind.breaks(mode);
-        let needed = if breaking { Bump::Major } else { change.kind.additive_bump() };
-        let described = format!("{}: {} ({} → {})", change.kind.label(), change.subject, change.old, change.new);
+        let needed = if breaking {
+            Bump::Major
+        } else {
+            change.kind.additive_bump()
+        };
+        let described = format!(
+            "{}: {} ({} → {})",
+            change.kind.label(),
+            change.subject,
+            change.old,
+            change.new
+        );
         let check = if bump >= needed {
             Check::finding(
                 rules::COMPAT_CHANGE,
@@ -300,7 +413,10 @@ pub fn check_revision(old: &SchemaFile, new: &SchemaFile, mode: Mode) -> Vec<Che
                 format!("{} bump", needed.as_str()),
                 format!("{} bump ({v_old} → {v_new})", bump.as_str()),
                 change.pos,
-                format!("{described}; allowed by the {} bump {v_old} → {v_new}", bump.as_str()),
+                format!(
+                    "{described}; allowed by the {} bump {v_old} → {v_new}",
+                    bump.as_str()
+                ),
             )
         } else if breaking {
             Check::fail(
@@ -318,13 +434,22 @@ pub fn check_revision(old: &SchemaFile, new: &SchemaFile, mode: Mode) -> Vec<Che
                 format!("{} bump", needed.as_str()),
                 format!("{} bump ({v_old} → {v_new})", bump.as_str()),
                 change.pos,
-                format!("{described} needs at least a {} version bump, found {v_old} → {v_new}", needed.as_str()),
+                format!(
+                    "{described} needs at least a {} version bump, found {v_old} → {v_new}",
+                    needed.as_str()
+                ),
             )
         };
         checks.push(check);
     }
     if changes.is_empty() {
-        checks.push(Check::pass(rules::COMPAT_CHANGE, format!("compatibility ({mode})"), format!("compatible with {}", old.path), "no changes", version_pos));
+        checks.push(Check::pass(
+            rules::COMPAT_CHANGE,
+            format!("compatibility ({mode})"),
+            format!("compatible with {}", old.path),
+            "no changes",
+            version_pos,
+        ));
     } else if checks.iter().all(|c| c.rule == rules::COMPAT_CHANGE.id) {
         checks.push(Check::pass(
             rules::COMPAT_BREAKING,

@@ -66,14 +66,17 @@ struct IgnoreFile {
 impl Config {
     pub fn load(path: &Path) -> Result<Config, String> {
         let bytes = crate::spec::read_bounded(path, 1024 * 1024)?;
-        let text = std::str::from_utf8(&bytes).map_err(|_| format!("{}: not valid UTF-8", path.display()))?;
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|_| format!("{}: not valid UTF-8", path.display()))?;
         Config::parse(text).map_err(|message| format!("{}:{message}", path.display()))
     }
 
     /// Errors start with `line:column: `.
     pub fn parse(text: &str) -> Result<Config, String> {
         let file: ConfigFile = toml::from_str(text).map_err(|error| {
-            let (line, column) = error.span().map_or((1, 1), |span| line_column(text, span.start));
+            let (line, column) = error
+                .span()
+                .map_or((1, 1), |span| line_column(text, span.start));
             format!("{line}:{column}: {}", error.message().trim())
         })?;
         let locate = |needle: &str| -> String {
@@ -88,12 +91,18 @@ impl Config {
             let suggestion = suggest::closest(id, rules::ALL.iter().map(|r| r.id))
                 .map(|s| format!("; did you mean `{s}`?"))
                 .unwrap_or_default();
-            Err(format!("{}: unknown rule `{id}` (rules are listed in docs/rules.md){suggestion}", locate(id)))
+            Err(format!(
+                "{}: unknown rule `{id}` (rules are listed in docs/rules.md){suggestion}",
+                locate(id)
+            ))
         };
         let mut config = Config::default();
         if let Some(mode) = &file.compatibility {
             config.compatibility = Mode::parse(mode).ok_or_else(|| {
-                format!("{}: compatibility must be backward, forward, full or none, found `{mode}`", locate(mode))
+                format!(
+                    "{}: compatibility must be backward, forward, full or none, found `{mode}`",
+                    locate(mode)
+                )
             })?;
         }
         config.deny_warnings = file.deny_warnings.unwrap_or(false);
@@ -104,18 +113,20 @@ impl Config {
                 "warning" => Some(Severity::Warning),
                 "info" => Some(Severity::Info),
                 "off" => None,
-                other => {
-                    return Err(format!(
-                        "{}: severity of `{rule}` must be error, warning, info or off, found `{other}`",
-                        locate(&format!("{rule}"))
-                    ))
-                }
+                other => return Err(format!(
+                    "{}: severity of `{rule}` must be error, warning, info or off, found `{other}`",
+                    locate(&format!("{rule}"))
+                )),
             };
             config.severity.insert(rule.clone(), value);
         }
         for ignore in file.ignore {
             check_rule(&ignore.rule)?;
-            config.ignore.push(Ignore { rule: ignore.rule, views: ignore.views, reason: ignore.reason });
+            config.ignore.push(Ignore {
+                rule: ignore.rule,
+                views: ignore.views,
+                reason: ignore.reason,
+            });
         }
         Ok(config)
     }
@@ -125,10 +136,13 @@ impl Config {
             ignore.rule == rule
                 && (ignore.views.is_empty()
                     || view.is_some_and(|view| {
-                        ignore.views.iter().any(|pattern| match pattern.strip_suffix('*') {
-                            Some(prefix) => view.starts_with(prefix),
-                            None => pattern == view,
-                        })
+                        ignore
+                            .views
+                            .iter()
+                            .any(|pattern| match pattern.strip_suffix('*') {
+                                Some(prefix) => view.starts_with(prefix),
+                                None => pattern == view,
+                            })
                     }))
         })
     }
@@ -189,7 +203,10 @@ mod tests {
         let error = Config::parse("[severity]\nfeature-extar = \"warning\"\n").unwrap_err();
         assert_eq!(error, "2:1: unknown rule `feature-extar` (rules are listed in docs/rules.md); did you mean `feature-extra`?");
         let error = Config::parse("[severity]\nttl = \"loud\"\n").unwrap_err();
-        assert!(error.starts_with("2:1: severity of `ttl` must be"), "{error}");
+        assert!(
+            error.starts_with("2:1: severity of `ttl` must be"),
+            "{error}"
+        );
         let error = Config::parse("compatibility = \"sideways\"\n").unwrap_err();
         assert!(error.starts_with("1:18: compatibility must be"), "{error}");
         let error = Config::parse("colour = true\n").unwrap_err();

@@ -19,7 +19,8 @@ pub enum Format {
 }
 
 impl Format {
-    pub const NAMES: &'static [&'static str] = &["text", "json", "junit", "sarif", "github", "markdown"];
+    pub const NAMES: &'static [&'static str] =
+        &["text", "json", "junit", "sarif", "github", "markdown"];
 
     pub fn parse(name: &str) -> Option<Format> {
         Some(match name {
@@ -63,7 +64,13 @@ fn location(path: &str, check: &Check) -> String {
 fn summary_line(summary: &Summary) -> String {
     format!(
         "{} file(s), {} view(s), {} check(s): {} passed, {} error(s), {} warning(s), {} info",
-        summary.files, summary.views, summary.checks, summary.passed, summary.errors, summary.warnings, summary.infos
+        summary.files,
+        summary.views,
+        summary.checks,
+        summary.passed,
+        summary.errors,
+        summary.warnings,
+        summary.infos
     )
 }
 
@@ -106,13 +113,45 @@ fn text(report: &Report, options: &RenderOptions) -> String {
             (Some(view), None) => format!("{} — {view}", file.path),
             _ => file.path.clone(),
         };
-        let _ = writeln!(out, "{}", if options.color { format!("\x1b[1m{title}\x1b[0m") } else { title });
+        let _ = writeln!(
+            out,
+            "{}",
+            if options.color {
+                format!("\x1b[1m{title}\x1b[0m")
+            } else {
+                title
+            }
+        );
         let widths = [
-            file.checks.iter().map(|c| c.subject.chars().count()).max().unwrap_or(0).clamp(5, 40),
-            file.checks.iter().map(|c| c.expected.chars().count()).max().unwrap_or(0).clamp(8, 32),
-            file.checks.iter().map(|c| c.actual.chars().count()).max().unwrap_or(0).clamp(6, 40),
+            file.checks
+                .iter()
+                .map(|c| c.subject.chars().count())
+                .max()
+                .unwrap_or(0)
+                .clamp(5, 40),
+            file.checks
+                .iter()
+                .map(|c| c.expected.chars().count())
+                .max()
+                .unwrap_or(0)
+                .clamp(8, 32),
+            file.checks
+                .iter()
+                .map(|c| c.actual.chars().count())
+                .max()
+                .unwrap_or(0)
+                .clamp(6, 40),
         ];
-        let _ = writeln!(out, "  {:<w0$}  {:<w1$}  {:<w2$}  STATUS", "CHECK", "EXPECTED", "ACTUAL", w0 = widths[0], w1 = widths[1], w2 = widths[2]);
+        let _ = writeln!(
+            out,
+            "  {:<w0$}  {:<w1$}  {:<w2$}  STATUS",
+            "CHECK",
+            "EXPECTED",
+            "ACTUAL",
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2]
+        );
         for check in &file.checks {
             let status = paint(check.status.as_str(), check.status, options.color);
             let _ = writeln!(
@@ -131,13 +170,28 @@ fn text(report: &Report, options: &RenderOptions) -> String {
             out.push('\n');
         }
         for check in findings {
-            let label = paint(&format!("{}[{}]", check.status.as_str(), check.rule), check.status, options.color);
-            let _ = writeln!(out, "  {label} {}: {}", location(&file.path, check), check.message);
+            let label = paint(
+                &format!("{}[{}]", check.status.as_str(), check.rule),
+                check.status,
+                options.color,
+            );
+            let _ = writeln!(
+                out,
+                "  {label} {}: {}",
+                location(&file.path, check),
+                check.message
+            );
         }
         out.push('\n');
     }
     let summary = report.summary();
-    let _ = writeln!(out, "arrowfeat {} against {}: {}", options.command, report.against, verdict(report, options.deny_warnings));
+    let _ = writeln!(
+        out,
+        "arrowfeat {} against {}: {}",
+        options.command,
+        report.against,
+        verdict(report, options.deny_warnings)
+    );
     let _ = writeln!(out, "{}", summary_line(&summary));
     out
 }
@@ -209,10 +263,22 @@ fn junit(report: &Report, options: &RenderOptions) -> String {
             let is_input = rules::by_id(rule).is_some_and(|r| r.category == rules::Category::Input);
             let failing: Vec<&&Check> = checks
                 .iter()
-                .filter(|c| c.status == Status::Error || (options.deny_warnings && c.status == Status::Warning))
+                .filter(|c| {
+                    c.status == Status::Error
+                        || (options.deny_warnings && c.status == Status::Warning)
+                })
                 .collect();
-            let notes: Vec<&&Check> = checks.iter().filter(|c| c.status.is_finding() && !failing.contains(c)).collect();
-            let _ = write!(cases, "    <testcase name=\"{}\" classname=\"{}\" file=\"{}\"", xml_escape(rule), xml_escape(&suite_name), xml_escape(&file.path));
+            let notes: Vec<&&Check> = checks
+                .iter()
+                .filter(|c| c.status.is_finding() && !failing.contains(c))
+                .collect();
+            let _ = write!(
+                cases,
+                "    <testcase name=\"{}\" classname=\"{}\" file=\"{}\"",
+                xml_escape(rule),
+                xml_escape(&suite_name),
+                xml_escape(&file.path)
+            );
             if failing.is_empty() && notes.is_empty() {
                 cases.push_str("/>\n");
                 continue;
@@ -220,8 +286,15 @@ fn junit(report: &Report, options: &RenderOptions) -> String {
             cases.push_str(">\n");
             if !failing.is_empty() {
                 let element = if is_input { "error" } else { "failure" };
-                if is_input { errors += 1 } else { failures += 1 }
-                let body: Vec<String> = failing.iter().map(|c| format!("{}: {}", location(&file.path, c), c.message)).collect();
+                if is_input {
+                    errors += 1
+                } else {
+                    failures += 1
+                }
+                let body: Vec<String> = failing
+                    .iter()
+                    .map(|c| format!("{}: {}", location(&file.path, c), c.message))
+                    .collect();
                 let _ = writeln!(
                     cases,
                     "      <{element} type=\"{}\" message=\"{}\">{}</{element}>",
@@ -231,8 +304,23 @@ fn junit(report: &Report, options: &RenderOptions) -> String {
                 );
             }
             if !notes.is_empty() {
-                let body: Vec<String> = notes.iter().map(|c| format!("{}[{}] {}: {}", c.status.as_str(), c.rule, location(&file.path, c), c.message)).collect();
-                let _ = writeln!(cases, "      <system-out>{}</system-out>", xml_escape(&body.join("\n")));
+                let body: Vec<String> = notes
+                    .iter()
+                    .map(|c| {
+                        format!(
+                            "{}[{}] {}: {}",
+                            c.status.as_str(),
+                            c.rule,
+                            location(&file.path, c),
+                            c.message
+                        )
+                    })
+                    .collect();
+                let _ = writeln!(
+                    cases,
+                    "      <system-out>{}</system-out>",
+                    xml_escape(&body.join("\n"))
+                );
             }
             cases.push_str("    </testcase>\n");
         }
@@ -279,7 +367,11 @@ fn uri(path: &str) -> String {
 
 fn sarif(report: &Report) -> String {
     use serde_json::json;
-    let rule_index: BTreeMap<&str, usize> = rules::ALL.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
+    let rule_index: BTreeMap<&str, usize> = rules::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.id, i))
+        .collect();
     let descriptors: Vec<_> = rules::ALL
         .iter()
         .map(|rule| {
@@ -297,7 +389,8 @@ fn sarif(report: &Report) -> String {
     for (file, check) in report.findings() {
         let mut physical = json!({"artifactLocation": {"uri": uri(&file.path)}});
         if check.line > 0 {
-            physical["region"] = json!({"startLine": check.line, "startColumn": check.column.max(1)});
+            physical["region"] =
+                json!({"startLine": check.line, "startColumn": check.column.max(1)});
         }
         let mut result = json!({
             "ruleId": check.rule,
@@ -333,7 +426,9 @@ fn sarif(report: &Report) -> String {
 // ---- github -----------------------------------------------------------------------------
 
 fn escape_data(text: &str) -> String {
-    text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 fn escape_property(text: &str) -> String {
@@ -353,8 +448,16 @@ fn github(report: &Report) -> String {
         if check.line > 0 {
             let _ = write!(properties, ",line={},col={}", check.line, check.column);
         }
-        let _ = write!(properties, ",title={}", escape_property(&format!("arrowfeat {}", check.rule)));
-        let _ = writeln!(out, "::{command} {properties}::{}", escape_data(&check.message));
+        let _ = write!(
+            properties,
+            ",title={}",
+            escape_property(&format!("arrowfeat {}", check.rule))
+        );
+        let _ = writeln!(
+            out,
+            "::{command} {properties}::{}",
+            escape_data(&check.message)
+        );
     }
     out
 }
@@ -363,7 +466,11 @@ fn github(report: &Report) -> String {
 
 fn md_cell(text: &str) -> String {
     // `<` would open an HTML tag in GitHub's Markdown (`list<float32>`).
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('|', "\\|").replace('\n', " ")
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('|', "\\|")
+        .replace('\n', " ")
 }
 
 fn markdown(report: &Report, options: &RenderOptions) -> String {
@@ -388,16 +495,34 @@ fn markdown(report: &Report, options: &RenderOptions) -> String {
                 Status::Warning => "⚠️ warning",
                 _ => "ℹ️ info",
             };
-            let _ = writeln!(out, "| {mark} | `{}` | `{}` | {} |", check.rule, md_cell(&location(&file.path, check)), md_cell(&check.message));
+            let _ = writeln!(
+                out,
+                "| {mark} | `{}` | `{}` | {} |",
+                check.rule,
+                md_cell(&location(&file.path, check)),
+                md_cell(&check.message)
+            );
         }
         out.push('\n');
     }
     for file in &report.files {
         let title = file.view.clone().unwrap_or_else(|| file.path.clone());
-        let _ = writeln!(out, "<details><summary><code>{}</code> ({})</summary>\n", md_cell(&title), md_cell(&file.path));
+        let _ = writeln!(
+            out,
+            "<details><summary><code>{}</code> ({})</summary>\n",
+            md_cell(&title),
+            md_cell(&file.path)
+        );
         out.push_str("| check | expected | actual | status |\n|---|---|---|---|\n");
         for check in &file.checks {
-            let _ = writeln!(out, "| {} | {} | {} | {} |", md_cell(&check.subject), md_cell(&check.expected), md_cell(&check.actual), check.status.as_str());
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                md_cell(&check.subject),
+                md_cell(&check.expected),
+                md_cell(&check.actual),
+                check.status.as_str()
+            );
         }
         out.push_str("\n</details>\n\n");
     }

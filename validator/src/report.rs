@@ -5,7 +5,9 @@ use serde::Serialize;
 use crate::rules::{Category, Rule};
 use crate::yaml::Pos;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Info,
@@ -74,7 +76,13 @@ impl Status {
 }
 
 impl Check {
-    pub fn pass(rule: Rule, subject: impl Into<String>, expected: impl Into<String>, actual: impl Into<String>, pos: Pos) -> Check {
+    pub fn pass(
+        rule: Rule,
+        subject: impl Into<String>,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+        pos: Pos,
+    ) -> Check {
         Check {
             rule: rule.id,
             category: rule.category,
@@ -89,7 +97,14 @@ impl Check {
     }
 
     /// A finding at the rule's default severity.
-    pub fn fail(rule: Rule, subject: impl Into<String>, expected: impl Into<String>, actual: impl Into<String>, pos: Pos, message: impl Into<String>) -> Check {
+    pub fn fail(
+        rule: Rule,
+        subject: impl Into<String>,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+        pos: Pos,
+        message: impl Into<String>,
+    ) -> Check {
         Check::finding(rule, rule.severity, subject, expected, actual, pos, message)
     }
 
@@ -126,7 +141,12 @@ pub struct FileReport {
 
 impl FileReport {
     pub fn new(path: impl Into<String>) -> FileReport {
-        FileReport { path: path.into(), view: None, schema_version: None, checks: Vec::new() }
+        FileReport {
+            path: path.into(),
+            view: None,
+            schema_version: None,
+            checks: Vec::new(),
+        }
     }
 
     pub fn findings(&self) -> impl Iterator<Item = &Check> {
@@ -157,7 +177,10 @@ pub struct Report {
 
 impl Report {
     pub fn summary(&self) -> Summary {
-        let mut summary = Summary { files: self.files.len(), ..Summary::default() };
+        let mut summary = Summary {
+            files: self.files.len(),
+            ..Summary::default()
+        };
         for file in &self.files {
             if file.view.is_some() {
                 summary.views += 1;
@@ -191,6 +214,8 @@ impl Report {
     }
 
     pub fn findings(&self) -> impl Iterator<Item = (&FileReport, &Check)> {
-        self.files.iter().flat_map(|file| file.findings().map(move |check| (file, check)))
+        self.files
+            .iter()
+            .flat_map(|file| file.findings().map(move |check| (file, check)))
     }
 }

@@ -15,7 +15,10 @@ use crate::store::StoreMetadata;
 pub type Loaded = (FileReport, Option<SchemaFile>);
 
 fn is_schema_file(path: &Path) -> bool {
-    matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml")
+    )
 }
 
 /// The schema files under `path`: the file itself, or every `*.yaml` / `*.yml` below a
@@ -33,7 +36,9 @@ pub fn schema_paths(path: &Path) -> Result<Vec<PathBuf>, String> {
             let entry = entry.map_err(|e| spec::io_message(&dir, &e))?;
             let path = entry.path();
             // `--schemas .` should report `x.yaml`, not `./x.yaml`.
-            let path = path.strip_prefix(".").map_or_else(|_| path.clone(), Path::to_path_buf);
+            let path = path
+                .strip_prefix(".")
+                .map_or_else(|_| path.clone(), Path::to_path_buf);
             let file_type = entry.file_type().map_err(|e| spec::io_message(&path, &e))?;
             if file_type.is_dir() {
                 pending.push(path);
@@ -52,7 +57,9 @@ pub fn load_path(path: &Path) -> Result<Vec<Loaded>, String> {
     let paths = schema_paths(path)?;
     // Files are independent; reading and validating them on every core keeps large
     // repositories fast.
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(paths.len().max(1));
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(paths.len().max(1));
     if threads <= 1 || paths.len() < 64 {
         return Ok(paths.iter().map(|p| spec::load_file(p)).collect());
     }
@@ -60,16 +67,24 @@ pub fn load_path(path: &Path) -> Result<Vec<Loaded>, String> {
     let loaded = std::thread::scope(|scope| {
         let handles: Vec<_> = paths
             .chunks(chunk)
-            .map(|chunk| scope.spawn(move || chunk.iter().map(|p| spec::load_file(p)).collect::<Vec<_>>()))
+            .map(|chunk| {
+                scope.spawn(move || chunk.iter().map(|p| spec::load_file(p)).collect::<Vec<_>>())
+            })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
     });
     Ok(loaded)
 }
 
 /// Reads schema files given as (label, bytes), e.g. from a git revision.
 pub fn load_sources(sources: &[(String, Vec<u8>)]) -> Vec<Loaded> {
-    sources.iter().map(|(label, bytes)| spec::load_bytes(label, bytes)).collect()
+    sources
+        .iter()
+        .map(|(label, bytes)| spec::load_bytes(label, bytes))
+        .collect()
 }
 
 /// What to check the schema files against.
@@ -101,7 +116,10 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
                     "declared once",
                     format!("also in {first}"),
                     file.key_pos("/name"),
-                    format!("feature view `{}` is also declared in {first}", file.spec.name),
+                    format!(
+                        "feature view `{}` is also declared in {first}",
+                        file.spec.name
+                    ),
                 ));
                 files.push(report);
                 continue;
@@ -111,7 +129,9 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
                 report.checks.extend(check_against_store(file, store));
             }
             if let Some(old) = previous.get(file.spec.name.as_str()) {
-                report.checks.extend(check_revision(old, file, config.compatibility));
+                report
+                    .checks
+                    .extend(check_revision(old, file, config.compatibility));
             }
         }
         files.push(report);
@@ -130,21 +150,37 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
             "feature view `{}` ({} {}) was removed from this revision",
             old.spec.name, old.path, old.spec.schema_version
         );
-        report.checks.push(if config.compatibility == crate::compat::Mode::None {
-            Check::finding(rules::COMPAT_CHANGE, crate::report::Severity::Info, "feature view", "present", "removed", crate::yaml::Pos::UNKNOWN, message)
-        } else {
-            Check::fail(
-                rules::COMPAT_BREAKING,
-                "feature view",
-                "present",
-                "removed",
-                crate::yaml::Pos::UNKNOWN,
-                format!("{message}; removing a view breaks {} compatibility for its consumers", config.compatibility),
-            )
-        });
+        report
+            .checks
+            .push(if config.compatibility == crate::compat::Mode::None {
+                Check::finding(
+                    rules::COMPAT_CHANGE,
+                    crate::report::Severity::Info,
+                    "feature view",
+                    "present",
+                    "removed",
+                    crate::yaml::Pos::UNKNOWN,
+                    message,
+                )
+            } else {
+                Check::fail(
+                    rules::COMPAT_BREAKING,
+                    "feature view",
+                    "present",
+                    "removed",
+                    crate::yaml::Pos::UNKNOWN,
+                    format!(
+                        "{message}; removing a view breaks {} compatibility for its consumers",
+                        config.compatibility
+                    ),
+                )
+            });
         files.push(report);
     }
-    let mut report = Report { against: targets.against.clone(), files };
+    let mut report = Report {
+        against: targets.against.clone(),
+        files,
+    };
     config.apply(&mut report);
     report
 }

@@ -130,7 +130,10 @@ impl EventTimestampSpec {
             "ns" => TimeUnit::Nanosecond,
             _ => TimeUnit::Microsecond,
         };
-        FeatureType::Timestamp { unit, tz: self.tz.clone() }
+        FeatureType::Timestamp {
+            unit,
+            tz: self.tz.clone(),
+        }
     }
 }
 
@@ -194,14 +197,24 @@ pub struct SchemaFile {
 impl SchemaFile {
     /// Where the feature named `name` is declared.
     pub fn feature_pos(&self, name: &str) -> Pos {
-        match self.spec.features.iter().position(|feature| feature.name == name) {
+        match self
+            .spec
+            .features
+            .iter()
+            .position(|feature| feature.name == name)
+        {
             Some(index) => self.root.locate(&format!("/features/{index}")),
             None => self.root.locate_key("", "features"),
         }
     }
 
     pub fn entity_pos(&self, name: &str) -> Pos {
-        match self.spec.entities.iter().position(|entity| entity.name == name) {
+        match self
+            .spec
+            .entities
+            .iter()
+            .position(|entity| entity.name == name)
+        {
             Some(index) => self.root.locate(&format!("/entities/{index}")),
             None => self.root.locate_key("", "entities"),
         }
@@ -216,7 +229,9 @@ impl SchemaFile {
 /// schema is returned when it could be read and matches the format.
 pub fn load_file(path: &Path) -> (FileReport, Option<SchemaFile>) {
     let label = path.display().to_string();
-    let label = label.strip_prefix("./").map_or(label.clone(), str::to_string);
+    let label = label
+        .strip_prefix("./")
+        .map_or(label.clone(), str::to_string);
     match read_bounded(path, MAX_SCHEMA_FILE_BYTES) {
         Ok(bytes) => load_bytes(&label, &bytes),
         Err(message) => {
@@ -232,7 +247,10 @@ pub fn load_file(path: &Path) -> (FileReport, Option<SchemaFile>) {
 pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     let metadata = std::fs::metadata(path).map_err(|e| io_message(path, &e))?;
     if metadata.is_dir() {
-        return Err(format!("{} is a directory; expected a file", path.display()));
+        return Err(format!(
+            "{} is a directory; expected a file",
+            path.display()
+        ));
     }
     if metadata.len() > limit {
         return Err(format!(
@@ -253,7 +271,14 @@ pub fn io_message(path: &Path, error: &std::io::Error) -> String {
 }
 
 fn unreadable(message: String) -> Check {
-    Check::fail(rules::INPUT_UNREADABLE, "file", "a readable UTF-8 YAML file", "unreadable", Pos::UNKNOWN, message)
+    Check::fail(
+        rules::INPUT_UNREADABLE,
+        "file",
+        "a readable UTF-8 YAML file",
+        "unreadable",
+        Pos::UNKNOWN,
+        message,
+    )
 }
 
 /// Checks schema file content; `label` names it in findings (a path, or `REF:path`).
@@ -288,17 +313,29 @@ pub fn load_bytes(label: &str, bytes: &[u8]) -> (FileReport, Option<SchemaFile>)
                 YamlErrorKind::DuplicateKey => rules::YAML_DUPLICATE_KEY,
                 YamlErrorKind::Limits => rules::YAML_LIMITS,
             };
-            report.checks.push(Check::fail(rule, "file", "well-formed YAML", "malformed", error.pos, error.message));
+            report.checks.push(Check::fail(
+                rule,
+                "file",
+                "well-formed YAML",
+                "malformed",
+                error.pos,
+                error.message,
+            ));
             return (report, None);
         }
     };
     if root.value == yaml::NodeValue::Null {
-        report.checks.push(unreadable(format!("{label} is empty; expected a feature view mapping")));
+        report.checks.push(unreadable(format!(
+            "{label} is empty; expected a feature view mapping"
+        )));
         return (report, None);
     }
     let json = root.to_json();
     report.view = json.get("name").and_then(Value::as_str).map(str::to_string);
-    report.schema_version = json.get("schema_version").and_then(Value::as_str).map(str::to_string);
+    report.schema_version = json
+        .get("schema_version")
+        .and_then(Value::as_str)
+        .map(str::to_string);
 
     let violations = json_schema_checks(&root, &json);
     let valid = violations.is_empty();
@@ -330,7 +367,11 @@ pub fn load_bytes(label: &str, bytes: &[u8]) -> (FileReport, Option<SchemaFile>)
             return (report, None);
         }
     };
-    let file = SchemaFile { path: label.to_string(), root, spec };
+    let file = SchemaFile {
+        path: label.to_string(),
+        root,
+        spec,
+    };
     report.checks.extend(file_checks(&file));
     (report, Some(file))
 }
@@ -338,8 +379,14 @@ pub fn load_bytes(label: &str, bytes: &[u8]) -> (FileReport, Option<SchemaFile>)
 fn line_column_at(bytes: &[u8], offset: usize) -> (u64, u64) {
     let before = &bytes[..offset];
     let line = before.iter().filter(|b| **b == b'\n').count() as u64 + 1;
-    let line_start = before.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    let column = String::from_utf8_lossy(&before[line_start..]).chars().count() as u64 + 1;
+    let line_start = before
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&before[line_start..])
+        .chars()
+        .count() as u64
+        + 1;
     (line, column)
 }
 
@@ -352,9 +399,14 @@ fn compiled_schema() -> &'static CompiledSchema {
     static SCHEMA: OnceLock<CompiledSchema> = OnceLock::new();
     SCHEMA.get_or_init(|| {
         // Both parse steps are over a file compiled into the binary and covered by tests.
-        let document: Value = serde_json::from_str(JSON_SCHEMA).expect("bundled JSON Schema is JSON");
-        let validator = jsonschema::draft202012::new(&document).expect("bundled JSON Schema is valid");
-        CompiledSchema { validator, document }
+        let document: Value =
+            serde_json::from_str(JSON_SCHEMA).expect("bundled JSON Schema is JSON");
+        let validator =
+            jsonschema::draft202012::new(&document).expect("bundled JSON Schema is valid");
+        CompiledSchema {
+            validator,
+            document,
+        }
     })
 }
 
@@ -363,7 +415,11 @@ fn json_schema_checks(root: &Node, json: &Value) -> Vec<Check> {
     let mut checks = Vec::new();
     for error in schema.validator.iter_errors(json) {
         let instance_path = error.instance_path().as_str().to_string();
-        let subject = if instance_path.is_empty() { "the document".to_string() } else { display_path(&instance_path) };
+        let subject = if instance_path.is_empty() {
+            "the document".to_string()
+        } else {
+            display_path(&instance_path)
+        };
         match error.kind() {
             ValidationErrorKind::AdditionalProperties { unexpected } => {
                 let schema_path = error.schema_path().as_str();
@@ -383,7 +439,9 @@ fn json_schema_checks(root: &Node, json: &Value) -> Vec<Check> {
                 }
             }
             ValidationErrorKind::Required { property } => {
-                let property = property.as_str().map_or_else(|| property.to_string(), str::to_string);
+                let property = property
+                    .as_str()
+                    .map_or_else(|| property.to_string(), str::to_string);
                 checks.push(Check::fail(
                     rules::SCHEMA_VIOLATION,
                     format!("{subject}: key `{property}`"),
@@ -441,11 +499,20 @@ fn expectation(document: &Value, schema_path: &str) -> String {
     let value = document.pointer(schema_path);
     match (keyword, value) {
         ("type", Some(Value::String(ty))) => ty.clone(),
-        ("type", Some(Value::Array(types))) => {
-            types.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" or ")
-        }
+        ("type", Some(Value::Array(types))) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(" or "),
         ("enum", Some(Value::Array(options))) => {
-            format!("one of {}", options.iter().map(short_json).collect::<Vec<_>>().join(", "))
+            format!(
+                "one of {}",
+                options
+                    .iter()
+                    .map(short_json)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         }
         ("pattern", Some(Value::String(pattern))) => format!("matching {pattern}"),
         ("oneOf", _) if schema_path.ends_with("/ttl/oneOf") => {
@@ -475,17 +542,43 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
     let mut checks = Vec::new();
 
     // Types.
-    let typed = |rule: Rule, subject: String, type_name: &str, pointer: String, checks: &mut Vec<Check>| {
-        match FeatureType::parse(type_name) {
-            Ok(ty) => checks.push(Check::pass(rule, subject, "a known type", ty.to_string(), root.locate(&pointer))),
-            Err(message) => checks.push(Check::fail(rule, subject.clone(), "a known type", type_name, root.locate(&pointer), format!("{subject}: {message}"))),
-        }
-    };
+    let typed =
+        |rule: Rule, subject: String, type_name: &str, pointer: String, checks: &mut Vec<Check>| {
+            match FeatureType::parse(type_name) {
+                Ok(ty) => checks.push(Check::pass(
+                    rule,
+                    subject,
+                    "a known type",
+                    ty.to_string(),
+                    root.locate(&pointer),
+                )),
+                Err(message) => checks.push(Check::fail(
+                    rule,
+                    subject.clone(),
+                    "a known type",
+                    type_name,
+                    root.locate(&pointer),
+                    format!("{subject}: {message}"),
+                )),
+            }
+        };
     for (index, feature) in spec.features.iter().enumerate() {
-        typed(rules::TYPE_SYNTAX, format!("feature {}: type syntax", feature.name), &feature.type_name, format!("/features/{index}/type"), &mut checks);
+        typed(
+            rules::TYPE_SYNTAX,
+            format!("feature {}: type syntax", feature.name),
+            &feature.type_name,
+            format!("/features/{index}/type"),
+            &mut checks,
+        );
     }
     for (index, entity) in spec.entities.iter().enumerate() {
-        typed(rules::TYPE_SYNTAX, format!("entity {}: type syntax", entity.name), &entity.type_name, format!("/entities/{index}/type"), &mut checks);
+        typed(
+            rules::TYPE_SYNTAX,
+            format!("entity {}: type syntax", entity.name),
+            &entity.type_name,
+            format!("/entities/{index}/type"),
+            &mut checks,
+        );
     }
 
     // Duplicate names among features and entity join keys.
@@ -494,31 +587,68 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
     for (index, entity) in spec.entities.iter().enumerate() {
         if !seen.insert(&entity.join_key) {
             duplicates += 1;
-            checks.push(Check::fail(rules::DUPLICATE_FEATURE, format!("entity {}: join key", entity.name), "unique names", format!("`{}` again", entity.join_key), root.locate(&format!("/entities/{index}/join_key")), format!("join key `{}` is declared twice", entity.join_key)));
+            checks.push(Check::fail(
+                rules::DUPLICATE_FEATURE,
+                format!("entity {}: join key", entity.name),
+                "unique names",
+                format!("`{}` again", entity.join_key),
+                root.locate(&format!("/entities/{index}/join_key")),
+                format!("join key `{}` is declared twice", entity.join_key),
+            ));
         }
     }
     for (index, feature) in spec.features.iter().enumerate() {
         if !seen.insert(&feature.name) {
             duplicates += 1;
             let first = spec.entities.iter().any(|e| e.join_key == feature.name);
-            let what = if first { "an entity join key" } else { "an earlier feature" };
-            checks.push(Check::fail(rules::DUPLICATE_FEATURE, format!("feature {}", feature.name), "unique names", format!("`{}` again", feature.name), root.locate(&format!("/features/{index}/name")), format!("feature `{}` has the same name as {what}", feature.name)));
+            let what = if first {
+                "an entity join key"
+            } else {
+                "an earlier feature"
+            };
+            checks.push(Check::fail(
+                rules::DUPLICATE_FEATURE,
+                format!("feature {}", feature.name),
+                "unique names",
+                format!("`{}` again", feature.name),
+                root.locate(&format!("/features/{index}/name")),
+                format!("feature `{}` has the same name as {what}", feature.name),
+            ));
         }
     }
     if duplicates == 0 {
-        checks.push(Check::pass(rules::DUPLICATE_FEATURE, "feature names", "unique", format!("{} unique", seen.len()), root.locate_key("", "features")));
+        checks.push(Check::pass(
+            rules::DUPLICATE_FEATURE,
+            "feature names",
+            "unique",
+            format!("{} unique", seen.len()),
+            root.locate_key("", "features"),
+        ));
     }
 
     // Constraints.
     for (index, feature) in spec.features.iter().enumerate() {
-        let Some(constraints) = &feature.constraints else { continue };
+        let Some(constraints) = &feature.constraints else {
+            continue;
+        };
         let pointer = format!("/features/{index}/constraints");
         let subject = format!("feature {}: constraints", feature.name);
         let ty = FeatureType::parse(&feature.type_name).ok();
-        let numeric = matches!(ty, Some(FeatureType::Int32 | FeatureType::Int64 | FeatureType::Float32 | FeatureType::Float64));
+        let numeric = matches!(
+            ty,
+            Some(
+                FeatureType::Int32
+                    | FeatureType::Int64
+                    | FeatureType::Float32
+                    | FeatureType::Float64
+            )
+        );
         let mut problems = Vec::new();
         if (constraints.min.is_some() || constraints.max.is_some()) && ty.is_some() && !numeric {
-            problems.push(format!("min/max need a numeric type, found {}", feature.type_name));
+            problems.push(format!(
+                "min/max need a numeric type, found {}",
+                feature.type_name
+            ));
         }
         if let (Some(min), Some(max)) = (constraints.min, constraints.max) {
             if min > max {
@@ -538,9 +668,22 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
             }
         }
         if problems.is_empty() {
-            checks.push(Check::pass(rules::CONSTRAINT_INVALID, subject, "satisfiable", "ok", root.locate(&pointer)));
+            checks.push(Check::pass(
+                rules::CONSTRAINT_INVALID,
+                subject,
+                "satisfiable",
+                "ok",
+                root.locate(&pointer),
+            ));
         } else {
-            checks.push(Check::fail(rules::CONSTRAINT_INVALID, subject.clone(), "satisfiable constraints", problems.join("; "), root.locate(&pointer), format!("{subject}: {}", problems.join("; "))));
+            checks.push(Check::fail(
+                rules::CONSTRAINT_INVALID,
+                subject.clone(),
+                "satisfiable constraints",
+                problems.join("; "),
+                root.locate(&pointer),
+                format!("{subject}: {}", problems.join("; ")),
+            ));
         }
     }
 
@@ -549,35 +692,76 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
     let ts_pos = root.locate("/event_timestamp");
     let mut ts_problems = Vec::new();
     if ts.kind == "datetime64" && ts.unit != "ns" && root.get("/event_timestamp/unit").is_some() {
-        ts_problems.push(format!("datetime64 is always in ns, found unit {}", ts.unit));
+        ts_problems.push(format!(
+            "datetime64 is always in ns, found unit {}",
+            ts.unit
+        ));
     }
     if ts.kind == "datetime64" && root.get("/event_timestamp/tz").is_some() && ts.tz.is_some() {
         ts_problems.push("datetime64 is naive; remove tz or use type: timestamp".to_string());
     }
     if !ts.required {
-        ts_problems.push("required: false; point-in-time joins need every row to carry an event timestamp".to_string());
+        ts_problems.push(
+            "required: false; point-in-time joins need every row to carry an event timestamp"
+                .to_string(),
+        );
     }
     if ts_problems.is_empty() {
-        checks.push(Check::pass(rules::TIMESTAMP_DECLARATION, "event timestamp: declaration", "required timestamp", format!("{} {}", ts.name, ts.feature_type()), ts_pos));
+        checks.push(Check::pass(
+            rules::TIMESTAMP_DECLARATION,
+            "event timestamp: declaration",
+            "required timestamp",
+            format!("{} {}", ts.name, ts.feature_type()),
+            ts_pos,
+        ));
     } else {
-        checks.push(Check::fail(rules::TIMESTAMP_DECLARATION, "event timestamp: declaration", "a required timestamp", ts_problems.join("; "), ts_pos, format!("event timestamp `{}`: {}", ts.name, ts_problems.join("; "))));
+        checks.push(Check::fail(
+            rules::TIMESTAMP_DECLARATION,
+            "event timestamp: declaration",
+            "a required timestamp",
+            ts_problems.join("; "),
+            ts_pos,
+            format!("event timestamp `{}`: {}", ts.name, ts_problems.join("; ")),
+        ));
     }
 
     // Versions.
     let version_pos = root.locate("/schema_version");
     match semver::Version::parse(&spec.schema_version) {
         Ok(version) => {
-            checks.push(Check::pass(rules::VERSION_SEMVER, "schema_version", "MAJOR.MINOR.PATCH", version.to_string(), version_pos));
+            checks.push(Check::pass(
+                rules::VERSION_SEMVER,
+                "schema_version",
+                "MAJOR.MINOR.PATCH",
+                version.to_string(),
+                version_pos,
+            ));
             if let Some(suffix) = name_version_suffix(&spec.name) {
                 let name_pos = root.locate("/name");
                 if suffix == version.major {
-                    checks.push(Check::pass(rules::VERSION_NAME_SUFFIX, "name suffix", format!("_v{}", version.major), format!("_v{suffix}"), name_pos));
+                    checks.push(Check::pass(
+                        rules::VERSION_NAME_SUFFIX,
+                        "name suffix",
+                        format!("_v{}", version.major),
+                        format!("_v{suffix}"),
+                        name_pos,
+                    ));
                 } else {
                     checks.push(Check::fail(rules::VERSION_NAME_SUFFIX, "name suffix", format!("_v{}", version.major), format!("_v{suffix}"), name_pos, format!("view name `{}` ends in _v{suffix} but schema_version {} has major version {}", spec.name, version, version.major)));
                 }
             }
         }
-        Err(error) => checks.push(Check::fail(rules::VERSION_SEMVER, "schema_version", "MAJOR.MINOR.PATCH", spec.schema_version.clone(), version_pos, format!("schema_version `{}` is not a semantic version: {error}", spec.schema_version))),
+        Err(error) => checks.push(Check::fail(
+            rules::VERSION_SEMVER,
+            "schema_version",
+            "MAJOR.MINOR.PATCH",
+            spec.schema_version.clone(),
+            version_pos,
+            format!(
+                "schema_version `{}` is not a semantic version: {error}",
+                spec.schema_version
+            ),
+        )),
     }
     checks
 }
@@ -585,5 +769,7 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
 /// `driver_stats_v2` → `Some(2)`.
 pub fn name_version_suffix(name: &str) -> Option<u64> {
     let (_, suffix) = name.rsplit_once("_v")?;
-    (!suffix.is_empty() && suffix.bytes().all(|b| b.is_ascii_digit())).then(|| suffix.parse().ok()).flatten()
+    (!suffix.is_empty() && suffix.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| suffix.parse().ok())
+        .flatten()
 }

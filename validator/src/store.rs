@@ -68,19 +68,28 @@ pub fn load(path: &Path) -> Result<StoreMetadata, String> {
 
 /// Parses Feast `registry-dump` JSON or arrowfeat store metadata JSON.
 pub fn parse(bytes: &[u8]) -> Result<StoreMetadata, String> {
-    let text = std::str::from_utf8(bytes).map_err(|e| format!("not valid UTF-8 (byte {})", e.valid_up_to()))?;
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| format!("not valid UTF-8 (byte {})", e.valid_up_to()))?;
     if text.trim().is_empty() {
-        return Err("empty file; expected Feast `registry-dump` JSON or arrowfeat store metadata".into());
+        return Err(
+            "empty file; expected Feast `registry-dump` JSON or arrowfeat store metadata".into(),
+        );
     }
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| {
-            // serde_json ends its message with the location we already put in front.
-            let message = e.to_string();
-            let message = message.split(" at line ").next().unwrap_or(&message).to_string();
-            format!("{}:{}: malformed JSON: {message}", e.line(), e.column())
-        })?;
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        // serde_json ends its message with the location we already put in front.
+        let message = e.to_string();
+        let message = message
+            .split(" at line ")
+            .next()
+            .unwrap_or(&message)
+            .to_string();
+        format!("{}:{}: malformed JSON: {message}", e.line(), e.column())
+    })?;
     let Value::Object(object) = &value else {
-        return Err(format!("expected a JSON object, found {}", json_kind(&value)));
+        return Err(format!(
+            "expected a JSON object, found {}",
+            json_kind(&value)
+        ));
     };
     if object.get("format").and_then(Value::as_str) == Some(NEUTRAL_FORMAT) {
         return parse_neutral(value);
@@ -176,7 +185,8 @@ fn parse_neutral(value: Value) -> Result<StoreMetadata, String> {
         ));
     }
     let parse_type = |context: &str, text: &str| {
-        FeatureType::parse(text).map_err(|message| format!("arrowfeat store metadata: {context}: {message}"))
+        FeatureType::parse(text)
+            .map_err(|message| format!("arrowfeat store metadata: {context}: {message}"))
     };
     let mut entities = BTreeMap::new();
     for entity in &document.entities {
@@ -186,7 +196,12 @@ fn parse_neutral(value: Value) -> Result<StoreMetadata, String> {
         };
         entities.insert(
             entity.name.clone(),
-            StoreEntity { name: entity.name.clone(), join_key: entity.join_key.clone(), ty, store_type: entity.type_name.clone() },
+            StoreEntity {
+                name: entity.name.clone(),
+                join_key: entity.join_key.clone(),
+                ty,
+                store_type: entity.type_name.clone(),
+            },
         );
     }
     let mut views = BTreeMap::new();
@@ -195,7 +210,10 @@ fn parse_neutral(value: Value) -> Result<StoreMetadata, String> {
         for field in &view.features {
             features.push(StoreField {
                 name: field.name.clone(),
-                ty: parse_type(&format!("view {} feature {}", view.name, field.name), &field.type_name)?,
+                ty: parse_type(
+                    &format!("view {} feature {}", view.name, field.name),
+                    &field.type_name,
+                )?,
                 store_type: field.type_name.clone(),
                 nullable: field.nullable,
             });
@@ -213,8 +231,15 @@ fn parse_neutral(value: Value) -> Result<StoreMetadata, String> {
                 })
             })
             .collect();
-        let timestamp_type = match view.event_timestamp.as_ref().and_then(|ts| ts.type_name.as_deref()) {
-            Some(text) => Some(parse_type(&format!("view {} event_timestamp", view.name), text)?),
+        let timestamp_type = match view
+            .event_timestamp
+            .as_ref()
+            .and_then(|ts| ts.type_name.as_deref())
+        {
+            Some(text) => Some(parse_type(
+                &format!("view {} event_timestamp", view.name),
+                text,
+            )?),
             None => None,
         };
         let store_view = StoreView {
@@ -229,25 +254,42 @@ fn parse_neutral(value: Value) -> Result<StoreMetadata, String> {
             created_timestamp_column: view.created_timestamp,
         };
         if views.insert(view.name.clone(), store_view).is_some() {
-            return Err(format!("arrowfeat store metadata: feature view `{}` appears twice", view.name));
+            return Err(format!(
+                "arrowfeat store metadata: feature view `{}` appears twice",
+                view.name
+            ));
         }
     }
     if views.is_empty() {
         return Err("arrowfeat store metadata holds no feature views".into());
     }
-    Ok(StoreMetadata { description: document.store, views, entities })
+    Ok(StoreMetadata {
+        description: document.store,
+        views,
+        entities,
+    })
 }
 
 // ---- Feast registry-dump ---------------------------------------------------------------
 
-const FEAST_KEYS: &[&str] = &["featureViews", "entities", "project", "dataSources", "streamFeatureViews", "projectMetadata"];
+const FEAST_KEYS: &[&str] = &[
+    "featureViews",
+    "entities",
+    "project",
+    "dataSources",
+    "streamFeatureViews",
+    "projectMetadata",
+];
 
 /// Feature view lists that carry a batch source and features; on-demand views have
 /// neither a timestamp nor a TTL and are not schema-checked.
 const FEAST_VIEW_LISTS: &[&str] = &["featureViews", "streamFeatureViews"];
 
 fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
-    let project = value.get("project").and_then(Value::as_str).unwrap_or("(unnamed)");
+    let project = value
+        .get("project")
+        .and_then(Value::as_str)
+        .unwrap_or("(unnamed)");
     let mut entities = BTreeMap::new();
     for (index, entity) in array(value, "entities")?.iter().enumerate() {
         let spec = spec_of(entity, &format!("entities[{index}]"))?;
@@ -255,10 +297,25 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
         if name.starts_with("__") {
             continue; // Feast's internal `__dummy` entity for entity-less views.
         }
-        let join_key = spec.get("joinKey").and_then(Value::as_str).unwrap_or(&name).to_string();
-        let store_type = spec.get("valueType").and_then(Value::as_str).map(str::to_string);
+        let join_key = spec
+            .get("joinKey")
+            .and_then(Value::as_str)
+            .unwrap_or(&name)
+            .to_string();
+        let store_type = spec
+            .get("valueType")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         let ty = store_type.as_deref().map(FeatureType::from_feast);
-        entities.insert(name.clone(), StoreEntity { name, join_key, ty, store_type });
+        entities.insert(
+            name.clone(),
+            StoreEntity {
+                name,
+                join_key,
+                ty,
+                store_type,
+            },
+        );
     }
     let mut views = BTreeMap::new();
     for list in FEAST_VIEW_LISTS {
@@ -272,13 +329,28 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
                     let field_context = format!("{context}.spec.{key}[{i}]");
                     let field_name = string(field, "name", &field_context)?;
                     // Feast omits `valueType` when it is the proto default (INVALID).
-                    let store_type = field.get("valueType").and_then(Value::as_str).unwrap_or("INVALID").to_string();
-                    out.push(StoreField { name: field_name, ty: FeatureType::from_feast(&store_type), store_type, nullable: None });
+                    let store_type = field
+                        .get("valueType")
+                        .and_then(Value::as_str)
+                        .unwrap_or("INVALID")
+                        .to_string();
+                    out.push(StoreField {
+                        name: field_name,
+                        ty: FeatureType::from_feast(&store_type),
+                        store_type,
+                        nullable: None,
+                    });
                 }
                 Ok(out)
             };
             let source = spec.get("batchSource");
-            let text_of = |key: &str| source.and_then(|s| s.get(key)).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+            let text_of = |key: &str| {
+                source
+                    .and_then(|s| s.get(key))
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+            };
             let timestamp_field = text_of("timestampField");
             let ttl_seconds = match spec.get("ttl") {
                 None => Some(0),
@@ -290,7 +362,16 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
             let tags = spec
                 .get("tags")
                 .and_then(Value::as_object)
-                .map(|tags| tags.iter().map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string))).collect())
+                .map(|tags| {
+                    tags.iter()
+                        .map(|(k, v)| {
+                            (
+                                k.clone(),
+                                v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                            )
+                        })
+                        .collect()
+                })
                 .unwrap_or_default();
             let store_view = StoreView {
                 name: name.clone(),
@@ -304,7 +385,9 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
                 entity_columns: fields("entityColumns")?,
                 ttl_seconds,
                 tags,
-                timestamp_type: timestamp_field.as_ref().map(|_| FeatureType::feast_timestamp()),
+                timestamp_type: timestamp_field
+                    .as_ref()
+                    .map(|_| FeatureType::feast_timestamp()),
                 timestamp_field,
                 created_timestamp_column: text_of("createdTimestampColumn"),
             };
@@ -316,24 +399,34 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
             "the Feast registry of project `{project}` holds no feature views (run `feast apply` in the feature repo first)"
         ));
     }
-    Ok(StoreMetadata { description: format!("Feast registry (project {project})"), views, entities })
+    Ok(StoreMetadata {
+        description: format!("Feast registry (project {project})"),
+        views,
+        entities,
+    })
 }
 
 fn array<'a>(value: &'a Value, key: &str) -> Result<&'a [Value], String> {
     match value.get(key) {
         None | Some(Value::Null) => Ok(&[]),
         Some(Value::Array(items)) => Ok(items),
-        Some(other) => Err(format!("`{key}`: expected an array, found {}", json_kind(other))),
+        Some(other) => Err(format!(
+            "`{key}`: expected an array, found {}",
+            json_kind(other)
+        )),
     }
 }
 
 fn spec_of<'a>(value: &'a Value, context: &str) -> Result<&'a Value, String> {
-    value.get("spec").filter(|spec| spec.is_object()).ok_or_else(|| {
-        format!(
-            "{context}: no `spec` object; this registry layout is not supported \
+    value
+        .get("spec")
+        .filter(|spec| spec.is_object())
+        .ok_or_else(|| {
+            format!(
+                "{context}: no `spec` object; this registry layout is not supported \
              (arrowfeat reads `feast registry-dump` output of Feast 0.30 and later)"
-        )
-    })
+            )
+        })
 }
 
 fn string(value: &Value, key: &str, context: &str) -> Result<String, String> {
@@ -366,10 +459,18 @@ mod tests {
     #[test]
     fn unrecognised_documents_say_what_was_expected() {
         assert!(parse(b"").unwrap_err().contains("empty file"));
-        assert!(parse(b"[1]").unwrap_err().contains("expected a JSON object, found an array"));
-        assert!(parse(b"{\"foo\": 1}").unwrap_err().contains("found keys [foo]"));
+        assert!(parse(b"[1]")
+            .unwrap_err()
+            .contains("expected a JSON object, found an array"));
+        assert!(parse(b"{\"foo\": 1}")
+            .unwrap_err()
+            .contains("found keys [foo]"));
         assert!(parse(b"{\"a\": ").unwrap_err().contains("malformed JSON"));
-        assert!(parse(b"{\"project\": \"p\", \"featureViews\": []}").unwrap_err().contains("holds no feature views"));
-        assert!(parse(b"{\"featureViews\": [{\"name\": \"x\"}]}").unwrap_err().contains("not supported"));
+        assert!(parse(b"{\"project\": \"p\", \"featureViews\": []}")
+            .unwrap_err()
+            .contains("holds no feature views"));
+        assert!(parse(b"{\"featureViews\": [{\"name\": \"x\"}]}")
+            .unwrap_err()
+            .contains("not supported"));
     }
 }

@@ -6,7 +6,12 @@ pub fn closest<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -
     let input = input.to_ascii_lowercase();
     candidates
         .into_iter()
-        .map(|candidate| (strsim::jaro_winkler(&input, &candidate.to_ascii_lowercase()), candidate))
+        .map(|candidate| {
+            (
+                strsim::jaro_winkler(&input, &candidate.to_ascii_lowercase()),
+                candidate,
+            )
+        })
         .filter(|(score, _)| *score >= 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, candidate)| candidate)
@@ -18,7 +23,10 @@ mod tests {
     fn suggests_close_names_only() {
         let names = ["features", "entities", "event_timestamp"];
         assert_eq!(super::closest("feautres", names), Some("features"));
-        assert_eq!(super::closest("event_timestmap", names), Some("event_timestamp"));
+        assert_eq!(
+            super::closest("event_timestmap", names),
+            Some("event_timestamp")
+        );
         assert_eq!(super::closest("zzz", names), None);
     }
 }

@@ -61,22 +61,37 @@ pub enum FeatureType {
     Bytes,
     Bool,
     /// An Arrow timestamp. `tz: None` is a naive (wall-clock) timestamp.
-    Timestamp { unit: TimeUnit, tz: Option<String> },
+    Timestamp {
+        unit: TimeUnit,
+        tz: Option<String>,
+    },
     /// pandas' `datetime64[ns]`: naive nanoseconds, the representation Feast hands to
     /// pandas for its timestamps. Same Arrow type as `timestamp[ns]`, named apart because
     /// users write it and because the store side records "a timestamp", not this.
     Datetime64Ns,
     List(Box<FeatureType>),
     /// A fixed-size vector of float32 or float64.
-    Embedding { dim: u32, element: Box<FeatureType> },
+    Embedding {
+        dim: u32,
+        element: Box<FeatureType>,
+    },
     /// A store type with no equivalent in the vocabulary (Feast MAP, JSON, STRUCT, ...).
     Other(String),
 }
 
 /// The primitive names, for "did you mean" suggestions.
 pub const TYPE_NAMES: &[&str] = &[
-    "int32", "int64", "float32", "float64", "string", "bytes", "bool", "timestamp", "datetime64[ns]",
-    "list<", "embedding[",
+    "int32",
+    "int64",
+    "float32",
+    "float64",
+    "string",
+    "bytes",
+    "bool",
+    "timestamp",
+    "datetime64[ns]",
+    "list<",
+    "embedding[",
 ];
 
 impl FeatureType {
@@ -95,7 +110,10 @@ impl FeatureType {
     }
 
     pub fn is_timestamp(&self) -> bool {
-        matches!(self, FeatureType::Timestamp { .. } | FeatureType::Datetime64Ns)
+        matches!(
+            self,
+            FeatureType::Timestamp { .. } | FeatureType::Datetime64Ns
+        )
     }
 
     /// The Arrow `DataType` this type is read as (its `Debug` spelling in arrow-rs).
@@ -108,7 +126,9 @@ impl FeatureType {
             FeatureType::String => "Utf8".into(),
             FeatureType::Bytes => "Binary".into(),
             FeatureType::Bool => "Boolean".into(),
-            FeatureType::Timestamp { unit, tz: None } => format!("Timestamp({}, None)", unit.arrow_name()),
+            FeatureType::Timestamp { unit, tz: None } => {
+                format!("Timestamp({}, None)", unit.arrow_name())
+            }
             FeatureType::Timestamp { unit, tz: Some(tz) } => {
                 format!("Timestamp({}, Some(\"{tz}\"))", unit.arrow_name())
             }
@@ -165,7 +185,10 @@ impl FeatureType {
     }
 
     pub fn feast_timestamp() -> FeatureType {
-        FeatureType::Timestamp { unit: TimeUnit::Microsecond, tz: Some("UTC".into()) }
+        FeatureType::Timestamp {
+            unit: TimeUnit::Microsecond,
+            tz: Some("UTC".into()),
+        }
     }
 }
 
@@ -184,7 +207,10 @@ fn parse_compact(text: &str) -> Option<FeatureType> {
             if let Some(inner) = text.strip_prefix("list<").and_then(|t| t.strip_suffix('>')) {
                 return Some(FeatureType::List(Box::new(parse_compact(inner)?)));
             }
-            if let Some(args) = text.strip_prefix("timestamp[").and_then(|t| t.strip_suffix(']')) {
+            if let Some(args) = text
+                .strip_prefix("timestamp[")
+                .and_then(|t| t.strip_suffix(']'))
+            {
                 let mut parts = args.splitn(2, ',');
                 let unit = TimeUnit::parse(parts.next()?)?;
                 let tz = match parts.next() {
@@ -194,7 +220,10 @@ fn parse_compact(text: &str) -> Option<FeatureType> {
                 };
                 return Some(FeatureType::Timestamp { unit, tz });
             }
-            if let Some(args) = text.strip_prefix("embedding[").and_then(|t| t.strip_suffix(']')) {
+            if let Some(args) = text
+                .strip_prefix("embedding[")
+                .and_then(|t| t.strip_suffix(']'))
+            {
                 let mut parts = args.splitn(2, ',');
                 let dim: u32 = parts.next()?.parse().ok().filter(|d| *d > 0)?;
                 let element = match parts.next() {
@@ -202,7 +231,10 @@ fn parse_compact(text: &str) -> Option<FeatureType> {
                     Some("float64") => FeatureType::Float64,
                     Some(_) => return None,
                 };
-                return Some(FeatureType::Embedding { dim, element: Box::new(element) });
+                return Some(FeatureType::Embedding {
+                    dim,
+                    element: Box::new(element),
+                });
             }
             return None;
         }
@@ -220,7 +252,9 @@ impl fmt::Display for FeatureType {
             FeatureType::Bytes => f.write_str("bytes"),
             FeatureType::Bool => f.write_str("bool"),
             FeatureType::Timestamp { unit, tz: None } => write!(f, "timestamp[{}]", unit.as_str()),
-            FeatureType::Timestamp { unit, tz: Some(tz) } => write!(f, "timestamp[{}, {tz}]", unit.as_str()),
+            FeatureType::Timestamp { unit, tz: Some(tz) } => {
+                write!(f, "timestamp[{}, {tz}]", unit.as_str())
+            }
             FeatureType::Datetime64Ns => f.write_str("datetime64[ns]"),
             FeatureType::List(item) => write!(f, "list<{item}>"),
             FeatureType::Embedding { dim, element } if **element == FeatureType::Float32 => {
@@ -295,48 +329,106 @@ mod tests {
     #[test]
     fn vocabulary_round_trips() {
         for text in [
-            "int32", "int64", "float32", "float64", "string", "bytes", "bool", "timestamp[ns]",
-            "timestamp[us, UTC]", "timestamp[ms, Europe/Paris]", "datetime64[ns]", "list<int64>",
-            "list<list<string>>", "embedding[768]", "embedding[3, float64]",
+            "int32",
+            "int64",
+            "float32",
+            "float64",
+            "string",
+            "bytes",
+            "bool",
+            "timestamp[ns]",
+            "timestamp[us, UTC]",
+            "timestamp[ms, Europe/Paris]",
+            "datetime64[ns]",
+            "list<int64>",
+            "list<list<string>>",
+            "embedding[768]",
+            "embedding[3, float64]",
         ] {
             let ty = FeatureType::parse(text).unwrap();
             assert_eq!(ty.to_string(), text);
             assert_eq!(FeatureType::parse(&ty.to_string()).unwrap(), ty);
         }
-        assert_eq!(FeatureType::parse("timestamp").unwrap(), FeatureType::feast_timestamp());
-        assert_eq!(FeatureType::parse(" list< int64 > ").unwrap().to_string(), "list<int64>");
+        assert_eq!(
+            FeatureType::parse("timestamp").unwrap(),
+            FeatureType::feast_timestamp()
+        );
+        assert_eq!(
+            FeatureType::parse(" list< int64 > ").unwrap().to_string(),
+            "list<int64>"
+        );
     }
 
     #[test]
     fn bad_types_say_what_was_expected() {
         let error = FeatureType::parse("flaot32").unwrap_err();
         assert!(error.contains("did you mean `float32`?"), "{error}");
-        for bad in ["timestamp[h]", "embedding[0]", "embedding[4, int8]", "list<>", "timestamp[us,]", ""] {
+        for bad in [
+            "timestamp[h]",
+            "embedding[0]",
+            "embedding[4, int8]",
+            "list<>",
+            "timestamp[us,]",
+            "",
+        ] {
             assert!(FeatureType::parse(bad).is_err(), "{bad}");
         }
     }
 
     #[test]
     fn feast_types_map_both_ways() {
-        for text in ["int32", "int64", "float32", "float64", "string", "bytes", "bool", "list<float32>"] {
+        for text in [
+            "int32",
+            "int64",
+            "float32",
+            "float64",
+            "string",
+            "bytes",
+            "bool",
+            "list<float32>",
+        ] {
             let ty = FeatureType::parse(text).unwrap();
             assert_eq!(FeatureType::from_feast(&ty.feast_value_type()), ty);
         }
-        assert_eq!(FeatureType::from_feast("UNIX_TIMESTAMP").to_string(), "timestamp[us, UTC]");
-        assert_eq!(FeatureType::from_feast("MAP"), FeatureType::Other("MAP".into()));
+        assert_eq!(
+            FeatureType::from_feast("UNIX_TIMESTAMP").to_string(),
+            "timestamp[us, UTC]"
+        );
+        assert_eq!(
+            FeatureType::from_feast("MAP"),
+            FeatureType::Other("MAP".into())
+        );
     }
 
     #[test]
     fn comparison_has_three_outcomes() {
         let t = |s: &str| FeatureType::parse(s).unwrap();
         assert_eq!(compare(&t("int64"), &t("int64")), TypeMatch::Exact);
-        assert!(matches!(compare(&t("int32"), &t("int64")), TypeMatch::Compatible(_)));
+        assert!(matches!(
+            compare(&t("int32"), &t("int64")),
+            TypeMatch::Compatible(_)
+        ));
         assert_eq!(compare(&t("int64"), &t("int32")), TypeMatch::Incompatible);
         assert_eq!(compare(&t("int64"), &t("float64")), TypeMatch::Incompatible);
-        assert!(matches!(compare(&t("datetime64[ns]"), &t("timestamp")), TypeMatch::Compatible(_)));
-        assert!(matches!(compare(&t("timestamp[ns, UTC]"), &t("timestamp[us, UTC]")), TypeMatch::Compatible(_)));
-        assert!(matches!(compare(&t("embedding[8]"), &t("list<float32>")), TypeMatch::Compatible(_)));
-        assert_eq!(compare(&t("embedding[8]"), &t("list<float64>")), TypeMatch::Incompatible);
-        assert_eq!(compare(&t("string"), &FeatureType::Other("JSON".into())), TypeMatch::Incompatible);
+        assert!(matches!(
+            compare(&t("datetime64[ns]"), &t("timestamp")),
+            TypeMatch::Compatible(_)
+        ));
+        assert!(matches!(
+            compare(&t("timestamp[ns, UTC]"), &t("timestamp[us, UTC]")),
+            TypeMatch::Compatible(_)
+        ));
+        assert!(matches!(
+            compare(&t("embedding[8]"), &t("list<float32>")),
+            TypeMatch::Compatible(_)
+        ));
+        assert_eq!(
+            compare(&t("embedding[8]"), &t("list<float64>")),
+            TypeMatch::Incompatible
+        );
+        assert_eq!(
+            compare(&t("string"), &FeatureType::Other("JSON".into())),
+            TypeMatch::Incompatible
+        );
     }
 }

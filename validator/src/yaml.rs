@@ -151,11 +151,16 @@ impl Node {
             NodeValue::Null => Value::Null,
             NodeValue::Bool(b) => Value::Bool(*b),
             NodeValue::Int(i) => Value::from(*i),
-            NodeValue::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
+            NodeValue::Float(f) => {
+                serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number)
+            }
             NodeValue::Str(s) => Value::String(s.clone()),
             NodeValue::Seq(items) => Value::Array(items.iter().map(Node::to_json).collect()),
             NodeValue::Map(entries) => Value::Object(
-                entries.iter().map(|(key, value)| (key.name.clone(), value.to_json())).collect(),
+                entries
+                    .iter()
+                    .map(|(key, value)| (key.name.clone(), value.to_json()))
+                    .collect(),
             ),
         }
     }
@@ -179,7 +184,10 @@ impl Node {
         let mut node = self;
         for token in pointer_tokens(pointer) {
             let next = match &node.value {
-                NodeValue::Map(entries) => entries.iter().find(|(key, _)| key.name == token).map(|e| &e.1),
+                NodeValue::Map(entries) => entries
+                    .iter()
+                    .find(|(key, _)| key.name == token)
+                    .map(|e| &e.1),
                 NodeValue::Seq(items) => token.parse::<usize>().ok().and_then(|i| items.get(i)),
                 _ => None,
             };
@@ -213,7 +221,10 @@ fn pointer_tokens(pointer: &str) -> impl Iterator<Item = String> + '_ {
 impl<'de> Deserialize<'de> for Node {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let spanned = Spanned::<NodeValue>::deserialize(deserializer)?;
-        Ok(Node { value: spanned.value, pos: Pos::from_saphyr(spanned.referenced) })
+        Ok(Node {
+            value: spanned.value,
+            pos: Pos::from_saphyr(spanned.referenced),
+        })
     }
 }
 
@@ -278,7 +289,13 @@ impl<'de> Visitor<'de> for NodeVisitor {
         let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0).min(1024));
         while let Some(key) = map.next_key::<Spanned<String>>()? {
             let value = map.next_value::<Node>()?;
-            entries.push((MapKey { name: key.value, pos: Pos::from_saphyr(key.referenced) }, value));
+            entries.push((
+                MapKey {
+                    name: key.value,
+                    pos: Pos::from_saphyr(key.referenced),
+                },
+                value,
+            ));
         }
         Ok(NodeValue::Map(entries))
     }
@@ -306,7 +323,10 @@ mod tests {
     #[test]
     fn scalars_keep_their_yaml_types() {
         let root = parse("a: 1\nb: 1.5\nc: true\nd: ~\ne: '1'\n").unwrap();
-        assert_eq!(root.to_json(), serde_json::json!({"a": 1, "b": 1.5, "c": true, "d": null, "e": "1"}));
+        assert_eq!(
+            root.to_json(),
+            serde_json::json!({"a": 1, "b": 1.5, "c": true, "d": null, "e": "1"})
+        );
     }
 
     #[test]
@@ -347,7 +367,9 @@ mod tests {
         let text = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
         let error = parse(&text).unwrap_err();
         assert_eq!(error.kind, YamlErrorKind::Limits, "{error:?}");
-        let text = (0..200).map(|depth| format!("{}k{depth}:\n", "  ".repeat(depth))).collect::<String>();
+        let text = (0..200)
+            .map(|depth| format!("{}k{depth}:\n", "  ".repeat(depth)))
+            .collect::<String>();
         assert_eq!(parse(&text).unwrap_err().kind, YamlErrorKind::Limits);
     }
 }

@@ -52,21 +52,45 @@ fn check(schema: &str, store_json: &str, previous: Option<&str>) -> Report {
     let store: StoreMetadata = store::parse(store_json.as_bytes()).unwrap();
     let loaded = vec![spec::load_bytes("trips_v1.yaml", schema.as_bytes())];
     let previous = previous.map(|old| vec![spec::load_bytes("old/trips_v1.yaml", old.as_bytes())]);
-    let targets = Targets { store: Some(&store), previous: previous.as_deref(), against: "test".into() };
-    run::check(loaded, &targets, &Config { compatibility: Mode::Backward, ..Config::default() })
+    let targets = Targets {
+        store: Some(&store),
+        previous: previous.as_deref(),
+        against: "test".into(),
+    };
+    run::check(
+        loaded,
+        &targets,
+        &Config {
+            compatibility: Mode::Backward,
+            ..Config::default()
+        },
+    )
 }
 
 fn statuses(report: &Report, rule: Rule) -> Vec<Status> {
-    report.findings().filter(|(_, c)| c.rule == rule.id).map(|(_, c)| c.status).collect()
+    report
+        .findings()
+        .filter(|(_, c)| c.rule == rule.id)
+        .map(|(_, c)| c.status)
+        .collect()
 }
 
 /// `rule` fires (at `status`) on the mutated schema/store and stays quiet on the baseline.
 fn fires(rule: Rule, status: Status, schema: &str, store_json: &str) {
     let baseline = check(SCHEMA, STORE, None);
-    assert!(statuses(&baseline, rule).is_empty(), "{} fired on the baseline: {baseline:#?}", rule.id);
+    assert!(
+        statuses(&baseline, rule).is_empty(),
+        "{} fired on the baseline: {baseline:#?}",
+        rule.id
+    );
     let report = check(schema, store_json, None);
     let found = statuses(&report, rule);
-    assert!(found.contains(&status), "{} did not fire as {status:?}: {:#?}", rule.id, report.findings().collect::<Vec<_>>());
+    assert!(
+        found.contains(&status),
+        "{} did not fire as {status:?}: {:#?}",
+        rule.id,
+        report.findings().collect::<Vec<_>>()
+    );
     for (file, finding) in report.findings().filter(|(_, c)| c.rule == rule.id) {
         assert!(!finding.message.is_empty());
         assert_eq!(file.path, "trips_v1.yaml");
@@ -86,7 +110,12 @@ fn store_with(from: &str, to: &str) -> String {
 #[test]
 fn baseline_passes_everything() {
     let report = check(SCHEMA, STORE, None);
-    assert_eq!(report.findings().count(), 0, "{:#?}", report.findings().collect::<Vec<_>>());
+    assert_eq!(
+        report.findings().count(),
+        0,
+        "{:#?}",
+        report.findings().collect::<Vec<_>>()
+    );
     assert!(report.summary().passed > 25);
 }
 
@@ -98,10 +127,15 @@ fn input_rules() {
     assert_eq!(rule_of(b"name: caf\xe9\n"), rules::INPUT_UNREADABLE.id);
     assert_eq!(rule_of(b"name: [a\n"), rules::YAML_SYNTAX.id);
     assert_eq!(rule_of(b"name: a\nname: b\n"), rules::YAML_DUPLICATE_KEY.id);
-    assert_eq!(rule_of(format!("{}1{}", "[".repeat(500), "]".repeat(500)).as_bytes()), rules::YAML_LIMITS.id);
+    assert_eq!(
+        rule_of(format!("{}1{}", "[".repeat(500), "]".repeat(500)).as_bytes()),
+        rules::YAML_LIMITS.id
+    );
     let utf8 = report(b"name: ok\nowner: caf\xe9\n");
     assert_eq!((utf8.checks[0].line, utf8.checks[0].column), (2, 11));
-    assert!(utf8.checks[0].message.contains("not valid UTF-8: byte 0xe9 at line 2, column 11"));
+    assert!(utf8.checks[0]
+        .message
+        .contains("not valid UTF-8: byte 0xe9 at line 2, column 11"));
     let huge = vec![b'#'; spec::MAX_SCHEMA_FILE_BYTES as usize + 1];
     assert!(report(&huge).checks[0].message.contains("the limit is"));
     assert!(statuses(&check(SCHEMA, STORE, None), rules::INPUT_UNREADABLE).is_empty());
@@ -109,9 +143,24 @@ fn input_rules() {
 
 #[test]
 fn schema_violation() {
-    fires(rules::SCHEMA_VIOLATION, Status::Error, &schema_with("schema_version: 1.2.0\n", ""), STORE);
-    fires(rules::SCHEMA_VIOLATION, Status::Error, &schema_with("ttl: 1d", "ttl: soon"), STORE);
-    fires(rules::SCHEMA_VIOLATION, Status::Error, &schema_with("nullable: false", "nullable: nope"), STORE);
+    fires(
+        rules::SCHEMA_VIOLATION,
+        Status::Error,
+        &schema_with("schema_version: 1.2.0\n", ""),
+        STORE,
+    );
+    fires(
+        rules::SCHEMA_VIOLATION,
+        Status::Error,
+        &schema_with("ttl: 1d", "ttl: soon"),
+        STORE,
+    );
+    fires(
+        rules::SCHEMA_VIOLATION,
+        Status::Error,
+        &schema_with("nullable: false", "nullable: nope"),
+        STORE,
+    );
 }
 
 #[test]
@@ -119,61 +168,142 @@ fn schema_unknown_key_suggests() {
     let schema = schema_with("features:", "feautres:");
     fires(rules::SCHEMA_UNKNOWN_KEY, Status::Error, &schema, STORE);
     let report = check(&schema, STORE, None);
-    let (_, finding) = report.findings().find(|(_, c)| c.rule == rules::SCHEMA_UNKNOWN_KEY.id).unwrap();
-    assert_eq!(finding.message, "unknown key `feautres` in the document; did you mean `features`?");
+    let (_, finding) = report
+        .findings()
+        .find(|(_, c)| c.rule == rules::SCHEMA_UNKNOWN_KEY.id)
+        .unwrap();
+    assert_eq!(
+        finding.message,
+        "unknown key `feautres` in the document; did you mean `features`?"
+    );
     assert_eq!((finding.line, finding.column), (15, 1));
-    let nested = check(&schema_with("    nullable: false", "    nulable: false"), STORE, None);
-    let (_, finding) = nested.findings().find(|(_, c)| c.rule == rules::SCHEMA_UNKNOWN_KEY.id).unwrap();
-    assert_eq!(finding.message, "unknown key `nulable` in features[0]; did you mean `nullable`?");
+    let nested = check(
+        &schema_with("    nullable: false", "    nulable: false"),
+        STORE,
+        None,
+    );
+    let (_, finding) = nested
+        .findings()
+        .find(|(_, c)| c.rule == rules::SCHEMA_UNKNOWN_KEY.id)
+        .unwrap();
+    assert_eq!(
+        finding.message,
+        "unknown key `nulable` in features[0]; did you mean `nullable`?"
+    );
     assert_eq!((finding.line, finding.column), (18, 5));
 }
 
 #[test]
 fn type_syntax() {
-    fires(rules::TYPE_SYNTAX, Status::Error, &schema_with("type: float64", "type: flaot64"), STORE);
+    fires(
+        rules::TYPE_SYNTAX,
+        Status::Error,
+        &schema_with("type: float64", "type: flaot64"),
+        STORE,
+    );
 }
 
 #[test]
 fn duplicate_feature() {
-    fires(rules::DUPLICATE_FEATURE, Status::Error, &schema_with("name: city", "name: fare"), STORE);
-    fires(rules::DUPLICATE_FEATURE, Status::Error, &schema_with("name: city", "name: driver_id"), STORE);
+    fires(
+        rules::DUPLICATE_FEATURE,
+        Status::Error,
+        &schema_with("name: city", "name: fare"),
+        STORE,
+    );
+    fires(
+        rules::DUPLICATE_FEATURE,
+        Status::Error,
+        &schema_with("name: city", "name: driver_id"),
+        STORE,
+    );
 }
 
 #[test]
 fn duplicate_view() {
     let store = store::parse(STORE.as_bytes()).unwrap();
-    let loaded = vec![spec::load_bytes("a.yaml", SCHEMA.as_bytes()), spec::load_bytes("b.yaml", SCHEMA.as_bytes())];
-    let report = run::check(loaded, &Targets { store: Some(&store), previous: None, against: "t".into() }, &Config::default());
+    let loaded = vec![
+        spec::load_bytes("a.yaml", SCHEMA.as_bytes()),
+        spec::load_bytes("b.yaml", SCHEMA.as_bytes()),
+    ];
+    let report = run::check(
+        loaded,
+        &Targets {
+            store: Some(&store),
+            previous: None,
+            against: "t".into(),
+        },
+        &Config::default(),
+    );
     assert!(report.files[0].findings().next().is_none());
     let finding = report.files[1].findings().next().unwrap();
     assert_eq!(finding.rule, rules::DUPLICATE_VIEW.id);
-    assert_eq!(finding.message, "feature view `trips_v1` is also declared in a.yaml");
+    assert_eq!(
+        finding.message,
+        "feature view `trips_v1` is also declared in a.yaml"
+    );
 }
 
 #[test]
 fn constraint_invalid() {
-    fires(rules::CONSTRAINT_INVALID, Status::Error, &schema_with("{min: 0, max: 1000}", "{min: 10, max: 1}"), STORE);
-    fires(rules::CONSTRAINT_INVALID, Status::Error, &schema_with("[berlin, paris]", "[berlin, 3]"), STORE);
+    fires(
+        rules::CONSTRAINT_INVALID,
+        Status::Error,
+        &schema_with("{min: 0, max: 1000}", "{min: 10, max: 1}"),
+        STORE,
+    );
+    fires(
+        rules::CONSTRAINT_INVALID,
+        Status::Error,
+        &schema_with("[berlin, paris]", "[berlin, 3]"),
+        STORE,
+    );
     let on_string = schema_with("allowed_values: [berlin, paris]", "min: 3");
     fires(rules::CONSTRAINT_INVALID, Status::Error, &on_string, STORE);
 }
 
 #[test]
 fn timestamp_declaration() {
-    fires(rules::TIMESTAMP_DECLARATION, Status::Error, &schema_with("  tz: UTC\n", "  tz: UTC\n  required: false\n"), STORE);
-    let naive_with_unit = schema_with("  type: timestamp\n  unit: us\n  tz: UTC\n", "  type: datetime64\n  unit: us\n");
-    fires(rules::TIMESTAMP_DECLARATION, Status::Error, &naive_with_unit, STORE);
+    fires(
+        rules::TIMESTAMP_DECLARATION,
+        Status::Error,
+        &schema_with("  tz: UTC\n", "  tz: UTC\n  required: false\n"),
+        STORE,
+    );
+    let naive_with_unit = schema_with(
+        "  type: timestamp\n  unit: us\n  tz: UTC\n",
+        "  type: datetime64\n  unit: us\n",
+    );
+    fires(
+        rules::TIMESTAMP_DECLARATION,
+        Status::Error,
+        &naive_with_unit,
+        STORE,
+    );
 }
 
 #[test]
 fn version_semver() {
-    fires(rules::VERSION_SEMVER, Status::Error, &schema_with("schema_version: 1.2.0", "schema_version: \"1.2\""), STORE);
+    fires(
+        rules::VERSION_SEMVER,
+        Status::Error,
+        &schema_with("schema_version: 1.2.0", "schema_version: \"1.2\""),
+        STORE,
+    );
 }
 
 #[test]
 fn version_name_suffix() {
-    let store = store_with("\"schema_version\": \"1.2.0\"", "\"schema_version\": \"2.0.0\"");
-    fires(rules::VERSION_NAME_SUFFIX, Status::Error, &schema_with("schema_version: 1.2.0", "schema_version: 2.0.0"), &store);
+    let store = store_with(
+        "\"schema_version\": \"1.2.0\"",
+        "\"schema_version\": \"2.0.0\"",
+    );
+    fires(
+        rules::VERSION_NAME_SUFFIX,
+        Status::Error,
+        &schema_with("schema_version: 1.2.0", "schema_version: 2.0.0"),
+        &store,
+    );
 }
 
 #[test]
@@ -182,66 +312,164 @@ fn view_missing_suggests() {
     fires(rules::VIEW_MISSING, Status::Error, SCHEMA, &store);
     let report = check(SCHEMA, &store, None);
     let (_, finding) = report.findings().next().unwrap();
-    assert_eq!(finding.message, "feature view `trips_v1` is not in the test store; did you mean `trip_v1`?");
+    assert_eq!(
+        finding.message,
+        "feature view `trips_v1` is not in the test store; did you mean `trip_v1`?"
+    );
     assert_eq!((finding.line, finding.column), (1, 7));
 }
 
 #[test]
 fn version_store_tag() {
-    fires(rules::VERSION_STORE_TAG, Status::Error, SCHEMA, &store_with("\"schema_version\": \"1.2.0\"", "\"schema_version\": \"1.1.0\""));
-    fires(rules::VERSION_STORE_TAG, Status::Warning, SCHEMA, &store_with("\"schema_version\": \"1.2.0\"", "\"team\": \"x\""));
+    fires(
+        rules::VERSION_STORE_TAG,
+        Status::Error,
+        SCHEMA,
+        &store_with(
+            "\"schema_version\": \"1.2.0\"",
+            "\"schema_version\": \"1.1.0\"",
+        ),
+    );
+    fires(
+        rules::VERSION_STORE_TAG,
+        Status::Warning,
+        SCHEMA,
+        &store_with("\"schema_version\": \"1.2.0\"", "\"team\": \"x\""),
+    );
 }
 
 #[test]
 fn feature_set_rules() {
-    let extra_in_store = store_with("\"nullable\": true}", "\"nullable\": true}, {\"name\": \"tip\", \"type\": \"float64\"}");
+    let extra_in_store = store_with(
+        "\"nullable\": true}",
+        "\"nullable\": true}, {\"name\": \"tip\", \"type\": \"float64\"}",
+    );
     fires(rules::FEATURE_EXTRA, Status::Error, SCHEMA, &extra_in_store);
     fires(rules::FEATURE_COUNT, Status::Info, SCHEMA, &extra_in_store);
     let missing = schema_with("name: city", "name: town");
     fires(rules::FEATURE_MISSING, Status::Error, &missing, STORE);
     let report = check(&missing, STORE, None);
-    let (_, finding) = report.findings().find(|(_, c)| c.rule == rules::FEATURE_MISSING.id).unwrap();
-    assert_eq!(finding.message, "feature `town` is declared but view `trips_v1` in the store has no such feature");
+    let (_, finding) = report
+        .findings()
+        .find(|(_, c)| c.rule == rules::FEATURE_MISSING.id)
+        .unwrap();
+    assert_eq!(
+        finding.message,
+        "feature `town` is declared but view `trips_v1` in the store has no such feature"
+    );
     assert_eq!((finding.line, finding.column), (20, 5));
 }
 
 #[test]
 fn feature_type_three_outcomes() {
-    fires(rules::FEATURE_TYPE, Status::Error, &schema_with("type: float64", "type: int64"), STORE);
+    fires(
+        rules::FEATURE_TYPE,
+        Status::Error,
+        &schema_with("type: float64", "type: int64"),
+        STORE,
+    );
     // float32 declared, float64 stored: lossless, a warning.
-    fires(rules::FEATURE_TYPE, Status::Warning, &schema_with("type: float64", "type: float32"), STORE);
+    fires(
+        rules::FEATURE_TYPE,
+        Status::Warning,
+        &schema_with("type: float64", "type: float32"),
+        STORE,
+    );
     let report = check(&schema_with("type: float64", "type: int64"), STORE, None);
-    let (_, finding) = report.findings().find(|(_, c)| c.rule == rules::FEATURE_TYPE.id).unwrap();
+    let (_, finding) = report
+        .findings()
+        .find(|(_, c)| c.rule == rules::FEATURE_TYPE.id)
+        .unwrap();
     assert_eq!(finding.message, "feature fare: type: declared int64 (Arrow Int64), the store has float64 (Arrow Float64); these types are incompatible");
     assert_eq!((finding.line, finding.column), (17, 11));
 }
 
 #[test]
 fn feature_nullability() {
-    fires(rules::FEATURE_NULLABILITY, Status::Error, &schema_with("nullable: false", "nullable: true"), STORE);
+    fires(
+        rules::FEATURE_NULLABILITY,
+        Status::Error,
+        &schema_with("nullable: false", "nullable: true"),
+        STORE,
+    );
 }
 
 #[test]
 fn entity_rules() {
-    fires(rules::ENTITY_MISSING, Status::Error, &schema_with("  - name: driver\n", "  - name: rider\n"), STORE);
-    fires(rules::ENTITY_EXTRA, Status::Error, SCHEMA, &store_with("\"entities\": [\"driver\"]", "\"entities\": [\"driver\", \"rider\"]"));
-    fires(rules::ENTITY_JOIN_KEY, Status::Error, &schema_with("join_key: driver_id", "join_key: driver"), STORE);
-    fires(rules::ENTITY_TYPE, Status::Error, &schema_with("    type: int64", "    type: string"), STORE);
+    fires(
+        rules::ENTITY_MISSING,
+        Status::Error,
+        &schema_with("  - name: driver\n", "  - name: rider\n"),
+        STORE,
+    );
+    fires(
+        rules::ENTITY_EXTRA,
+        Status::Error,
+        SCHEMA,
+        &store_with(
+            "\"entities\": [\"driver\"]",
+            "\"entities\": [\"driver\", \"rider\"]",
+        ),
+    );
+    fires(
+        rules::ENTITY_JOIN_KEY,
+        Status::Error,
+        &schema_with("join_key: driver_id", "join_key: driver"),
+        STORE,
+    );
+    fires(
+        rules::ENTITY_TYPE,
+        Status::Error,
+        &schema_with("    type: int64", "    type: string"),
+        STORE,
+    );
 }
 
 #[test]
 fn timestamp_rules() {
-    fires(rules::TIMESTAMP_FIELD, Status::Error, &schema_with("name: event_ts", "name: ts"), STORE);
-    fires(rules::TIMESTAMP_TYPE, Status::Warning, &schema_with("  type: timestamp\n  unit: us\n  tz: UTC\n", "  type: datetime64\n  tz: null\n"), STORE);
-    fires(rules::TIMESTAMP_TYPE, Status::Warning, &schema_with("unit: us", "unit: ns"), STORE);
-    fires(rules::CREATED_TIMESTAMP, Status::Error, &schema_with("name: created", "name: inserted_at"), STORE);
+    fires(
+        rules::TIMESTAMP_FIELD,
+        Status::Error,
+        &schema_with("name: event_ts", "name: ts"),
+        STORE,
+    );
+    fires(
+        rules::TIMESTAMP_TYPE,
+        Status::Warning,
+        &schema_with(
+            "  type: timestamp\n  unit: us\n  tz: UTC\n",
+            "  type: datetime64\n  tz: null\n",
+        ),
+        STORE,
+    );
+    fires(
+        rules::TIMESTAMP_TYPE,
+        Status::Warning,
+        &schema_with("unit: us", "unit: ns"),
+        STORE,
+    );
+    fires(
+        rules::CREATED_TIMESTAMP,
+        Status::Error,
+        &schema_with("name: created", "name: inserted_at"),
+        STORE,
+    );
 }
 
 #[test]
 fn ttl() {
-    fires(rules::TTL, Status::Error, &schema_with("ttl: 1d", "ttl: 12h"), STORE);
+    fires(
+        rules::TTL,
+        Status::Error,
+        &schema_with("ttl: 1d", "ttl: 12h"),
+        STORE,
+    );
     // The same TTL spelt differently is the same TTL.
-    assert!(statuses(&check(&schema_with("ttl: 1d", "ttl: 86400"), STORE, None), rules::TTL).is_empty());
+    assert!(statuses(
+        &check(&schema_with("ttl: 1d", "ttl: 86400"), STORE, None),
+        rules::TTL
+    )
+    .is_empty());
 }
 
 #[test]
@@ -251,31 +479,63 @@ fn compatibility_rules() {
     // A nullable feature added with a minor bump: allowed, listed as info.
     let added = schema_with("schema_version: 1.2.0", "schema_version: 1.3.0")
         + "  - name: tip\n    type: float64\n";
-    let store = store_with("\"nullable\": true}", "\"nullable\": true}, {\"name\": \"tip\", \"type\": \"float64\"}")
-        .replace("\"1.2.0\"", "\"1.3.0\"");
+    let store = store_with(
+        "\"nullable\": true}",
+        "\"nullable\": true}, {\"name\": \"tip\", \"type\": \"float64\"}",
+    )
+    .replace("\"1.2.0\"", "\"1.3.0\"");
     let report = check(&added, &store, Some(SCHEMA));
-    assert_eq!(statuses(&report, rules::COMPAT_CHANGE), vec![Status::Info], "{report:#?}");
+    assert_eq!(
+        statuses(&report, rules::COMPAT_CHANGE),
+        vec![Status::Info],
+        "{report:#?}"
+    );
     // The same addition with a patch bump only: too small.
     let patch = added.replace("1.3.0", "1.2.1");
-    assert_eq!(statuses(&check(&patch, &store.replace("1.3.0", "1.2.1"), Some(SCHEMA)), rules::COMPAT_VERSION_BUMP), vec![Status::Error]);
+    assert_eq!(
+        statuses(
+            &check(&patch, &store.replace("1.3.0", "1.2.1"), Some(SCHEMA)),
+            rules::COMPAT_VERSION_BUMP
+        ),
+        vec![Status::Error]
+    );
     // A narrowed type breaks BACKWARD: a major bump is needed.
     let narrowed = schema_with("type: float64", "type: float32");
     let report = check(&narrowed.replace("1.2.0", "1.3.0"), STORE, Some(SCHEMA));
-    let breaking: Vec<_> = report.findings().filter(|(_, c)| c.rule == rules::COMPAT_BREAKING.id).collect();
+    let breaking: Vec<_> = report
+        .findings()
+        .filter(|(_, c)| c.rule == rules::COMPAT_BREAKING.id)
+        .collect();
     assert_eq!(breaking.len(), 1);
     assert_eq!(breaking[0].1.message, "type narrowed: feature fare: type (float64 → float32) breaks BACKWARD compatibility; it needs a major version bump, found 1.2.0 → 1.3.0");
     // Version going down.
     let down = schema_with("schema_version: 1.2.0", "schema_version: 1.1.0");
-    assert_eq!(statuses(&check(&down, STORE, Some(SCHEMA)), rules::COMPAT_VERSION_BUMP), vec![Status::Error]);
+    assert_eq!(
+        statuses(
+            &check(&down, STORE, Some(SCHEMA)),
+            rules::COMPAT_VERSION_BUMP
+        ),
+        vec![Status::Error]
+    );
 }
 
 #[test]
 fn removed_view_breaks_compatibility() {
     let old = vec![spec::load_bytes("old/trips_v1.yaml", SCHEMA.as_bytes())];
-    let new = vec![spec::load_bytes("stats_v1.yaml", SCHEMA.replace("trips_v1", "stats_v1").as_bytes())];
-    let targets = Targets { store: None, previous: Some(&old), against: "old".into() };
+    let new = vec![spec::load_bytes(
+        "stats_v1.yaml",
+        SCHEMA.replace("trips_v1", "stats_v1").as_bytes(),
+    )];
+    let targets = Targets {
+        store: None,
+        previous: Some(&old),
+        against: "old".into(),
+    };
     let report = run::check(new, &targets, &Config::default());
-    let removed: Vec<_> = report.findings().filter(|(f, _)| f.path == "old/trips_v1.yaml").collect();
+    let removed: Vec<_> = report
+        .findings()
+        .filter(|(f, _)| f.path == "old/trips_v1.yaml")
+        .collect();
     assert_eq!(removed.len(), 1, "{report:#?}");
     assert_eq!(removed[0].1.rule, rules::COMPAT_BREAKING.id);
     assert_eq!(removed[0].1.message, "feature view `trips_v1` (old/trips_v1.yaml 1.2.0) was removed from this revision; removing a view breaks BACKWARD compatibility for its consumers");
@@ -286,7 +546,8 @@ fn every_rule_has_a_test_above() {
     let source = include_str!("rules.rs");
     for rule in rules::ALL {
         let constant = format!("rules::{}", constant_name(rule.id));
-        let mentioned = source.contains(&constant) || source.contains(&format!("rules::{}.id", constant_name(rule.id)));
+        let mentioned = source.contains(&constant)
+            || source.contains(&format!("rules::{}.id", constant_name(rule.id)));
         assert!(mentioned, "no test names {constant}");
     }
 }
@@ -306,5 +567,8 @@ fn docs_rules_md_is_current() {
         std::fs::write(path, &expected).unwrap();
     }
     let actual = std::fs::read_to_string(path).unwrap_or_default();
-    assert!(actual == expected, "docs/rules.md is out of date: run `make docs`");
+    assert!(
+        actual == expected,
+        "docs/rules.md is out of date: run `make docs`"
+    );
 }

@@ -60,7 +60,9 @@ pub fn i64_column(rows: usize, seed: u64) -> Int64Array {
 /// 16-byte ids such as `u000000001234567`.
 pub fn id_strings(rows: usize, seed: u64) -> StringArray {
     let mut rng = Rng::new(seed);
-    StringArray::from_iter_values((0..rows).map(|_| format!("u{:015}", rng.next_u64() % 1_000_000_000_000_000)))
+    StringArray::from_iter_values(
+        (0..rows).map(|_| format!("u{:015}", rng.next_u64() % 1_000_000_000_000_000)),
+    )
 }
 
 pub fn id_string_view(strings: &StringArray) -> StringViewArray {

@@ -106,7 +106,10 @@ impl<'a, T: ArrowPrimitiveType> Vectors<'a, T> {
             }
             _ => return Err(wrong_type()),
         };
-        let values = child.as_primitive_opt::<T>().ok_or_else(wrong_type)?.values();
+        let values = child
+            .as_primitive_opt::<T>()
+            .ok_or_else(wrong_type)?
+            .values();
         let mut vectors = Vectors {
             values,
             layout,
@@ -119,7 +122,8 @@ impl<'a, T: ArrowPrimitiveType> Vectors<'a, T> {
                 let range = vectors.range(row);
                 child_nulls.slice(range.start, range.len()).null_count() == 0
             });
-            vectors.nulls = NullBuffer::union(vectors.nulls.as_ref(), Some(&NullBuffer::new(complete)));
+            vectors.nulls =
+                NullBuffer::union(vectors.nulls.as_ref(), Some(&NullBuffer::new(complete)));
         }
         Ok(vectors)
     }
@@ -221,7 +225,9 @@ fn element_type(function: &'static str, argument: &str, datum: &dyn Datum) -> Re
         other => Err(KernelError::wrong_type(
             function,
             argument,
-            format!("expected a FixedSizeList, List or LargeList of Float32 or Float64, found {other}"),
+            format!(
+                "expected a FixedSizeList, List or LargeList of Float32 or Float64, found {other}"
+            ),
         )),
     }
 }
@@ -260,7 +266,10 @@ fn pairwise<T: ArrowPrimitiveType>(
         values.push(out.unwrap_or(0.0));
         valid.push(out.is_some());
     }
-    Ok(Float64Array::new(ScalarBuffer::from(values), nulls_from(valid)))
+    Ok(Float64Array::new(
+        ScalarBuffer::from(values),
+        nulls_from(valid),
+    ))
 }
 
 fn nulls_from(valid: Vec<bool>) -> Option<NullBuffer> {
@@ -289,7 +298,10 @@ macro_rules! dispatch_float {
 }
 
 fn same_element_type(function: &'static str, a: &dyn Datum, b: &dyn Datum) -> Result<()> {
-    let (ta, tb) = (element_type(function, "a", a)?, element_type(function, "b", b)?);
+    let (ta, tb) = (
+        element_type(function, "a", a)?,
+        element_type(function, "b", b)?,
+    );
     if ta != tb {
         return Err(KernelError::wrong_type(
             function,
@@ -435,9 +447,15 @@ struct QuantParams<'a> {
 }
 
 impl<'a> QuantParams<'a> {
-    fn new(function: &'static str, scale: &'a dyn Datum, zero_point: &'a dyn Datum) -> Result<Self> {
+    fn new(
+        function: &'static str,
+        scale: &'a dyn Datum,
+        zero_point: &'a dyn Datum,
+    ) -> Result<Self> {
         let scale = F64Operand::from_datum(function, "scale", scale)?;
-        scale.ensure(function, "scale", "a scale > 0", |s| s > 0.0 && s.is_finite())?;
+        scale.ensure(function, "scale", "a scale > 0", |s| {
+            s > 0.0 && s.is_finite()
+        })?;
         let zero_point = Operand::<Int64Type>::from_datum(function, "zero_point", zero_point)?;
         zero_point.ensure(function, "zero_point", "a zero point in 0..=255", |z| {
             (0..=255).contains(&z)
@@ -461,7 +479,10 @@ impl<'a> QuantParams<'a> {
     }
 
     fn lengths(&self) -> [(&'static str, Option<usize>); 2] {
-        [("scale", self.scale.len()), ("zero_point", self.zero_point.len())]
+        [
+            ("scale", self.scale.len()),
+            ("zero_point", self.zero_point.len()),
+        ]
     }
 }
 
@@ -477,7 +498,10 @@ fn elementwise_nulls<T: ArrowPrimitiveType>(
     if params.scale.is_null_scalar() || params.zero_point.is_null_scalar() || x.is_null_scalar() {
         return Some(NullBuffer::new_null(len));
     }
-    let nulls = NullBuffer::union(x.nulls(), NullBuffer::union(params.scale.nulls(), params.zero_point.nulls()).as_ref());
+    let nulls = NullBuffer::union(
+        x.nulls(),
+        NullBuffer::union(params.scale.nulls(), params.zero_point.nulls()).as_ref(),
+    );
     if !any_extra {
         return nulls;
     }
@@ -485,7 +509,10 @@ fn elementwise_nulls<T: ArrowPrimitiveType>(
     NullBuffer::union(nulls.as_ref(), Some(&extra))
 }
 
-fn quantize_elementwise<T: ArrowPrimitiveType>(x: Operand<'_, T>, params: &QuantParams<'_>) -> Result<ArrayRef>
+fn quantize_elementwise<T: ArrowPrimitiveType>(
+    x: Operand<'_, T>,
+    params: &QuantParams<'_>,
+) -> Result<ArrayRef>
 where
     T::Native: Element,
 {
@@ -494,9 +521,10 @@ where
     let len = broadcast_len(NAME, &[("x", x.len()), s, z])?;
     let values: Vec<u8> = match (&x, params.scalars()) {
         // The common case: a column with constant parameters, one tight loop.
-        (Operand::Column { values, .. }, Some((scale, zp))) => {
-            values.iter().map(|v| quantize_value(v.to_f64(), scale, zp)).collect()
-        }
+        (Operand::Column { values, .. }, Some((scale, zp))) => values
+            .iter()
+            .map(|v| quantize_value(v.to_f64(), scale, zp))
+            .collect(),
         _ => (0..len)
             .map(|row| {
                 let (scale, zp) = params.get(row);
@@ -548,7 +576,11 @@ pub fn quantize_int8(x: &dyn Datum, scale: &dyn Datum, zero_point: &dyn Datum) -
 }
 
 /// `(q - zero_point) * scale` as `Float32`, elementwise on `UInt8` or on vectors of `UInt8`.
-pub fn dequantize_int8(q: &dyn Datum, scale: &dyn Datum, zero_point: &dyn Datum) -> Result<ArrayRef> {
+pub fn dequantize_int8(
+    q: &dyn Datum,
+    scale: &dyn Datum,
+    zero_point: &dyn Datum,
+) -> Result<ArrayRef> {
     const NAME: &str = "dequantize_int8";
     let params = QuantParams::new(NAME, scale, zero_point)?;
     let (array, _) = q.get();
@@ -557,9 +589,10 @@ pub fn dequantize_int8(q: &dyn Datum, scale: &dyn Datum, zero_point: &dyn Datum)
         let q = Operand::<UInt8Type>::from_datum(NAME, "q", q)?;
         let len = broadcast_len(NAME, &[("q", q.len()), s, z])?;
         let values: Vec<f32> = match (&q, params.scalars()) {
-            (Operand::Column { values, .. }, Some((scale, zp))) => {
-                values.iter().map(|v| dequantize_value(*v, scale, zp)).collect()
-            }
+            (Operand::Column { values, .. }, Some((scale, zp))) => values
+                .iter()
+                .map(|v| dequantize_value(*v, scale, zp))
+                .collect(),
             _ => (0..len)
                 .map(|row| {
                     let (scale, zp) = params.get(row);
@@ -568,19 +601,32 @@ pub fn dequantize_int8(q: &dyn Datum, scale: &dyn Datum, zero_point: &dyn Datum)
                 .collect(),
         };
         let nulls = elementwise_nulls(&q, &params, len, false, |_| false);
-        return Ok(Arc::new(Float32Array::new(ScalarBuffer::from(values), nulls)));
+        return Ok(Arc::new(Float32Array::new(
+            ScalarBuffer::from(values),
+            nulls,
+        )));
     }
     let v = Vectors::<UInt8Type>::from_datum(NAME, "q", q).map_err(|e| {
-        KernelError::wrong_type(NAME, "q", e.message.replace("found", "or UInt8 values, found"))
+        KernelError::wrong_type(
+            NAME,
+            "q",
+            e.message.replace("found", "or UInt8 values, found"),
+        )
     })?;
     let len = broadcast_len(NAME, &[("q", v.len()), s, z])?;
-    Ok(map_vectors::<UInt8Type, Float32Type>(&v, array, len, |row| !params.is_valid(row), |row, src, out| {
-        let (scale, zp) = params.get(row);
-        for (o, q) in out.iter_mut().zip(src) {
-            *o = dequantize_value(*q, scale, zp);
-        }
-        true
-    }))
+    Ok(map_vectors::<UInt8Type, Float32Type>(
+        &v,
+        array,
+        len,
+        |row| !params.is_valid(row),
+        |row, src, out| {
+            let (scale, zp) = params.get(row);
+            for (o, q) in out.iter_mut().zip(src) {
+                *o = dequantize_value(*q, scale, zp);
+            }
+            true
+        },
+    ))
 }
 
 #[cfg(test)]
@@ -591,21 +637,33 @@ mod tests {
 
     fn fsl(rows: Vec<Option<Vec<f32>>>, size: i32) -> FixedSizeListArray {
         FixedSizeListArray::from_iter_primitive::<Float32Type, _, _>(
-            rows.into_iter().map(|r| r.map(|v| v.into_iter().map(Some).collect::<Vec<_>>())),
+            rows.into_iter()
+                .map(|r| r.map(|v| v.into_iter().map(Some).collect::<Vec<_>>())),
             size,
         )
     }
 
     fn list(rows: Vec<Option<Vec<f32>>>) -> ListArray {
         ListArray::from_iter_primitive::<Float32Type, _, _>(
-            rows.into_iter().map(|r| r.map(|v| v.into_iter().map(Some).collect::<Vec<_>>())),
+            rows.into_iter()
+                .map(|r| r.map(|v| v.into_iter().map(Some).collect::<Vec<_>>())),
         )
     }
 
     #[test]
     fn dot_cosine_norm_basics() {
-        let a = fsl(vec![Some(vec![1.0, 2.0, 3.0]), None, Some(vec![0.0, 0.0, 0.0])], 3);
-        let b = fsl(vec![Some(vec![4.0, 5.0, 6.0]), Some(vec![1.0, 1.0, 1.0]), Some(vec![1.0, 0.0, 0.0])], 3);
+        let a = fsl(
+            vec![Some(vec![1.0, 2.0, 3.0]), None, Some(vec![0.0, 0.0, 0.0])],
+            3,
+        );
+        let b = fsl(
+            vec![
+                Some(vec![4.0, 5.0, 6.0]),
+                Some(vec![1.0, 1.0, 1.0]),
+                Some(vec![1.0, 0.0, 0.0]),
+            ],
+            3,
+        );
         let dot = dot_product(&a, &b).unwrap();
         assert_eq!(dot.value(0), 32.0);
         assert!(dot.is_null(1));
@@ -657,7 +715,10 @@ mod tests {
         let out = l2_normalize(&a).unwrap();
         assert_eq!(out.data_type(), a.data_type());
         let out = out.as_fixed_size_list();
-        assert_eq!(out.value(0).as_primitive::<Float32Type>().values(), &[0.6, 0.8]);
+        assert_eq!(
+            out.value(0).as_primitive::<Float32Type>().values(),
+            &[0.6, 0.8]
+        );
         assert!(out.is_null(1));
         assert!(out.is_null(2));
         let l = list(vec![Some(vec![0.0, 5.0]), None, Some(vec![2.0])]).slice(1, 2);
@@ -669,23 +730,47 @@ mod tests {
 
     #[test]
     fn float64_vectors_and_mixed_element_types() {
-        let a = ListArray::from_iter_primitive::<Float64Type, _, _>(vec![Some(vec![Some(1.0), Some(2.0)])]);
+        let a = ListArray::from_iter_primitive::<Float64Type, _, _>(vec![Some(vec![
+            Some(1.0),
+            Some(2.0),
+        ])]);
         assert_eq!(dot_product(&a, &a).unwrap().value(0), 5.0);
         let b = list(vec![Some(vec![1.0, 2.0])]);
         let err = dot_product(&a, &b).unwrap_err();
-        assert!(err.message.contains("expected vectors of Float64 like `a`"), "{err}");
+        assert!(
+            err.message.contains("expected vectors of Float64 like `a`"),
+            "{err}"
+        );
     }
 
     #[test]
     fn quantize_rounds_half_to_even_and_saturates() {
-        let x = Float32Array::from(vec![Some(0.5), Some(1.5), Some(2.5), Some(-0.5), Some(1000.0), Some(-1000.0), Some(f32::NAN), None]);
+        let x = Float32Array::from(vec![
+            Some(0.5),
+            Some(1.5),
+            Some(2.5),
+            Some(-0.5),
+            Some(1000.0),
+            Some(-1000.0),
+            Some(f32::NAN),
+            None,
+        ]);
         let s = Scalar::new(Float64Array::from(vec![1.0]));
         let z = Scalar::new(arrow::array::Int64Array::from(vec![10]));
         let q = quantize_int8(&x, &s, &z).unwrap();
         let q = q.as_primitive::<UInt8Type>();
         assert_eq!(
             q.iter().collect::<Vec<_>>(),
-            vec![Some(10), Some(12), Some(12), Some(10), Some(255), Some(0), None, None]
+            vec![
+                Some(10),
+                Some(12),
+                Some(12),
+                Some(10),
+                Some(255),
+                Some(0),
+                None,
+                None
+            ]
         );
         let back = dequantize_int8(q, &s, &z).unwrap();
         let back = back.as_primitive::<Float32Type>();
@@ -698,9 +783,15 @@ mod tests {
         let s = Scalar::new(Float64Array::from(vec![0.01]));
         let z = Scalar::new(arrow::array::Int64Array::from(vec![128]));
         let q = quantize_int8(&a, &s, &z).unwrap();
-        assert_eq!(q.data_type(), &DataType::FixedSizeList(Arc::new(Field::new_list_field(DataType::UInt8, true)), 3));
+        assert_eq!(
+            q.data_type(),
+            &DataType::FixedSizeList(Arc::new(Field::new_list_field(DataType::UInt8, true)), 3)
+        );
         let fq = q.as_fixed_size_list();
-        assert_eq!(fq.value(0).as_primitive::<UInt8Type>().values(), &[138, 108, 158]);
+        assert_eq!(
+            fq.value(0).as_primitive::<UInt8Type>().values(),
+            &[138, 108, 158]
+        );
         assert!(fq.is_null(1));
         let back = dequantize_int8(&q, &s, &z).unwrap();
         let back = back.as_fixed_size_list().value(0);
@@ -708,21 +799,34 @@ mod tests {
         assert!((back.value(0) - 0.1).abs() < 1e-6);
         let bad = Scalar::new(Float64Array::from(vec![0.0]));
         let err = quantize_int8(&a, &bad, &z).unwrap_err();
-        assert_eq!(err.to_string(), "quantize_int8: argument `scale`: expected a scale > 0, found 0");
+        assert_eq!(
+            err.to_string(),
+            "quantize_int8: argument `scale`: expected a scale > 0, found 0"
+        );
         let badz = Scalar::new(arrow::array::Int64Array::from(vec![300]));
-        assert!(quantize_int8(&a, &s, &badz).unwrap_err().message.contains("0..=255"));
+        assert!(quantize_int8(&a, &s, &badz)
+            .unwrap_err()
+            .message
+            .contains("0..=255"));
     }
 
-    fn arb_vectors() -> impl Strategy<Value = (usize, Vec<Option<Vec<f32>>>, Vec<Option<Vec<f32>>>)> {
-        (1usize..20).prop_flat_map(|dim| {
-            let row = prop::option::weighted(0.9, prop::collection::vec(-100f32..100.0, dim));
-            (Just(dim), prop::collection::vec(row.clone(), 0..30), prop::collection::vec(row, 0..30))
-        }).prop_map(|(dim, mut a, mut b)| {
-            let n = a.len().min(b.len());
-            a.truncate(n);
-            b.truncate(n);
-            (dim, a, b)
-        })
+    fn arb_vectors() -> impl Strategy<Value = (usize, Vec<Option<Vec<f32>>>, Vec<Option<Vec<f32>>>)>
+    {
+        (1usize..20)
+            .prop_flat_map(|dim| {
+                let row = prop::option::weighted(0.9, prop::collection::vec(-100f32..100.0, dim));
+                (
+                    Just(dim),
+                    prop::collection::vec(row.clone(), 0..30),
+                    prop::collection::vec(row, 0..30),
+                )
+            })
+            .prop_map(|(dim, mut a, mut b)| {
+                let n = a.len().min(b.len());
+                a.truncate(n);
+                b.truncate(n);
+                (dim, a, b)
+            })
     }
 
     proptest! {

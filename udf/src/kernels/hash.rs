@@ -121,12 +121,19 @@ fn fold_column(
     }
 }
 
-fn fold_datum(function: &'static str, position: usize, hashes: &mut [u64], datum: &dyn Datum) -> Result<()> {
+fn fold_datum(
+    function: &'static str,
+    position: usize,
+    hashes: &mut [u64],
+    datum: &dyn Datum,
+) -> Result<()> {
     let (array, is_scalar) = datum.get();
     macro_rules! fold_primitive {
         ($t:ty, $hash:expr) => {{
             let values = array.as_primitive::<$t>().values();
-            fold_column(hashes, array, is_scalar, |row, seed| $hash(values[row], seed))
+            fold_column(hashes, array, is_scalar, |row, seed| {
+                $hash(values[row], seed)
+            })
         }};
     }
     macro_rules! fold_bytes {
@@ -188,7 +195,11 @@ fn fold_datum(function: &'static str, position: usize, hashes: &mut [u64], datum
     Ok(())
 }
 
-fn running_hashes(function: &'static str, columns: &[&dyn Datum], extra: &[(&str, Option<usize>)]) -> Result<Vec<u64>> {
+fn running_hashes(
+    function: &'static str,
+    columns: &[&dyn Datum],
+    extra: &[(&str, Option<usize>)],
+) -> Result<Vec<u64>> {
     if columns.is_empty() {
         return Err(KernelError::new(
             function,
@@ -290,7 +301,10 @@ pub fn hash_bucket(columns: &[&dyn Datum], num_buckets: &dyn Datum) -> Result<In
                 .zip(n)
                 .map(|(h, n)| (h as i64).rem_euclid((*n).max(1)))
                 .collect();
-            Ok(Int64Array::new(ScalarBuffer::from(values), array.nulls().cloned()))
+            Ok(Int64Array::new(
+                ScalarBuffer::from(values),
+                array.nulls().cloned(),
+            ))
         }
     }
 }
@@ -308,7 +322,17 @@ mod tests {
     fn fast_pmod_edges() {
         for n in [1i64, 2, 3, 7, 1000, 1 << 32, (1 << 62) + 1, i64::MAX] {
             let m = PositiveModulus::new(n);
-            for h in [0i64, 1, -1, i64::MIN, i64::MAX, i64::MIN + 1, n - 1, -n, n.wrapping_mul(3)] {
+            for h in [
+                0i64,
+                1,
+                -1,
+                i64::MIN,
+                i64::MAX,
+                i64::MIN + 1,
+                n - 1,
+                -n,
+                n.wrapping_mul(3),
+            ] {
                 assert_eq!(m.pmod(h), h.rem_euclid(n), "h={h} n={n}");
             }
         }
@@ -324,7 +348,12 @@ mod tests {
 
     #[test]
     fn negative_zero_and_nan_are_normalised() {
-        let a = Float64Array::from(vec![0.0, -0.0, f64::NAN, f64::from_bits(0x7ff8_dead_beef_0001)]);
+        let a = Float64Array::from(vec![
+            0.0,
+            -0.0,
+            f64::NAN,
+            f64::from_bits(0x7ff8_dead_beef_0001),
+        ]);
         let out = xxhash64(&[&a]).unwrap();
         assert_eq!(out.value(0), out.value(1));
         assert_eq!(out.value(2), out.value(3));
@@ -365,7 +394,11 @@ mod tests {
     fn errors_name_the_argument() {
         let col = arrow::array::UInt32Array::from(vec![1]);
         let err = xxhash64(&[&col]).unwrap_err();
-        assert!(err.to_string().starts_with("xxhash64: argument `#1`: expected one of boolean"), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("xxhash64: argument `#1`: expected one of boolean"),
+            "{err}"
+        );
         let ok = Int32Array::from(vec![1]);
         let zero = Scalar::new(Int64Array::from(vec![0]));
         let err = hash_bucket(&[&ok], &zero).unwrap_err();

@@ -46,7 +46,11 @@ pub fn min_max_scale(x: &dyn Datum, lo: &dyn Datum, hi: &dyn Datum) -> Result<Fl
     if let Some(row) =
         (0..rows).find(|&r| lo.is_valid(r) && hi.is_valid(r) && !(hi.value(r) > lo.value(r)))
     {
-        let at = if constant_bounds { String::new() } else { format!(" at row {row}") };
+        let at = if constant_bounds {
+            String::new()
+        } else {
+            format!(" at row {row}")
+        };
         return Err(KernelError::new(
             NAME,
             "hi",
@@ -133,9 +137,9 @@ pub fn bucketize(x: &dyn Datum, boundaries: &Boundaries) -> Result<Int32Array> {
     const NAME: &str = "bucketize";
     let x = F64Operand::from_datum(NAME, "x", x)?;
     match x {
-        F64Operand::Scalar(v) => Ok(Int32Array::from(vec![
-            v.filter(|v| !v.is_nan()).map(|v| boundaries.bucket_of(v)),
-        ])),
+        F64Operand::Scalar(v) => Ok(Int32Array::from(vec![v
+            .filter(|v| !v.is_nan())
+            .map(|v| boundaries.bucket_of(v))])),
         F64Operand::Column { array, values } => {
             let buckets: PrimitiveArray<Int32Type> = unary(array, |v| boundaries.bucket_of(v));
             if !values.iter().any(|v| v.is_nan()) {
@@ -209,7 +213,12 @@ mod tests {
     #[test]
     fn standard_scale_empty() {
         let x = Float64Array::from(Vec::<f64>::new());
-        assert_eq!(standard_scale(&x, &scalar(0.0), &scalar(1.0)).unwrap().len(), 0);
+        assert_eq!(
+            standard_scale(&x, &scalar(0.0), &scalar(1.0))
+                .unwrap()
+                .len(),
+            0
+        );
     }
 
     #[test]

@@ -32,11 +32,7 @@ impl<'a, T: ArrowPrimitiveType> Operand<'a, T> {
             KernelError::wrong_type(
                 function,
                 argument,
-                format!(
-                    "expected {}, found {}",
-                    T::DATA_TYPE,
-                    array.data_type()
-                ),
+                format!("expected {}, found {}", T::DATA_TYPE, array.data_type()),
             )
         })?;
         Ok(Self::from_array(typed, is_scalar))
@@ -148,7 +144,9 @@ impl<'a, T: ArrowPrimitiveType> Operand<'a, T> {
 ///
 /// `lengths` pairs each argument name with its column length (`None` for scalars).
 pub fn broadcast_len(function: &'static str, lengths: &[(&str, Option<usize>)]) -> Result<usize> {
-    let mut columns = lengths.iter().filter_map(|(name, len)| len.map(|l| (*name, l)));
+    let mut columns = lengths
+        .iter()
+        .filter_map(|(name, len)| len.map(|l| (*name, l)));
     let Some((first_name, first_len)) = columns.next() else {
         return Ok(1);
     };
@@ -157,9 +155,7 @@ pub fn broadcast_len(function: &'static str, lengths: &[(&str, Option<usize>)]) 
             return Err(KernelError::new(
                 function,
                 name,
-                format!(
-                    "expected {first_len} rows like argument `{first_name}`, found {len} rows"
-                ),
+                format!("expected {first_len} rows like argument `{first_name}`, found {len} rows"),
             ));
         }
     }
@@ -167,7 +163,9 @@ pub fn broadcast_len(function: &'static str, lengths: &[(&str, Option<usize>)]) 
 }
 
 /// Union of the validity of all operands.
-pub(crate) fn union_nulls<T: ArrowPrimitiveType>(operands: &[&Operand<'_, T>]) -> Option<NullBuffer> {
+pub(crate) fn union_nulls<T: ArrowPrimitiveType>(
+    operands: &[&Operand<'_, T>],
+) -> Option<NullBuffer> {
     operands
         .iter()
         .fold(None, |acc, op| NullBuffer::union(acc.as_ref(), op.nulls()))
@@ -181,8 +179,11 @@ pub(crate) fn map_f64<const N: usize>(
     operands: [&F64Operand<'_>; N],
     f: impl Fn([f64; N]) -> f64,
 ) -> Result<PrimitiveArray<Float64Type>> {
-    let lengths: Vec<(&str, Option<usize>)> =
-        names.iter().zip(operands.iter()).map(|(n, o)| (*n, o.len())).collect();
+    let lengths: Vec<(&str, Option<usize>)> = names
+        .iter()
+        .zip(operands.iter())
+        .map(|(n, o)| (*n, o.len()))
+        .collect();
     let len = broadcast_len(function, &lengths)?;
     if operands.iter().any(|o| o.is_null_scalar()) {
         return Ok(PrimitiveArray::new_null(len));
@@ -216,7 +217,10 @@ mod tests {
     fn wrong_type_names_argument() {
         let col = arrow::array::Int32Array::from(vec![1]);
         let err = F64Operand::from_datum("f", "x", &col).unwrap_err();
-        assert_eq!(err.to_string(), "f: argument `x`: expected Float64, found Int32");
+        assert_eq!(
+            err.to_string(),
+            "f: argument `x`: expected Float64, found Int32"
+        );
     }
 
     #[test]
@@ -233,7 +237,9 @@ mod tests {
     fn ensure_reports_first_bad_row_and_skips_nulls() {
         let col = Float64Array::from(vec![Some(1.0), None, Some(0.0)]);
         let op = F64Operand::from_datum("f", "std", &col).unwrap();
-        let err = op.ensure("f", "std", "a value > 0", |v| v > 0.0).unwrap_err();
+        let err = op
+            .ensure("f", "std", "a value > 0", |v| v > 0.0)
+            .unwrap_err();
         assert_eq!(err.message, "expected a value > 0, found 0 at row 2");
     }
 }

@@ -8,13 +8,17 @@ use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion::common::Result;
 use datafusion::logical_expr::{Documentation, ScalarUDF, Signature, Volatility};
 
-use super::{is_numeric, kernel_error, signature_error, FeatureFunction, FeatureUdf, KernelArg, DOC_SECTION};
+use super::{
+    is_numeric, kernel_error, signature_error, FeatureFunction, FeatureUdf, KernelArg, DOC_SECTION,
+};
 use crate::kernels::embedding;
 
 pub(super) fn udfs() -> Vec<ScalarUDF> {
     vec![
         ScalarUDF::new_from_impl(FeatureUdf(VectorPair::dot_product())),
-        ScalarUDF::new_from_impl(FeatureUdf(CosineSimilarity(VectorPair::cosine_similarity()))),
+        ScalarUDF::new_from_impl(FeatureUdf(
+            CosineSimilarity(VectorPair::cosine_similarity()),
+        )),
         ScalarUDF::new_from_impl(FeatureUdf(L2Norm::new())),
         ScalarUDF::new_from_impl(FeatureUdf(L2Normalize(L2Norm::normalize()))),
         ScalarUDF::new_from_impl(FeatureUdf(QuantizeInt8::new())),
@@ -25,7 +29,9 @@ pub(super) fn udfs() -> Vec<ScalarUDF> {
 /// The element type of a list-like type, if it is one.
 fn list_element(t: &DataType) -> Option<&DataType> {
     match t {
-        DataType::FixedSizeList(f, _) | DataType::List(f) | DataType::LargeList(f) => Some(f.data_type()),
+        DataType::FixedSizeList(f, _) | DataType::List(f) | DataType::LargeList(f) => {
+            Some(f.data_type())
+        }
         _ => None,
     }
 }
@@ -145,7 +151,9 @@ impl FeatureFunction for VectorPair {
 
     fn invoke(&self, args: &[KernelArg]) -> Result<ArrayRef> {
         let [a, b] = datafusion::common::utils::take_function_args(Self::NAME, args)?;
-        Ok(Arc::new(embedding::dot_product(a.datum(), b.datum()).map_err(kernel_error)?))
+        Ok(Arc::new(
+            embedding::dot_product(a.datum(), b.datum()).map_err(kernel_error)?,
+        ))
     }
 }
 
@@ -177,7 +185,9 @@ impl FeatureFunction for CosineSimilarity {
 
     fn invoke(&self, args: &[KernelArg]) -> Result<ArrayRef> {
         let [a, b] = datafusion::common::utils::take_function_args(Self::NAME, args)?;
-        Ok(Arc::new(embedding::cosine_similarity(a.datum(), b.datum()).map_err(kernel_error)?))
+        Ok(Arc::new(
+            embedding::cosine_similarity(a.datum(), b.datum()).map_err(kernel_error)?,
+        ))
     }
 }
 
@@ -213,7 +223,10 @@ impl L2Norm {
                 "Euclidean norm `sqrt(sum(a[i]^2))` of a vector, accumulated in Float64.",
                 "l2_norm(a)",
             )
-            .with_argument("a", "Vector column or constant (FixedSizeList, List or LargeList of numbers).")
+            .with_argument(
+                "a",
+                "Vector column or constant (FixedSizeList, List or LargeList of numbers).",
+            )
             .with_sql_example(
                 "> SELECT l2_norm([3.0, 4.0]) AS n;\n\
                  +-----+\n\
@@ -236,7 +249,10 @@ impl L2Norm {
                  type. A zero vector has no direction: the result is null.",
                 "l2_normalize(a)",
             )
-            .with_argument("a", "Vector column or constant (FixedSizeList, List or LargeList of numbers).")
+            .with_argument(
+                "a",
+                "Vector column or constant (FixedSizeList, List or LargeList of numbers).",
+            )
             .with_sql_example(
                 "> SELECT l2_normalize([3.0, 4.0]) AS unit;\n\
                  +------------+\n\
@@ -265,7 +281,9 @@ impl FeatureFunction for L2Norm {
 
     fn invoke(&self, args: &[KernelArg]) -> Result<ArrayRef> {
         let [a] = datafusion::common::utils::take_function_args(Self::NAME, args)?;
-        Ok(Arc::new(embedding::l2_norm(a.datum()).map_err(kernel_error)?))
+        Ok(Arc::new(
+            embedding::l2_norm(a.datum()).map_err(kernel_error)?,
+        ))
     }
 }
 
@@ -322,10 +340,12 @@ fn coerce_quant(
     value_type: impl Fn(&DataType) -> Option<DataType>,
 ) -> Result<Vec<DataType>> {
     match arg_types {
-        [x, scale, zp] if is_numeric(scale) && (zp.is_integer() || zp.is_null()) => match value_type(x) {
-            Some(x) => Ok(vec![x, DataType::Float64, DataType::Int64]),
-            None => signature_error(name, &[accepted], arg_types),
-        },
+        [x, scale, zp] if is_numeric(scale) && (zp.is_integer() || zp.is_null()) => {
+            match value_type(x) {
+                Some(x) => Ok(vec![x, DataType::Float64, DataType::Int64]),
+                None => signature_error(name, &[accepted], arg_types),
+            }
+        }
         _ => signature_error(name, &[accepted], arg_types),
     }
 }
@@ -436,7 +456,9 @@ impl FeatureFunction for DequantizeInt8 {
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
         coerce_quant(Self::NAME, DEQUANTIZE_ACCEPTS, arg_types, |q| match q {
             t if t.is_integer() || t.is_null() => Some(DataType::UInt8),
-            t => list_element(t).filter(|e| e.is_integer()).map(|_| list_of(t, DataType::UInt8)),
+            t => list_element(t)
+                .filter(|e| e.is_integer())
+                .map(|_| list_of(t, DataType::UInt8)),
         })
     }
 

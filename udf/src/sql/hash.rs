@@ -46,7 +46,8 @@ pub(crate) struct XxHash64 {
     doc: Documentation,
 }
 
-const XXHASH64_ACCEPTS: &[&str] = &["xxhash64(expr [, expr ...]) with each expr of a hashable type"];
+const XXHASH64_ACCEPTS: &[&str] =
+    &["xxhash64(expr [, expr ...]) with each expr of a hashable type"];
 
 impl XxHash64 {
     fn new() -> Self {
@@ -62,7 +63,10 @@ impl XxHash64 {
                 ),
                 "xxhash64(expr [, expr ...])",
             )
-            .with_argument("expr", "Column or value to hash; several are hashed in order.")
+            .with_argument(
+                "expr",
+                "Column or value to hash; several are hashed in order.",
+            )
             .with_sql_example(
                 "> SELECT xxhash64('hello') AS h, xxhash64(CAST(1 AS INT), 'a') AS h2;\n\
                  +----------------------+---------------------+\n\
@@ -95,7 +99,9 @@ impl FeatureFunction for XxHash64 {
     }
 
     fn invoke(&self, args: &[KernelArg]) -> Result<ArrayRef> {
-        Ok(Arc::new(hash::xxhash64(&datums(args)).map_err(kernel_error)?))
+        Ok(Arc::new(
+            hash::xxhash64(&datums(args)).map_err(kernel_error)?,
+        ))
     }
 }
 
@@ -105,8 +111,9 @@ pub(crate) struct HashBucket {
     doc: Documentation,
 }
 
-const HASH_BUCKET_ACCEPTS: &[&str] =
-    &["hash_bucket(expr [, expr ...], num_buckets) with hashable exprs and an integer num_buckets"];
+const HASH_BUCKET_ACCEPTS: &[&str] = &[
+    "hash_bucket(expr [, expr ...], num_buckets) with hashable exprs and an integer num_buckets",
+];
 
 impl HashBucket {
     fn new() -> Self {
@@ -119,8 +126,14 @@ impl HashBucket {
                  in Spark. `num_buckets` must be > 0; a null `num_buckets` gives null.",
                 "hash_bucket(expr [, expr ...], num_buckets)",
             )
-            .with_argument("expr", "Column or value to hash (see xxhash64 for the types).")
-            .with_argument("num_buckets", "Number of buckets, an integer > 0: a constant or a column.")
+            .with_argument(
+                "expr",
+                "Column or value to hash (see xxhash64 for the types).",
+            )
+            .with_argument(
+                "num_buckets",
+                "Number of buckets, an integer > 0: a constant or a column.",
+            )
             .with_sql_example(
                 "> SELECT hash_bucket('user_42', 1000) AS b;\n\
                  +-----+\n\
@@ -142,7 +155,9 @@ impl FeatureFunction for HashBucket {
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
         match arg_types {
-            [columns @ .., buckets] if !columns.is_empty() && (buckets.is_integer() || buckets.is_null()) => {
+            [columns @ .., buckets]
+                if !columns.is_empty() && (buckets.is_integer() || buckets.is_null()) =>
+            {
                 let mut types = hashable_columns(Self::NAME, HASH_BUCKET_ACCEPTS, columns)
                     .or_else(|_| signature_error(Self::NAME, HASH_BUCKET_ACCEPTS, arg_types))?;
                 types.push(DataType::Int64);
@@ -161,7 +176,9 @@ impl FeatureFunction for HashBucket {
     }
 
     fn invoke(&self, args: &[KernelArg]) -> Result<ArrayRef> {
-        let (buckets, columns) = args.split_last().expect("coerce_types requires two arguments");
+        let (buckets, columns) = args
+            .split_last()
+            .expect("coerce_types requires two arguments");
         let out = hash::hash_bucket(&datums(columns), buckets.datum()).map_err(kernel_error)?;
         Ok(Arc::new(out))
     }

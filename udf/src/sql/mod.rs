@@ -46,7 +46,9 @@ pub(crate) const DOC_SECTION: DocSection = DocSection {
 };
 
 /// What one SQL function adds on top of its kernel: types, docs and the call itself.
-pub(crate) trait FeatureFunction: Debug + Send + Sync + PartialEq + Eq + Hash + 'static {
+pub(crate) trait FeatureFunction:
+    Debug + Send + Sync + PartialEq + Eq + Hash + 'static
+{
     const NAME: &'static str;
     fn signature(&self) -> &Signature;
     fn documentation(&self) -> &Documentation;
@@ -85,13 +87,20 @@ impl<F: FeatureFunction> ScalarUDFImpl for FeatureUdf<F> {
     }
 
     fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
-        let types: Vec<DataType> = args.arg_fields.iter().map(|f| f.data_type().clone()).collect();
+        let types: Vec<DataType> = args
+            .arg_fields
+            .iter()
+            .map(|f| f.data_type().clone())
+            .collect();
         let data_type = self.0.return_type(&types)?;
         Ok(Field::new(F::NAME, data_type, self.0.nullable(args.arg_fields)).into())
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let all_scalar = args.args.iter().all(|a| matches!(a, ColumnarValue::Scalar(_)));
+        let all_scalar = args
+            .args
+            .iter()
+            .all(|a| matches!(a, ColumnarValue::Scalar(_)));
         let kernel_args = args
             .args
             .into_iter()
@@ -193,12 +202,20 @@ pub fn function_docs() -> Vec<FunctionDoc> {
         .map(|u| FunctionDoc {
             name: u.name().to_string(),
             kind: FunctionKind::Scalar,
-            documentation: u.documentation().expect("every arrowfeat UDF is documented").clone(),
+            documentation: u
+                .documentation()
+                .expect("every arrowfeat UDF is documented")
+                .clone(),
         })
-        .chain(all_udwfs().iter().map(|u| FunctionDoc {
-            name: u.name().to_string(),
-            kind: FunctionKind::Window,
-            documentation: u.documentation().expect("every arrowfeat UDWF is documented").clone(),
+        .chain(all_udwfs().iter().map(|u| {
+            FunctionDoc {
+                name: u.name().to_string(),
+                kind: FunctionKind::Window,
+                documentation: u
+                    .documentation()
+                    .expect("every arrowfeat UDWF is documented")
+                    .clone(),
+            }
         }))
         .collect();
     docs.sort_by(|a, b| a.name.cmp(&b.name));

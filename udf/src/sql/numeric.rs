@@ -9,8 +9,7 @@ use datafusion::common::{exec_err, Result, ScalarValue};
 use datafusion::logical_expr::{Documentation, ScalarUDF, Signature, Volatility};
 
 use super::{
-    is_numeric, kernel_error, signature_error, FeatureFunction, FeatureUdf,
-    KernelArg, DOC_SECTION,
+    is_numeric, kernel_error, signature_error, FeatureFunction, FeatureUdf, KernelArg, DOC_SECTION,
 };
 use crate::kernels::numeric::{self, Boundaries};
 
@@ -46,7 +45,10 @@ impl StandardScale {
             )
             .with_argument("x", "Numeric column or value to scale (cast to Float64).")
             .with_argument("mean", "Mean to subtract: a constant or a column.")
-            .with_argument("std", "Standard deviation to divide by, > 0: a constant or a column.")
+            .with_argument(
+                "std",
+                "Standard deviation to divide by, > 0: a constant or a column.",
+            )
             .with_sql_example(
                 "> SELECT standard_scale(5.0, 3.0, 2.0) AS z;\n\
                  +-----+\n\
@@ -72,7 +74,8 @@ impl FeatureFunction for StandardScale {
 
     fn invoke(&self, args: &[KernelArg]) -> Result<ArrayRef> {
         let [x, mean, std] = take_function_args(Self::NAME, args)?;
-        let out = numeric::standard_scale(x.datum(), mean.datum(), std.datum()).map_err(kernel_error)?;
+        let out =
+            numeric::standard_scale(x.datum(), mean.datum(), std.datum()).map_err(kernel_error)?;
         Ok(Arc::new(out))
     }
 }
@@ -95,7 +98,10 @@ impl MinMaxScale {
             )
             .with_argument("x", "Numeric column or value to scale (cast to Float64).")
             .with_argument("lo", "Value mapped to 0: a constant or a column.")
-            .with_argument("hi", "Value mapped to 1, greater than `lo`: a constant or a column.")
+            .with_argument(
+                "hi",
+                "Value mapped to 1, greater than `lo`: a constant or a column.",
+            )
             .with_sql_example(
                 "> SELECT min_max_scale(25, 0, 100) AS a, min_max_scale(150, 0, 100) AS b;\n\
                  +------+-----+\n\
@@ -121,7 +127,8 @@ impl FeatureFunction for MinMaxScale {
 
     fn invoke(&self, args: &[KernelArg]) -> Result<ArrayRef> {
         let [x, lo, hi] = take_function_args(Self::NAME, args)?;
-        let out = numeric::min_max_scale(x.datum(), lo.datum(), hi.datum()).map_err(kernel_error)?;
+        let out =
+            numeric::min_max_scale(x.datum(), lo.datum(), hi.datum()).map_err(kernel_error)?;
         Ok(Arc::new(out))
     }
 }
@@ -170,17 +177,23 @@ fn constant_list(arg: &KernelArg) -> Result<Vec<f64>> {
     let list = match arg {
         KernelArg::Scalar(_, ScalarValue::List(list)) => list.as_ref().clone(),
         KernelArg::Scalar(_, other) => {
-            return exec_err!("bucketize: argument `boundaries`: expected a list of numbers, found {other}")
+            return exec_err!(
+                "bucketize: argument `boundaries`: expected a list of numbers, found {other}"
+            )
         }
         KernelArg::Column(column) => column.as_list::<i32>().clone(),
     };
     if list.is_empty() || list.is_null(0) {
-        return exec_err!("bucketize: argument `boundaries`: expected a non-null list of numbers, found null");
+        return exec_err!(
+            "bucketize: argument `boundaries`: expected a non-null list of numbers, found null"
+        );
     }
     let first = list.value(0);
     let first = first.as_primitive::<Float64Type>();
     if first.null_count() > 0 {
-        return exec_err!("bucketize: argument `boundaries`: expected numbers, found a null element");
+        return exec_err!(
+            "bucketize: argument `boundaries`: expected numbers, found a null element"
+        );
     }
     let constant = (1..list.len()).all(|row| {
         list.is_valid(row) && {
@@ -230,6 +243,8 @@ impl FeatureFunction for Bucketize {
         let [x, boundaries] = take_function_args(Self::NAME, args)?;
         let values = constant_list(boundaries)?;
         let boundaries = Boundaries::new(Self::NAME, values).map_err(kernel_error)?;
-        Ok(Arc::new(numeric::bucketize(x.datum(), &boundaries).map_err(kernel_error)?))
+        Ok(Arc::new(
+            numeric::bucketize(x.datum(), &boundaries).map_err(kernel_error)?,
+        ))
     }
 }

@@ -29,7 +29,9 @@ async fn every_udf_has_a_documented_example_that_holds() {
         let example = doc.sql_example.as_deref().expect("has an example");
         let (query, expected) = example.split_once('\n').expect("query then table");
         let query = query.strip_prefix("> ").expect("prompt");
-        let actual = run(&ctx, query).await.unwrap_or_else(|e| panic!("{}: {e}", udf.name));
+        let actual = run(&ctx, query)
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e}", udf.name));
         assert_eq!(actual.trim(), expected.trim(), "example of {}", udf.name);
         assert!(doc.syntax_example.starts_with(&udf.name));
         assert!(doc.arguments.as_ref().is_some_and(|a| !a.is_empty()));
@@ -45,17 +47,24 @@ async fn udf_names_are_unique_and_listed_in_information_schema() {
     dedup.dedup();
     assert_eq!(dedup.len(), names.len());
     // SHOW FUNCTIONS lists functions whose signature DataFusion can enumerate...
-    let out = run(&ctx, "SHOW FUNCTIONS LIKE 'standard_scale'").await.unwrap();
+    let out = run(&ctx, "SHOW FUNCTIONS LIKE 'standard_scale'")
+        .await
+        .unwrap();
     assert!(out.contains("standard_scale(x, mean, std)"), "{out}");
     assert!(out.contains("Float64"), "{out}");
     // ...and information_schema.routines lists every one, with its description.
     for name in &names {
         let out = run(
             &ctx,
-            &format!("SELECT description FROM information_schema.routines WHERE routine_name = '{name}'"),
+            &format!(
+                "SELECT description FROM information_schema.routines WHERE routine_name = '{name}'"
+            ),
         )
         .await
         .unwrap();
-        assert!(out.lines().count() > 4, "{name} missing from information_schema.routines: {out}");
+        assert!(
+            out.lines().count() > 4,
+            "{name} missing from information_schema.routines: {out}"
+        );
     }
 }

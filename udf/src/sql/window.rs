@@ -10,12 +10,12 @@ use std::sync::Arc;
 use datafusion::arrow::array::{Array, ArrayRef};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields, TimeUnit};
 use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
+use datafusion::logical_expr::function::{PartitionEvaluatorArgs, WindowUDFFieldArgs};
 use datafusion::logical_expr::{
     Documentation, PartitionEvaluator, ScalarUDF, Signature, Volatility, WindowUDF, WindowUDFImpl,
 };
 use datafusion::physical_expr::expressions::Literal;
 use datafusion::physical_expr::PhysicalExpr;
-use datafusion::logical_expr::function::{PartitionEvaluatorArgs, WindowUDFFieldArgs};
 
 use super::{kernel_error, signature_error, FeatureFunction, FeatureUdf, KernelArg, DOC_SECTION};
 use crate::kernels::window::{self, parse_duration, Aggregation, Closed};
@@ -43,14 +43,25 @@ pub(super) fn udwfs() -> Vec<WindowUDF> {
 }
 
 fn is_time(t: &DataType) -> bool {
-    matches!(t, DataType::Timestamp(..) | DataType::Date32 | DataType::Date64 | DataType::Int64 | DataType::Null)
+    matches!(
+        t,
+        DataType::Timestamp(..)
+            | DataType::Date32
+            | DataType::Date64
+            | DataType::Int64
+            | DataType::Null
+    )
 }
 
 fn is_duration(t: &DataType) -> bool {
     t.is_integer()
         || matches!(
             t,
-            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Interval(_) | DataType::Duration(_)
+            DataType::Utf8
+                | DataType::LargeUtf8
+                | DataType::Utf8View
+                | DataType::Interval(_)
+                | DataType::Duration(_)
         )
 }
 
@@ -85,22 +96,30 @@ fn duration_nanos(function: &'static str, argument: &str, value: &ScalarValue) -
         ))
     };
     match value {
-        ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s)) | ScalarValue::Utf8View(Some(s)) => {
+        ScalarValue::Utf8(Some(s))
+        | ScalarValue::LargeUtf8(Some(s))
+        | ScalarValue::Utf8View(Some(s)) => {
             parse_duration(function, argument, s).map_err(kernel_error)
         }
         ScalarValue::IntervalMonthDayNano(Some(v)) => {
             if v.months != 0 {
-                return found(&format!("an interval of {} month(s), which has no fixed length; use days", v.months));
+                return found(&format!(
+                    "an interval of {} month(s), which has no fixed length; use days",
+                    v.months
+                ));
             }
-            (v.days as i64).checked_mul(NS_PER_DAY).and_then(|d| d.checked_add(v.nanoseconds)).ok_or_else(too_long)
+            (v.days as i64)
+                .checked_mul(NS_PER_DAY)
+                .and_then(|d| d.checked_add(v.nanoseconds))
+                .ok_or_else(too_long)
         }
         ScalarValue::IntervalDayTime(Some(v)) => (v.days as i64)
             .checked_mul(NS_PER_DAY)
             .and_then(|d| d.checked_add(v.milliseconds as i64 * 1_000_000))
             .ok_or_else(too_long),
-        ScalarValue::IntervalYearMonth(Some(v)) => {
-            found(&format!("an interval of {v} month(s), which has no fixed length; use days"))
-        }
+        ScalarValue::IntervalYearMonth(Some(v)) => found(&format!(
+            "an interval of {v} month(s), which has no fixed length; use days"
+        )),
         ScalarValue::DurationSecond(Some(v)) => v.checked_mul(1_000_000_000).ok_or_else(too_long),
         ScalarValue::DurationMillisecond(Some(v)) => v.checked_mul(1_000_000).ok_or_else(too_long),
         ScalarValue::DurationMicrosecond(Some(v)) => v.checked_mul(1_000).ok_or_else(too_long),
@@ -122,7 +141,11 @@ fn constant(function: &'static str, argument: &str, arg: &KernelArg) -> Result<S
     }
 }
 
-fn constant_column(function: &'static str, argument: &str, column: &ArrayRef) -> Result<ScalarValue> {
+fn constant_column(
+    function: &'static str,
+    argument: &str,
+    column: &ArrayRef,
+) -> Result<ScalarValue> {
     if column.is_empty() {
         return Ok(ScalarValue::try_from(column.data_type())?);
     }
@@ -146,9 +169,15 @@ fn time_array(arg: &KernelArg) -> Result<ArrayRef> {
 }
 
 const TUMBLE_ACCEPTS: &[&str] = &["tumble_start(timestamp | date | int64, duration[, duration])"];
-const HOP_ACCEPTS: &[&str] = &["hop_windows(timestamp | date | int64, duration, duration[, duration])"];
+const HOP_ACCEPTS: &[&str] =
+    &["hop_windows(timestamp | date | int64, duration, duration[, duration])"];
 
-fn coerce_time_and_durations(name: &str, accepts: &[&str], arg_types: &[DataType], durations: std::ops::RangeInclusive<usize>) -> Result<Vec<DataType>> {
+fn coerce_time_and_durations(
+    name: &str,
+    accepts: &[&str],
+    arg_types: &[DataType],
+    durations: std::ops::RangeInclusive<usize>,
+) -> Result<Vec<DataType>> {
     let ok = durations.contains(&(arg_types.len().saturating_sub(1)))
         && is_time(&arg_types[0])
         && arg_types[1..].iter().all(is_duration);
@@ -238,8 +267,14 @@ impl HopWindows {
                  (see the example); windows without events are never produced.",
                 "hop_windows(ts, size, step[, offset])",
             )
-            .with_argument("ts", "Event time: a timestamp of any unit, a date, or Int64 nanoseconds.")
-            .with_argument("size", "Window length: INTERVAL '10 minutes', '10m', '500ns' or nanoseconds.")
+            .with_argument(
+                "ts",
+                "Event time: a timestamp of any unit, a date, or Int64 nanoseconds.",
+            )
+            .with_argument(
+                "size",
+                "Window length: INTERVAL '10 minutes', '10m', '500ns' or nanoseconds.",
+            )
             .with_argument("step", "Distance between window starts, 0 < step <= size.")
             .with_argument("offset", "Shift of the window grid (default 0).")
             .with_sql_example(
@@ -271,7 +306,10 @@ impl FeatureFunction for HopWindows {
     }
 
     fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
-        Ok(DataType::List(Arc::new(Field::new_list_field(bound_type(&arg_types[0]), false))))
+        Ok(DataType::List(Arc::new(Field::new_list_field(
+            bound_type(&arg_types[0]),
+            false,
+        ))))
     }
 
     fn invoke(&self, args: &[KernelArg]) -> Result<ArrayRef> {
@@ -281,7 +319,8 @@ impl FeatureFunction for HopWindows {
             Some(a) => duration_nanos(Self::NAME, "offset", &constant(Self::NAME, "offset", a)?)?,
             None => 0,
         };
-        let lists = window::hop_windows(time_array(&args[0])?.as_ref(), size, step, offset).map_err(kernel_error)?;
+        let lists = window::hop_windows(time_array(&args[0])?.as_ref(), size, step, offset)
+            .map_err(kernel_error)?;
         Ok(Arc::new(lists))
     }
 }
@@ -354,7 +393,9 @@ impl Rolling {
     fn new(aggregation: Aggregation) -> Self {
         let name = window::rolling_name(aggregation);
         let what = match aggregation {
-            Aggregation::Sum => "Sum of the non-null values (Int64 for integers, exact; Float64 compensated)",
+            Aggregation::Sum => {
+                "Sum of the non-null values (Int64 for integers, exact; Float64 compensated)"
+            }
             Aggregation::Count => "Number of non-null values",
             Aggregation::Mean => "Mean of the non-null values",
             Aggregation::Min => "Smallest non-null value (NaN counts as the largest, as in Spark)",
@@ -419,16 +460,28 @@ impl WindowUDFImpl for Rolling {
     }
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
-        let accepts = [format!("{}(numeric, timestamp | date | int64, duration[, string])", self.name)];
+        let accepts = [format!(
+            "{}(numeric, timestamp | date | int64, duration[, string])",
+            self.name
+        )];
         let accepts: Vec<&str> = accepts.iter().map(String::as_str).collect();
-        let value_ok = |t: &DataType| self.aggregation == Aggregation::Count || t.is_numeric() || t.is_null();
+        let value_ok =
+            |t: &DataType| self.aggregation == Aggregation::Count || t.is_numeric() || t.is_null();
         match arg_types {
             [v, t, p, rest @ ..]
-                if value_ok(v) && is_time(t) && is_duration(p) && rest.len() <= 1 && rest.iter().all(is_string) =>
+                if value_ok(v)
+                    && is_time(t)
+                    && is_duration(p)
+                    && rest.len() <= 1
+                    && rest.iter().all(is_string) =>
             {
                 let mut types = arg_types.to_vec();
                 if self.aggregation != Aggregation::Count {
-                    types[0] = if v.is_integer() { DataType::Int64 } else { DataType::Float64 };
+                    types[0] = if v.is_integer() {
+                        DataType::Int64
+                    } else {
+                        DataType::Float64
+                    };
                 }
                 if t.is_null() {
                     types[1] = DataType::Timestamp(TimeUnit::Nanosecond, None);
@@ -440,17 +493,27 @@ impl WindowUDFImpl for Rolling {
     }
 
     fn field(&self, field_args: WindowUDFFieldArgs) -> Result<FieldRef> {
-        let value_type = field_args.get_input_field(0).map(|f| f.data_type().clone()).unwrap_or(DataType::Float64);
+        let value_type = field_args
+            .get_input_field(0)
+            .map(|f| f.data_type().clone())
+            .unwrap_or(DataType::Float64);
         let data_type = self.aggregation.output_type(&value_type);
         // Nullable for every aggregate: a row with a null time gets null.
         Ok(Arc::new(Field::new(field_args.name(), data_type, true)))
     }
 
-    fn partition_evaluator(&self, args: PartitionEvaluatorArgs) -> Result<Box<dyn PartitionEvaluator>> {
+    fn partition_evaluator(
+        &self,
+        args: PartitionEvaluatorArgs,
+    ) -> Result<Box<dyn PartitionEvaluator>> {
         let exprs = args.input_exprs();
         let function = window::rolling_name(self.aggregation);
         let period = match literal(2, exprs) {
-            Constant::Absent => return plan_err!("{function}: argument `period`: expected a duration, found no argument"),
+            Constant::Absent => {
+                return plan_err!(
+                    "{function}: argument `period`: expected a duration, found no argument"
+                )
+            }
             Constant::Literal(v) => Param::Known(duration_nanos(function, "period", v)?),
             Constant::Deferred(i) => Param::FromColumn(i),
         };
@@ -459,7 +522,11 @@ impl WindowUDFImpl for Rolling {
             Constant::Literal(v) => Param::Known(closed_of(function, v)?),
             Constant::Deferred(i) => Param::FromColumn(i),
         };
-        Ok(Box::new(RollingEvaluator { aggregation: self.aggregation, period, closed }))
+        Ok(Box::new(RollingEvaluator {
+            aggregation: self.aggregation,
+            period,
+            closed,
+        }))
     }
 
     fn documentation(&self) -> Option<&Documentation> {
@@ -477,10 +544,21 @@ struct RollingEvaluator {
 impl PartitionEvaluator for RollingEvaluator {
     fn evaluate_all(&mut self, values: &[ArrayRef], _num_rows: usize) -> Result<ArrayRef> {
         let function = window::rolling_name(self.aggregation);
-        let period = self.period.resolve(function, "period", values, |v| duration_nanos(function, "period", v))?;
-        let closed = self.closed.resolve(function, "closed", values, |v| closed_of(function, v))?;
-        window::rolling(None, values[1].as_ref(), values[0].as_ref(), period, closed, self.aggregation)
-            .map_err(kernel_error)
+        let period = self.period.resolve(function, "period", values, |v| {
+            duration_nanos(function, "period", v)
+        })?;
+        let closed = self
+            .closed
+            .resolve(function, "closed", values, |v| closed_of(function, v))?;
+        window::rolling(
+            None,
+            values[1].as_ref(),
+            values[0].as_ref(),
+            period,
+            closed,
+            self.aggregation,
+        )
+        .map_err(kernel_error)
     }
 }
 
@@ -541,17 +619,36 @@ impl WindowUDFImpl for SessionWindow {
     }
 
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
-        coerce_time_and_durations("session_window", &["session_window(timestamp | date | int64, duration)"], arg_types, 1..=1)
+        coerce_time_and_durations(
+            "session_window",
+            &["session_window(timestamp | date | int64, duration)"],
+            arg_types,
+            1..=1,
+        )
     }
 
     fn field(&self, field_args: WindowUDFFieldArgs) -> Result<FieldRef> {
-        let ts = field_args.get_input_field(0).map(|f| f.data_type().clone()).unwrap_or(DataType::Int64);
-        Ok(Arc::new(Field::new(field_args.name(), session_struct(&ts), true)))
+        let ts = field_args
+            .get_input_field(0)
+            .map(|f| f.data_type().clone())
+            .unwrap_or(DataType::Int64);
+        Ok(Arc::new(Field::new(
+            field_args.name(),
+            session_struct(&ts),
+            true,
+        )))
     }
 
-    fn partition_evaluator(&self, args: PartitionEvaluatorArgs) -> Result<Box<dyn PartitionEvaluator>> {
+    fn partition_evaluator(
+        &self,
+        args: PartitionEvaluatorArgs,
+    ) -> Result<Box<dyn PartitionEvaluator>> {
         let gap = match literal(1, args.input_exprs()) {
-            Constant::Absent => return plan_err!("session_window: argument `gap`: expected a duration, found no argument"),
+            Constant::Absent => {
+                return plan_err!(
+                    "session_window: argument `gap`: expected a duration, found no argument"
+                )
+            }
             Constant::Literal(v) => Param::Known(duration_nanos("session_window", "gap", v)?),
             Constant::Deferred(i) => Param::FromColumn(i),
         };
@@ -570,8 +667,11 @@ struct SessionEvaluator {
 
 impl PartitionEvaluator for SessionEvaluator {
     fn evaluate_all(&mut self, values: &[ArrayRef], _num_rows: usize) -> Result<ArrayRef> {
-        let gap = self.gap.resolve("session_window", "gap", values, |v| duration_nanos("session_window", "gap", v))?;
-        let sessions = window::session_window(None, values[0].as_ref(), gap).map_err(kernel_error)?;
+        let gap = self.gap.resolve("session_window", "gap", values, |v| {
+            duration_nanos("session_window", "gap", v)
+        })?;
+        let sessions =
+            window::session_window(None, values[0].as_ref(), gap).map_err(kernel_error)?;
         Ok(Arc::new(sessions))
     }
 }

@@ -34,22 +34,34 @@ impl<'a> SortedValues<'a> {
                 None => nulls.iter().collect(),
             })
         }
-        fn in_order<'v, T: Copy + Default + Send + Sync>(v: &'v [T], order: Option<&[u32]>, threads: usize) -> Cow<'v, [T]> {
+        fn in_order<'v, T: Copy + Default + Send + Sync>(
+            v: &'v [T],
+            order: Option<&[u32]>,
+            threads: usize,
+        ) -> Cow<'v, [T]> {
             match order {
                 Some(order) => Cow::Owned(gather(v, order, threads)),
                 None => Cow::Borrowed(v),
             }
         }
         match values {
-            NumericValues::Int(a) => Self::Int(in_order(a.values(), order, threads), validity(a.nulls(), order)),
-            NumericValues::Float(a) => Self::Float(in_order(a.values(), order, threads), validity(a.nulls(), order)),
+            NumericValues::Int(a) => Self::Int(
+                in_order(a.values(), order, threads),
+                validity(a.nulls(), order),
+            ),
+            NumericValues::Float(a) => Self::Float(
+                in_order(a.values(), order, threads),
+                validity(a.nulls(), order),
+            ),
             NumericValues::Validity(nulls) => Self::Validity(validity(nulls.as_ref(), order)),
         }
     }
 
     pub fn valid(&self) -> Valid<'_> {
         match self {
-            SortedValues::Int(_, v) | SortedValues::Float(_, v) | SortedValues::Validity(v) => Valid(v.as_deref()),
+            SortedValues::Int(_, v) | SortedValues::Float(_, v) | SortedValues::Validity(v) => {
+                Valid(v.as_deref())
+            }
         }
     }
 }
@@ -91,7 +103,10 @@ pub(crate) struct Results<T: ArrowPrimitiveType> {
 
 impl<T: ArrowPrimitiveType> Results<T> {
     pub fn new() -> Self {
-        Self { values: Vec::new(), valid: Vec::new() }
+        Self {
+            values: Vec::new(),
+            valid: Vec::new(),
+        }
     }
 
     #[inline(always)]
@@ -106,7 +121,10 @@ impl<T: ArrowPrimitiveType> Results<T> {
     }
 
     pub fn into_array(self) -> ArrayRef {
-        Arc::new(PrimitiveArray::<T>::new(ScalarBuffer::from(self.values), nulls_of(self.valid)))
+        Arc::new(PrimitiveArray::<T>::new(
+            ScalarBuffer::from(self.values),
+            nulls_of(self.valid),
+        ))
     }
 }
 
@@ -126,7 +144,10 @@ pub(crate) fn to_rows<T: ArrowPrimitiveType>(
     threads: usize,
 ) -> ArrayRef {
     let Some(positions) = positions else {
-        return Arc::new(PrimitiveArray::<T>::new(ScalarBuffer::from(values), nulls_of(valid)));
+        return Arc::new(PrimitiveArray::<T>::new(
+            ScalarBuffer::from(values),
+            nulls_of(valid),
+        ));
     };
     let mut out = vec![T::Native::default(); rows];
     parallel_chunks(threads, &mut out, positions, |dst, from| {
@@ -142,7 +163,10 @@ pub(crate) fn to_rows<T: ArrowPrimitiveType>(
             *d = p != u32::MAX && valid[p as usize];
         }
     });
-    Arc::new(PrimitiveArray::<T>::new(ScalarBuffer::from(out), nulls_of(ok)))
+    Arc::new(PrimitiveArray::<T>::new(
+        ScalarBuffer::from(out),
+        nulls_of(ok),
+    ))
 }
 
 /// Runs `body` with `make` bound to a factory (`Fn() -> impl Accumulator`, callable from
@@ -175,19 +199,23 @@ macro_rules! with_accumulator {
                 $body
             }
             (A::Min, SortedValues::Int(v, valid)) => {
-                let $make = || Extreme::<arrow::datatypes::Int64Type, false>::new(v, valid.as_deref());
+                let $make =
+                    || Extreme::<arrow::datatypes::Int64Type, false>::new(v, valid.as_deref());
                 $body
             }
             (A::Max, SortedValues::Int(v, valid)) => {
-                let $make = || Extreme::<arrow::datatypes::Int64Type, true>::new(v, valid.as_deref());
+                let $make =
+                    || Extreme::<arrow::datatypes::Int64Type, true>::new(v, valid.as_deref());
                 $body
             }
             (A::Min, SortedValues::Float(v, valid)) => {
-                let $make = || Extreme::<arrow::datatypes::Float64Type, false>::new(v, valid.as_deref());
+                let $make =
+                    || Extreme::<arrow::datatypes::Float64Type, false>::new(v, valid.as_deref());
                 $body
             }
             (A::Max, SortedValues::Float(v, valid)) => {
-                let $make = || Extreme::<arrow::datatypes::Float64Type, true>::new(v, valid.as_deref());
+                let $make =
+                    || Extreme::<arrow::datatypes::Float64Type, true>::new(v, valid.as_deref());
                 $body
             }
             (_, SortedValues::Validity(_)) => unreachable!("only count reads validity alone"),
@@ -238,7 +266,13 @@ pub(crate) struct IntSum<'a> {
 
 impl<'a> IntSum<'a> {
     pub fn new(values: &'a [i64], valid: Option<&'a [bool]>) -> Self {
-        Self { values, valid: Valid(valid), sum: 0, n: 0, overflow: false }
+        Self {
+            values,
+            valid: Valid(valid),
+            sum: 0,
+            n: 0,
+            overflow: false,
+        }
     }
 }
 
@@ -451,14 +485,22 @@ where
     T::Native: Ordered,
 {
     pub fn new(values: &'a [T::Native], valid: Option<&'a [bool]>) -> Self {
-        Self { values, valid: Valid(valid), deque: VecDeque::new() }
+        Self {
+            values,
+            valid: Valid(valid),
+            deque: VecDeque::new(),
+        }
     }
 
     /// Whether `a` makes `b` useless: `a` arrived later and is at least as extreme.
     #[inline(always)]
     fn dominates(a: T::Native, b: T::Native) -> bool {
         let o = <T::Native as Ordered>::order(a, b);
-        if MAX { o != Ordering::Less } else { o != Ordering::Greater }
+        if MAX {
+            o != Ordering::Less
+        } else {
+            o != Ordering::Greater
+        }
     }
 }
 

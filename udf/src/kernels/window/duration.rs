@@ -5,8 +5,14 @@ use super::super::{KernelError, Result};
 
 const NANOS_PER_UNIT: &[(&[&str], i128)] = &[
     (&["ns", "nsec", "nsecs", "nanosecond", "nanoseconds"], 1),
-    (&["us", "µs", "usec", "usecs", "microsecond", "microseconds"], 1_000),
-    (&["ms", "msec", "msecs", "millisecond", "milliseconds"], 1_000_000),
+    (
+        &["us", "µs", "usec", "usecs", "microsecond", "microseconds"],
+        1_000,
+    ),
+    (
+        &["ms", "msec", "msecs", "millisecond", "milliseconds"],
+        1_000_000,
+    ),
     (&["s", "sec", "secs", "second", "seconds"], 1_000_000_000),
     (&["m", "min", "mins", "minute", "minutes"], 60_000_000_000),
     (&["h", "hr", "hrs", "hour", "hours"], 3_600_000_000_000),
@@ -24,7 +30,11 @@ const ACCEPTED: &str = "a duration such as \"500ns\", \"250ms\", \"5m\", \"1h 30
 /// come out as whole nanoseconds. Months and years have no fixed length and are refused.
 pub fn parse_duration(function: &'static str, argument: &str, text: &str) -> Result<i64> {
     let error = |what: String| {
-        KernelError::new(function, argument, format!("expected {ACCEPTED}, found \"{text}\": {what}"))
+        KernelError::new(
+            function,
+            argument,
+            format!("expected {ACCEPTED}, found \"{text}\": {what}"),
+        )
     };
     let mut rest = text.trim();
     if rest.is_empty() {
@@ -38,29 +48,42 @@ pub fn parse_duration(function: &'static str, argument: &str, text: &str) -> Res
     };
     let mut total: i128 = 0;
     while !rest.is_empty() {
-        let digits = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
         let (number, after) = rest.split_at(digits);
         if number.is_empty() {
             return Err(error(format!("expected a number at \"{rest}\"")));
         }
         let after = after.trim_start();
-        let unit_len = after.find(|c: char| !c.is_alphabetic()).unwrap_or(after.len());
+        let unit_len = after
+            .find(|c: char| !c.is_alphabetic())
+            .unwrap_or(after.len());
         let (unit, after) = after.split_at(unit_len);
         if unit.is_empty() {
             return Err(error(format!("the number {number} has no unit")));
         }
         let lower = unit.to_lowercase();
         if CALENDAR_UNITS.contains(&lower.as_str()) {
-            return Err(error(format!("`{unit}` has no fixed length; use days or weeks")));
+            return Err(error(format!(
+                "`{unit}` has no fixed length; use days or weeks"
+            )));
         }
-        let Some(&(_, scale)) = NANOS_PER_UNIT.iter().find(|(names, _)| names.contains(&lower.as_str())) else {
+        let Some(&(_, scale)) = NANOS_PER_UNIT
+            .iter()
+            .find(|(names, _)| names.contains(&lower.as_str()))
+        else {
             return Err(error(format!("unknown unit `{unit}`")));
         };
         total += term_nanos(number, scale).ok_or_else(|| {
-            error(format!("{number}{unit} is not a whole number of nanoseconds or is too large"))
+            error(format!(
+                "{number}{unit} is not a whole number of nanoseconds or is too large"
+            ))
         })?;
         if total > i64::MAX as i128 {
-            return Err(error("it is longer than 292 years (the range of i64 nanoseconds)".into()));
+            return Err(error(
+                "it is longer than 292 years (the range of i64 nanoseconds)".into(),
+            ));
         }
         rest = after.trim_start().trim_start_matches(',').trim_start();
     }
@@ -74,7 +97,11 @@ fn term_nanos(number: &str, scale: i128) -> Option<i128> {
     if fraction.contains('.') || (whole.is_empty() && fraction.is_empty()) || fraction.len() > 18 {
         return None;
     }
-    let whole: i128 = if whole.is_empty() { 0 } else { whole.parse().ok()? };
+    let whole: i128 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
     let mut nanos = whole.checked_mul(scale)?;
     if !fraction.is_empty() {
         let denominator = 10i128.pow(fraction.len() as u32);
@@ -165,7 +192,11 @@ mod tests {
     #[test]
     fn errors_say_what_is_wrong() {
         let message = |t: &str| parse(t).unwrap_err().message;
-        assert!(message("5").contains("the number 5 has no unit"), "{}", message("5"));
+        assert!(
+            message("5").contains("the number 5 has no unit"),
+            "{}",
+            message("5")
+        );
         assert!(message("5 fortnights").contains("unknown unit `fortnights`"));
         assert!(message("1 month").contains("`month` has no fixed length"));
         assert!(message("1.5ns").contains("not a whole number of nanoseconds"));
@@ -179,7 +210,10 @@ mod tests {
 
     #[test]
     fn checks_and_formatting() {
-        assert!(ensure_positive("f", "gap", 0).unwrap_err().message.contains("found 0ns"));
+        assert!(ensure_positive("f", "gap", 0)
+            .unwrap_err()
+            .message
+            .contains("found 0ns"));
         let e = ensure_hop("f", 100, 200).unwrap_err();
         assert_eq!(e.argument, "step");
         assert!(e.message.contains("step <= size (100ns), found 200ns"));

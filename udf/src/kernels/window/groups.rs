@@ -83,7 +83,10 @@ pub(crate) fn group_and_sort<'a>(
         return Err(KernelError::new(
             function,
             "ts",
-            format!("expected at most {} rows per call, found {rows}; split the input", u32::MAX),
+            format!(
+                "expected at most {} rows per call, found {rows}; split the input",
+                u32::MAX
+            ),
         ));
     }
     let (ids, groups) = match keys {
@@ -94,9 +97,18 @@ pub(crate) fn group_and_sort<'a>(
         None => (Vec::new(), 1),
     };
     let valid = |row: usize| times.is_valid(row);
-    if ids.is_empty() && times.nulls.as_ref().is_none_or(|n| n.null_count() == 0) && times.nanos.is_sorted() {
+    if ids.is_empty()
+        && times.nulls.as_ref().is_none_or(|n| n.null_count() == 0)
+        && times.nanos.is_sorted()
+    {
         // One group, every time present and in order: the input is its own sorted order.
-        return Ok(Grouping { order: None, ts: Cow::Borrowed(&times.nanos[..]), bounds: vec![0, rows], positions: None, keyed: false });
+        return Ok(Grouping {
+            order: None,
+            ts: Cow::Borrowed(&times.nanos[..]),
+            bounds: vec![0, rows],
+            positions: None,
+            keyed: false,
+        });
     }
     let group_of = |row: usize| if ids.is_empty() { 0 } else { ids[row] as usize };
 
@@ -108,7 +120,11 @@ pub(crate) fn group_and_sort<'a>(
         bounds[g + 1] += bounds[g];
     }
     let mut order = vec![0u32; bounds[groups]];
-    let mut position_of = if positions { vec![u32::MAX; rows] } else { Vec::new() };
+    let mut position_of = if positions {
+        vec![u32::MAX; rows]
+    } else {
+        Vec::new()
+    };
     let mut next = bounds.clone();
     for row in (0..rows).filter(|&r| valid(r)) {
         let g = group_of(row);
@@ -139,7 +155,13 @@ pub(crate) fn group_and_sort<'a>(
         }
     }
     let positions = positions.then_some(position_of);
-    Ok(Grouping { order: Some(order), ts: Cow::Owned(ts), bounds, positions, keyed: keys.is_some() })
+    Ok(Grouping {
+        order: Some(order),
+        ts: Cow::Owned(ts),
+        bounds,
+        positions,
+        keyed: keys.is_some(),
+    })
 }
 
 /// Fewest rows worth a thread of their own.
@@ -152,7 +174,12 @@ pub(crate) fn threads_for(rows: usize) -> usize {
 }
 
 /// Runs `f` over matching chunks of `dst` and `src` on up to `threads` threads.
-pub(crate) fn parallel_chunks<T: Send, U: Sync>(threads: usize, dst: &mut [T], src: &[U], f: impl Fn(&mut [T], &[U]) + Sync) {
+pub(crate) fn parallel_chunks<T: Send, U: Sync>(
+    threads: usize,
+    dst: &mut [T],
+    src: &[U],
+    f: impl Fn(&mut [T], &[U]) + Sync,
+) {
     if threads <= 1 {
         return f(dst, src);
     }
@@ -166,7 +193,11 @@ pub(crate) fn parallel_chunks<T: Send, U: Sync>(threads: usize, dst: &mut [T], s
 }
 
 /// `src[order[p]]` for every position `p`.
-pub(crate) fn gather<T: Copy + Default + Send + Sync>(src: &[T], order: &[u32], threads: usize) -> Vec<T> {
+pub(crate) fn gather<T: Copy + Default + Send + Sync>(
+    src: &[T],
+    order: &[u32],
+    threads: usize,
+) -> Vec<T> {
     let mut out = vec![T::default(); order.len()];
     parallel_chunks(threads, &mut out, order, |dst, rows| {
         for (d, &r) in dst.iter_mut().zip(rows) {
@@ -289,7 +320,12 @@ fn dense_ids<T: ArrowPrimitiveType>(keys: &PrimitiveArray<T>) -> Option<(Vec<u32
     }
     let ids = match nulls {
         None => keys.values().iter().map(|&v| id_of[slot(v)]).collect(),
-        Some(n) => keys.values().iter().enumerate().map(|(row, &v)| if n.is_valid(row) { id_of[slot(v)] } else { 0 }).collect(),
+        Some(n) => keys
+            .values()
+            .iter()
+            .enumerate()
+            .map(|(row, &v)| if n.is_valid(row) { id_of[slot(v)] } else { 0 })
+            .collect(),
     };
     Some((ids, next as usize))
 }
@@ -297,16 +333,26 @@ fn dense_ids<T: ArrowPrimitiveType>(keys: &PrimitiveArray<T>) -> Option<(Vec<u32
 /// Any key type (strings, floats, dictionaries, structs...) through arrow's row format,
 /// whose byte order is the key order.
 fn row_ids(keys: &ArrayRef) -> Result<(Vec<u32>, usize)> {
-    let converter = RowConverter::new(vec![SortField::new(keys.data_type().clone())]).map_err(|e| {
-        KernelError::wrong_type(
-            "window",
-            "keys",
-            format!("expected keys that can be grouped, found {}: {e}", keys.data_type()),
-        )
-    })?;
-    let rows = converter.convert_columns(std::slice::from_ref(keys)).map_err(|e| {
-        KernelError::new("window", "keys", format!("cannot group keys of type {}: {e}", keys.data_type()))
-    })?;
+    let converter =
+        RowConverter::new(vec![SortField::new(keys.data_type().clone())]).map_err(|e| {
+            KernelError::wrong_type(
+                "window",
+                "keys",
+                format!(
+                    "expected keys that can be grouped, found {}: {e}",
+                    keys.data_type()
+                ),
+            )
+        })?;
+    let rows = converter
+        .convert_columns(std::slice::from_ref(keys))
+        .map_err(|e| {
+            KernelError::new(
+                "window",
+                "keys",
+                format!("cannot group keys of type {}: {e}", keys.data_type()),
+            )
+        })?;
     let mut map: FxMap<&[u8]> = FxMap::default();
     let mut distinct: Vec<&[u8]> = Vec::new();
     let mut ids = Vec::with_capacity(keys.len());

@@ -13,7 +13,7 @@ use super::accumulate::{with_accumulator, Accumulator, Results, SortedValues};
 use super::duration::ensure_hop;
 use super::groups::{group_and_sort, threads_for, Grouping};
 use super::tumble::{out_of_range, window_start};
-use super::{event_times, ensure_len, numeric_values, Aggregation, KernelError, Result};
+use super::{ensure_len, event_times, numeric_values, Aggregation, KernelError, Result};
 
 /// Most windows `hop_windows` lists for one event (size / step).
 pub const MAX_WINDOWS_PER_EVENT: i64 = 100_000;
@@ -55,13 +55,22 @@ pub fn hop_windows(ts: &dyn Array, size: i64, step: i64, offset: i64) -> Result<
             starts.extend((0..count).map(|k| first + k * step));
         }
         let end = i32::try_from(starts.len()).map_err(|_| {
-            KernelError::new(NAME, "ts", "expected fewer than 2^31 windows in one batch; use smaller batches".to_string())
+            KernelError::new(
+                NAME,
+                "ts",
+                "expected fewer than 2^31 windows in one batch; use smaller batches".to_string(),
+            )
         })?;
         offsets.push(end);
     }
     let values = times.bounds_array(starts, None);
     let field = Arc::new(Field::new_list_field(values.data_type().clone(), false));
-    Ok(ListArray::new(field, OffsetBuffer::new(offsets.into()), values, times.nulls.clone()))
+    Ok(ListArray::new(
+        field,
+        OffsetBuffer::new(offsets.into()),
+        values,
+        times.nulls.clone(),
+    ))
 }
 
 /// Schema of an aggregate result: `[key,] <start>, <end>, value`.
@@ -97,21 +106,31 @@ pub(crate) fn aggregate_batch(
     if let Some(keys) = keys {
         let key_rows = UInt32Array::from(key_rows);
         columns.push(take(keys.as_ref(), &key_rows, None).map_err(|e| {
-            KernelError::new(function, "keys", format!("cannot copy keys of type {}: {e}", keys.data_type()))
+            KernelError::new(
+                function,
+                "keys",
+                format!("cannot copy keys of type {}: {e}", keys.data_type()),
+            )
         })?);
     }
     columns.push(super::bounds_array(bound_type, starts, None));
     columns.push(super::bounds_array(bound_type, ends, None));
     columns.push(value);
-    RecordBatch::try_new(schema, columns)
-        .map_err(|e| KernelError::new(function, "values", format!("cannot assemble the result: {e}")))
+    RecordBatch::try_new(schema, columns).map_err(|e| {
+        KernelError::new(
+            function,
+            "values",
+            format!("cannot assemble the result: {e}"),
+        )
+    })
 }
 
 pub(crate) fn overflow_error(function: &'static str) -> KernelError {
     KernelError::new(
         function,
         "values",
-        "expected window sums within the Int64 range; cast the values to double for a float sum".to_string(),
+        "expected window sums within the Int64 range; cast the values to double for a float sum"
+            .to_string(),
     )
 }
 
@@ -140,11 +159,25 @@ pub fn hop_aggregate(
     let grouping = group_and_sort(NAME, keys, &times, false)?;
     let threads = threads_for(grouping.len());
     let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
-    let hop = Hop { size, step, offset: offset.rem_euclid(step), threads };
+    let hop = Hop {
+        size,
+        step,
+        offset: offset.rem_euclid(step),
+        threads,
+    };
     let windows = with_accumulator!(aggregation, &sorted, make => run_parts(NAME, &grouping, threads, Some(size), make, |acc, groups| {
         hop_windows_of(acc, &grouping, groups, hop)
     }))?;
-    aggregate_batch(NAME, keys, windows.key_rows, &times.bound_type, ["window_start", "window_end"], windows.starts, windows.ends, windows.values)
+    aggregate_batch(
+        NAME,
+        keys,
+        windows.key_rows,
+        &times.bound_type,
+        ["window_start", "window_end"],
+        windows.starts,
+        windows.ends,
+        windows.values,
+    )
 }
 
 #[derive(Clone, Copy)]
@@ -227,7 +260,10 @@ pub(crate) fn run_parts<A: Accumulator>(
                     scope.spawn(move || part(groups))
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().expect("window worker thread panicked")).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("window worker thread panicked"))
+                .collect()
         })
     };
     let mut all = results.remove(0)?;
@@ -243,7 +279,9 @@ pub(crate) fn run_parts<A: Accumulator>(
         all.results.append(part.results);
     }
     // Each window's end was checked to fit i64 when the window was made.
-    let ends = all.ends.unwrap_or_else(|| all.starts.iter().map(|s| s + size.unwrap_or(0)).collect());
+    let ends = all
+        .ends
+        .unwrap_or_else(|| all.starts.iter().map(|s| s + size.unwrap_or(0)).collect());
     Ok(WindowColumns {
         key_rows: all.key_rows.unwrap_or_default(),
         starts: all.starts,
@@ -260,7 +298,9 @@ fn hop_windows_of<A: Accumulator>(
     hop: Hop,
 ) -> Result<Windows<A::Out>> {
     const NAME: &str = "hop_aggregate";
-    let Hop { size, step, offset, .. } = hop;
+    let Hop {
+        size, step, offset, ..
+    } = hop;
     let ts = &grouping.ts[..];
     // The first window holding t starts just after t - size.
     let first_start = |p: usize| -> Result<i64> {
@@ -291,7 +331,13 @@ fn hop_windows_of<A: Accumulator>(
                 // Nothing in the window: jump to the first window of the next event.
                 start = start.max(first_start(right)?);
             }
-            let end = start.checked_add(size).ok_or_else(|| out_of_range(NAME, grouping.row(right.min(group.end - 1)) as usize, ts[right.min(group.end - 1)]))?;
+            let end = start.checked_add(size).ok_or_else(|| {
+                out_of_range(
+                    NAME,
+                    grouping.row(right.min(group.end - 1)) as usize,
+                    ts[right.min(group.end - 1)],
+                )
+            })?;
             while right < group.end && ts[right] < end {
                 acc.push(right);
                 right += 1;

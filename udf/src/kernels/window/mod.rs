@@ -32,7 +32,9 @@ mod tests;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, AsArray, Int64Array, PrimitiveArray, TimestampNanosecondArray};
+use arrow::array::{
+    Array, ArrayRef, AsArray, Int64Array, PrimitiveArray, TimestampNanosecondArray,
+};
 use arrow::buffer::{NullBuffer, ScalarBuffer};
 use arrow::compute::{cast_with_options, CastOptions};
 use arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit};
@@ -93,7 +95,11 @@ impl Aggregation {
 
 /// A name that is not one of `names` (an aggregation or a `closed` choice).
 fn unknown_name(function: &'static str, argument: &str, names: &[&str], name: &str) -> KernelError {
-    KernelError::new(function, argument, format!("expected one of {}, found \"{name}\"", names.join(", ")))
+    KernelError::new(
+        function,
+        argument,
+        format!("expected one of {}, found \"{name}\"", names.join(", ")),
+    )
 }
 
 /// Which ends of a rolling window `(t - period, t]` are included.
@@ -151,10 +157,15 @@ impl EventTimes<'_> {
     }
 }
 
-pub(crate) fn bounds_array(bound_type: &DataType, values: Vec<i64>, nulls: Option<NullBuffer>) -> ArrayRef {
+pub(crate) fn bounds_array(
+    bound_type: &DataType,
+    values: Vec<i64>,
+    nulls: Option<NullBuffer>,
+) -> ArrayRef {
     match bound_type {
         DataType::Timestamp(_, tz) => Arc::new(
-            TimestampNanosecondArray::new(ScalarBuffer::from(values), nulls).with_timezone_opt(tz.clone()),
+            TimestampNanosecondArray::new(ScalarBuffer::from(values), nulls)
+                .with_timezone_opt(tz.clone()),
         ),
         _ => Arc::new(Int64Array::new(ScalarBuffer::from(values), nulls)),
     }
@@ -196,13 +207,25 @@ pub(crate) fn event_times<'a>(
     };
     let nulls = array.logical_nulls();
     if let DataType::Date32 = array.data_type() {
-        let days = array.as_primitive::<arrow::datatypes::Date32Type>().values().iter().map(|&d| d as i64);
+        let days = array
+            .as_primitive::<arrow::datatypes::Date32Type>()
+            .values()
+            .iter()
+            .map(|&d| d as i64);
         let nanos = to_nanos(function, argument, days, per_unit, nulls.as_ref())?;
-        return Ok(EventTimes { nanos: Cow::Owned(nanos), nulls, bound_type: DataType::Timestamp(TimeUnit::Nanosecond, None) });
+        return Ok(EventTimes {
+            nanos: Cow::Owned(nanos),
+            nulls,
+            bound_type: DataType::Timestamp(TimeUnit::Nanosecond, None),
+        });
     }
     let raw: &'a [i64] = match array.data_type() {
-        DataType::Date64 => array.as_primitive::<arrow::datatypes::Date64Type>().values(),
-        DataType::Timestamp(TimeUnit::Second, _) => array.as_primitive::<TimestampSecondType>().values(),
+        DataType::Date64 => array
+            .as_primitive::<arrow::datatypes::Date64Type>()
+            .values(),
+        DataType::Timestamp(TimeUnit::Second, _) => {
+            array.as_primitive::<TimestampSecondType>().values()
+        }
         DataType::Timestamp(TimeUnit::Millisecond, _) => {
             array.as_primitive::<TimestampMillisecondType>().values()
         }
@@ -217,13 +240,23 @@ pub(crate) fn event_times<'a>(
     let nanos = if per_unit == 1 {
         Cow::Borrowed(raw)
     } else {
-        Cow::Owned(to_nanos(function, argument, raw.iter().copied(), per_unit, nulls.as_ref())?)
+        Cow::Owned(to_nanos(
+            function,
+            argument,
+            raw.iter().copied(),
+            per_unit,
+            nulls.as_ref(),
+        )?)
     };
     let bound_type = match tz {
         Some(tz) => DataType::Timestamp(TimeUnit::Nanosecond, tz),
         None => DataType::Int64,
     };
-    Ok(EventTimes { nanos, nulls, bound_type })
+    Ok(EventTimes {
+        nanos,
+        nulls,
+        bound_type,
+    })
 }
 
 /// Times in units of `per_unit` nanoseconds as nanoseconds; an error names the first
@@ -280,17 +313,43 @@ pub(crate) fn numeric_values(
         return Ok(NumericValues::Validity(array.logical_nulls()));
     }
     let cast = |to: DataType| {
-        let options = CastOptions { safe: false, ..Default::default() };
+        let options = CastOptions {
+            safe: false,
+            ..Default::default()
+        };
         cast_with_options(array, &to, &options).map_err(|e| {
-            KernelError::new(function, argument, format!("cannot convert {t} values to {to}: {e}"))
+            KernelError::new(
+                function,
+                argument,
+                format!("cannot convert {t} values to {to}: {e}"),
+            )
         })
     };
     if t.is_integer() {
-        let a = if *t == DataType::Int64 { arrow::array::make_array(array.to_data()) } else { cast(DataType::Int64)? };
+        let a = if *t == DataType::Int64 {
+            arrow::array::make_array(array.to_data())
+        } else {
+            cast(DataType::Int64)?
+        };
         Ok(NumericValues::Int(a.as_primitive::<Int64Type>().clone()))
-    } else if t.is_floating() || matches!(t, DataType::Decimal32(..) | DataType::Decimal64(..) | DataType::Decimal128(..) | DataType::Decimal256(..) | DataType::Null) {
-        let a = if *t == DataType::Float64 { arrow::array::make_array(array.to_data()) } else { cast(DataType::Float64)? };
-        Ok(NumericValues::Float(a.as_primitive::<Float64Type>().clone()))
+    } else if t.is_floating()
+        || matches!(
+            t,
+            DataType::Decimal32(..)
+                | DataType::Decimal64(..)
+                | DataType::Decimal128(..)
+                | DataType::Decimal256(..)
+                | DataType::Null
+        )
+    {
+        let a = if *t == DataType::Float64 {
+            arrow::array::make_array(array.to_data())
+        } else {
+            cast(DataType::Float64)?
+        };
+        Ok(NumericValues::Float(
+            a.as_primitive::<Float64Type>().clone(),
+        ))
     } else {
         Err(KernelError::wrong_type(
             function,
@@ -301,7 +360,12 @@ pub(crate) fn numeric_values(
 }
 
 /// Checks that every column argument has `len` rows.
-pub(crate) fn ensure_len(function: &'static str, argument: &str, found: usize, expected: usize) -> Result<()> {
+pub(crate) fn ensure_len(
+    function: &'static str,
+    argument: &str,
+    found: usize,
+    expected: usize,
+) -> Result<()> {
     if found != expected {
         return Err(KernelError::new(
             function,

@@ -62,7 +62,15 @@ fn run<A: Accumulator>(
     let mut overflow = false;
     if parts.len() <= 1 {
         let mut acc = make();
-        fill(&mut acc, grouping, 0..grouping.bounds.len() - 1, 0, &mut values, &mut valid, window);
+        fill(
+            &mut acc,
+            grouping,
+            0..grouping.bounds.len() - 1,
+            0,
+            &mut values,
+            &mut valid,
+            window,
+        );
         overflow = acc.overflowed();
     } else {
         std::thread::scope(|scope| {
@@ -76,7 +84,15 @@ fn run<A: Accumulator>(
                 let make = &make;
                 handles.push(scope.spawn(move || {
                     let mut acc = make();
-                    fill(&mut acc, grouping, groups, span.start, part_values, part_valid, window);
+                    fill(
+                        &mut acc,
+                        grouping,
+                        groups,
+                        span.start,
+                        part_values,
+                        part_valid,
+                        window,
+                    );
                     acc.overflowed()
                 }));
             }
@@ -85,7 +101,10 @@ fn run<A: Accumulator>(
             }
         });
     }
-    (to_rows::<A::Out>(values, valid, grouping.positions(), rows, threads), overflow)
+    (
+        to_rows::<A::Out>(values, valid, grouping.positions(), rows, threads),
+        overflow,
+    )
 }
 
 /// Fills `values` / `valid` (positions from `base`) for the groups `groups`.

@@ -48,18 +48,23 @@ pub fn session_window(keys: Option<&ArrayRef>, ts: &dyn Array, gap: i64) -> Resu
     let rows = times.len();
     let mut starts = vec![0i64; rows];
     let mut ends = vec![0i64; rows];
-    sessions(&grouping, 0..grouping.bounds.len() - 1, gap, |first, last| {
-        let start = grouping.ts[first];
-        let end = grouping.ts[last]
-            .checked_add(gap)
-            .ok_or_else(|| out_of_range(NAME, grouping.row(last) as usize, grouping.ts[last]))?;
-        for p in first..=last {
-            let row = grouping.row(p) as usize;
-            starts[row] = start;
-            ends[row] = end;
-        }
-        Ok(())
-    })?;
+    sessions(
+        &grouping,
+        0..grouping.bounds.len() - 1,
+        gap,
+        |first, last| {
+            let start = grouping.ts[first];
+            let end = grouping.ts[last].checked_add(gap).ok_or_else(|| {
+                out_of_range(NAME, grouping.row(last) as usize, grouping.ts[last])
+            })?;
+            for p in first..=last {
+                let row = grouping.row(p) as usize;
+                starts[row] = start;
+                ends[row] = end;
+            }
+            Ok(())
+        },
+    )?;
     // The children carry the nulls too, so that `s['start']` is null where `s` is.
     let start = times.bounds_array(starts, times.nulls.clone());
     let end = times.bounds_array(ends, times.nulls.clone());
@@ -67,7 +72,11 @@ pub fn session_window(keys: Option<&ArrayRef>, ts: &dyn Array, gap: i64) -> Resu
         Field::new("start", start.data_type().clone(), true),
         Field::new("end", end.data_type().clone(), true),
     ]);
-    Ok(StructArray::new(fields, vec![start, end], times.nulls.clone()))
+    Ok(StructArray::new(
+        fields,
+        vec![start, end],
+        times.nulls.clone(),
+    ))
 }
 
 /// `session_aggregate(keys, ts, values, gap, agg)`: one row per session per key:

@@ -14,8 +14,13 @@ use proptest::prelude::*;
 
 use super::*;
 
-const AGGREGATIONS: [Aggregation; 5] =
-    [Aggregation::Sum, Aggregation::Count, Aggregation::Mean, Aggregation::Min, Aggregation::Max];
+const AGGREGATIONS: [Aggregation; 5] = [
+    Aggregation::Sum,
+    Aggregation::Count,
+    Aggregation::Mean,
+    Aggregation::Min,
+    Aggregation::Max,
+];
 
 #[derive(Debug, Clone)]
 struct Events {
@@ -37,15 +42,26 @@ fn time() -> impl Strategy<Value = Option<i64>> {
 fn events() -> impl Strategy<Value = Events> {
     (0usize..60).prop_flat_map(|n| {
         (
-            proptest::collection::vec(prop_oneof![6 => (0i64..4).prop_map(Some), 1 => Just(None)], n),
+            proptest::collection::vec(
+                prop_oneof![6 => (0i64..4).prop_map(Some), 1 => Just(None)],
+                n,
+            ),
             proptest::collection::vec(time(), n),
-            proptest::collection::vec(prop_oneof![6 => (-1000i64..1000).prop_map(Some), 1 => Just(None)], n),
+            proptest::collection::vec(
+                prop_oneof![6 => (-1000i64..1000).prop_map(Some), 1 => Just(None)],
+                n,
+            ),
             proptest::collection::vec(
                 prop_oneof![6 => (-1e6f64..1e6).prop_map(Some), 1 => Just(None)],
                 n,
             ),
         )
-            .prop_map(|(keys, ts, ints, floats)| Events { keys, ts, ints, floats })
+            .prop_map(|(keys, ts, ints, floats)| Events {
+                keys,
+                ts,
+                ints,
+                floats,
+            })
     })
 }
 
@@ -78,15 +94,31 @@ fn naive_aggregate(aggregation: Aggregation, values: &[Value]) -> Option<Value> 
     };
     let int = matches!(values[0], Value::Int(_));
     Some(match aggregation {
-        Aggregation::Sum if int => Value::Int(values.iter().map(|v| if let Value::Int(i) = v { *i } else { 0 }).sum()),
+        Aggregation::Sum if int => Value::Int(
+            values
+                .iter()
+                .map(|v| if let Value::Int(i) = v { *i } else { 0 })
+                .sum(),
+        ),
         Aggregation::Sum => Value::Float(values.iter().map(as_f64).sum()),
         Aggregation::Mean if int => {
-            let s: i128 = values.iter().map(|v| if let Value::Int(i) = v { *i } else { 0 }).sum();
+            let s: i128 = values
+                .iter()
+                .map(|v| if let Value::Int(i) = v { *i } else { 0 })
+                .sum();
             Value::Float(s as f64 / values.len() as f64)
         }
-        Aggregation::Mean => Value::Float(values.iter().map(as_f64).sum::<f64>() / values.len() as f64),
-        Aggregation::Min => *values.iter().min_by(|a, b| as_f64(a).total_cmp(&as_f64(b))).unwrap(),
-        Aggregation::Max => *values.iter().max_by(|a, b| as_f64(a).total_cmp(&as_f64(b))).unwrap(),
+        Aggregation::Mean => {
+            Value::Float(values.iter().map(as_f64).sum::<f64>() / values.len() as f64)
+        }
+        Aggregation::Min => *values
+            .iter()
+            .min_by(|a, b| as_f64(a).total_cmp(&as_f64(b)))
+            .unwrap(),
+        Aggregation::Max => *values
+            .iter()
+            .max_by(|a, b| as_f64(a).total_cmp(&as_f64(b)))
+            .unwrap(),
         Aggregation::Count => unreachable!(),
     })
 }
@@ -105,7 +137,9 @@ fn close(expected: Option<Value>, found: Option<Value>) -> bool {
     match (expected, found) {
         (None, None) => true,
         (Some(Value::Int(a)), Some(Value::Int(b))) => a == b,
-        (Some(Value::Int(a)), Some(Value::Float(b))) => (a as f64 - b).abs() <= 1e-9 * (a as f64).abs().max(1.0),
+        (Some(Value::Int(a)), Some(Value::Float(b))) => {
+            (a as f64 - b).abs() <= 1e-9 * (a as f64).abs().max(1.0)
+        }
         (Some(Value::Float(a)), Some(Value::Float(b))) => (a - b).abs() <= 1e-6 * a.abs().max(1.0),
         _ => false,
     }
@@ -113,7 +147,13 @@ fn close(expected: Option<Value>, found: Option<Value>) -> bool {
 
 fn row_values(e: &Events, rows: &[usize], float: bool) -> Vec<Value> {
     rows.iter()
-        .filter_map(|&r| if float { e.floats[r].map(Value::Float) } else { e.ints[r].map(|i| Value::Int(i as i128)) })
+        .filter_map(|&r| {
+            if float {
+                e.floats[r].map(Value::Float)
+            } else {
+                e.ints[r].map(|i| Value::Int(i as i128))
+            }
+        })
         .collect()
 }
 
@@ -131,8 +171,16 @@ fn by_key(e: &Events) -> BTreeMap<Option<i64>, Vec<usize>> {
 fn in_rolling(t: i64, u: i64, period: i64, closed: Closed) -> bool {
     let (lo, hi) = (t as i128 - period as i128, t as i128);
     let u = u as i128;
-    let above = if matches!(closed, Closed::Left | Closed::Both) { u >= lo } else { u > lo };
-    let below = if matches!(closed, Closed::Right | Closed::Both) { u <= hi } else { u < hi };
+    let above = if matches!(closed, Closed::Left | Closed::Both) {
+        u >= lo
+    } else {
+        u > lo
+    };
+    let below = if matches!(closed, Closed::Right | Closed::Both) {
+        u <= hi
+    } else {
+        u < hi
+    };
     above && below
 }
 
@@ -300,8 +348,18 @@ fn float_sums_do_not_drift_while_sliding() {
     // the small ones; the compensated sum keeps every window exact.
     let n = 20_000;
     let ts: Vec<i64> = (0..n).collect();
-    let values: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { 1e16 } else { 1.0 }).collect();
-    let out = rolling(None, &Int64Array::from(ts), &Float64Array::from(values.clone()), 2, Closed::Right, Aggregation::Sum).unwrap();
+    let values: Vec<f64> = (0..n)
+        .map(|i| if i % 2 == 0 { 1e16 } else { 1.0 })
+        .collect();
+    let out = rolling(
+        None,
+        &Int64Array::from(ts),
+        &Float64Array::from(values.clone()),
+        2,
+        Closed::Right,
+        Aggregation::Sum,
+    )
+    .unwrap();
     let out = out.as_primitive::<Float64Type>();
     for i in 1..n as usize {
         assert_eq!(out.value(i), values[i] + values[i - 1], "row {i}");
@@ -319,7 +377,10 @@ fn non_finite_values_leave_the_window_cleanly() {
     assert_eq!(sum.value(2), f64::INFINITY);
     assert_eq!(sum.value(3), 2.0, "NaN and inf left the window");
     let max = rolling(None, &ts, &values, 2, Closed::Right, Aggregation::Max).unwrap();
-    assert!(max.as_primitive::<Float64Type>().value(1).is_nan(), "NaN is the largest value, as in Spark");
+    assert!(
+        max.as_primitive::<Float64Type>().value(1).is_nan(),
+        "NaN is the largest value, as in Spark"
+    );
 }
 
 #[test]
@@ -333,13 +394,20 @@ fn integer_sums_are_exact_and_overflow_is_an_error() {
     assert!(err.message.contains("Int64 range"), "{}", err.message);
     // One-event windows fit.
     let ok = rolling(None, &ts, &big, 1, Closed::Right, Aggregation::Sum).unwrap();
-    assert_eq!(ok.as_primitive::<Int64Type>().values().to_vec(), vec![i64::MAX, i64::MAX, -i64::MAX]);
+    assert_eq!(
+        ok.as_primitive::<Int64Type>().values().to_vec(),
+        vec![i64::MAX, i64::MAX, -i64::MAX]
+    );
 }
 
 #[test]
 fn hop_jumps_over_long_gaps() {
     // 1 ns steps across a gap of ~31 years: walking would take forever.
-    let ts = Int64Array::from(vec![-1_000_000_000_000_000_000, 0, 1_000_000_000_000_000_000]);
+    let ts = Int64Array::from(vec![
+        -1_000_000_000_000_000_000,
+        0,
+        1_000_000_000_000_000_000,
+    ]);
     let values = Int64Array::from(vec![1, 2, 3]);
     let batch = hop_aggregate(None, &ts, &values, 500, 1, 0, Aggregation::Sum).unwrap();
     assert_eq!(batch.num_rows(), 1500);
@@ -355,30 +423,85 @@ fn dense_nanosecond_hop_matches_spark_example() {
     let ts = TimestampNanosecondArray::from(vec![1_000, 1_050, 1_499, 1_500]).with_timezone("UTC");
     let lists = hop_windows(&ts, 500, 100, 0).unwrap();
     let first = lists.value(0);
-    assert_eq!(first.as_primitive::<arrow::datatypes::TimestampNanosecondType>().values().to_vec(), vec![600, 700, 800, 900, 1000]);
-    assert_eq!(lists.value_type(), DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())));
-    let batch = hop_aggregate(None, &ts, &Int64Array::from(vec![1, 1, 1, 1]), 500, 100, 0, Aggregation::Count).unwrap();
-    let counts = batch.column(2).as_primitive::<Int64Type>().values().to_vec();
+    assert_eq!(
+        first
+            .as_primitive::<arrow::datatypes::TimestampNanosecondType>()
+            .values()
+            .to_vec(),
+        vec![600, 700, 800, 900, 1000]
+    );
+    assert_eq!(
+        lists.value_type(),
+        DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into()))
+    );
+    let batch = hop_aggregate(
+        None,
+        &ts,
+        &Int64Array::from(vec![1, 1, 1, 1]),
+        500,
+        100,
+        0,
+        Aggregation::Count,
+    )
+    .unwrap();
+    let counts = batch
+        .column(2)
+        .as_primitive::<Int64Type>()
+        .values()
+        .to_vec();
     // Windows 600..1500 by 100: [600,1100) holds 1000, 1050; ...; [1500,2000) holds 1500.
-    assert_eq!(batch.column(0).as_primitive::<arrow::datatypes::TimestampNanosecondType>().values().to_vec(), (6..=15).map(|k| k * 100).collect::<Vec<i64>>());
+    assert_eq!(
+        batch
+            .column(0)
+            .as_primitive::<arrow::datatypes::TimestampNanosecondType>()
+            .values()
+            .to_vec(),
+        (6..=15).map(|k| k * 100).collect::<Vec<i64>>()
+    );
     assert_eq!(counts, vec![2, 2, 2, 2, 3, 2, 2, 2, 2, 1]);
 }
 
 #[test]
 fn coarse_units_string_keys_and_sliced_input() {
     // Microsecond input: bounds come back in nanoseconds with the time zone kept.
-    let ts = TimestampMicrosecondArray::from(vec![Some(0), Some(1), None, Some(-1), Some(5)]).with_timezone("UTC");
-    let keys: ArrayRef = Arc::new(StringArray::from(vec![Some("b"), Some("a"), Some("a"), None, Some("b")]));
+    let ts = TimestampMicrosecondArray::from(vec![Some(0), Some(1), None, Some(-1), Some(5)])
+        .with_timezone("UTC");
+    let keys: ArrayRef = Arc::new(StringArray::from(vec![
+        Some("b"),
+        Some("a"),
+        Some("a"),
+        None,
+        Some("b"),
+    ]));
     let values = Int64Array::from(vec![1, 2, 3, 4, 5]);
     let batch = session_aggregate(Some(&keys), &ts, &values, 3_000, Aggregation::Sum).unwrap();
     let keys_out = batch.column(0).as_string::<i32>();
-    assert_eq!(keys_out.iter().collect::<Vec<_>>(), vec![None, Some("a"), Some("b"), Some("b")]);
-    assert_eq!(batch.column(3).as_primitive::<Int64Type>().values().to_vec(), vec![4, 2, 1, 5]);
-    assert_eq!(batch.schema().field(1).data_type(), &DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into())));
+    assert_eq!(
+        keys_out.iter().collect::<Vec<_>>(),
+        vec![None, Some("a"), Some("b"), Some("b")]
+    );
+    assert_eq!(
+        batch
+            .column(3)
+            .as_primitive::<Int64Type>()
+            .values()
+            .to_vec(),
+        vec![4, 2, 1, 5]
+    );
+    assert_eq!(
+        batch.schema().field(1).data_type(),
+        &DataType::Timestamp(TimeUnit::Nanosecond, Some("UTC".into()))
+    );
     // A slice reads through its offset.
     let sliced = ts.slice(3, 2);
     let starts = tumble_start(&sliced, 1_000_000, 0).unwrap();
-    assert_eq!(starts.as_primitive::<arrow::datatypes::TimestampNanosecondType>().values().to_vec(), vec![-1_000_000, 0]);
+    assert_eq!(
+        starts
+            .as_primitive::<arrow::datatypes::TimestampNanosecondType>()
+            .values()
+            .to_vec(),
+        vec![-1_000_000, 0]
+    );
 }
 
 #[test]
@@ -388,17 +511,40 @@ fn errors_name_function_argument_and_expectation() {
     let e = hop_aggregate(None, &ts, &v, 100, 200, 0, Aggregation::Sum).unwrap_err();
     assert_eq!((e.function, e.argument.as_str()), ("hop_aggregate", "step"));
     let e = rolling(None, &ts, &v, 0, Closed::Right, Aggregation::Max).unwrap_err();
-    assert_eq!(e.to_string(), "rolling_max: argument `period`: expected a duration > 0, found 0ns");
+    assert_eq!(
+        e.to_string(),
+        "rolling_max: argument `period`: expected a duration > 0, found 0ns"
+    );
     let e = session_window(None, &Float64Array::from(vec![1.0]), 5).unwrap_err();
     assert_eq!(e.to_string(), "session_window: argument `ts`: expected a timestamp (any unit), a date or Int64 nanoseconds, found Float64");
-    let e = rolling(None, &ts, &StringArray::from(vec!["a", "b"]), 5, Closed::Right, Aggregation::Sum).unwrap_err();
-    assert_eq!(e.to_string(), "rolling_sum: argument `value`: expected numbers for `sum`, found Utf8");
-    let e = session_aggregate(None, &ts, &Int64Array::from(vec![1]), 5, Aggregation::Sum).unwrap_err();
-    assert_eq!(e.to_string(), "session_aggregate: argument `values`: expected 2 rows like argument `ts`, found 1 rows");
+    let e = rolling(
+        None,
+        &ts,
+        &StringArray::from(vec!["a", "b"]),
+        5,
+        Closed::Right,
+        Aggregation::Sum,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "rolling_sum: argument `value`: expected numbers for `sum`, found Utf8"
+    );
+    let e =
+        session_aggregate(None, &ts, &Int64Array::from(vec![1]), 5, Aggregation::Sum).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "session_aggregate: argument `values`: expected 2 rows like argument `ts`, found 1 rows"
+    );
     let far = arrow::array::TimestampSecondArray::from(vec![0, 10_000_000_000]);
     let e = tumble_start(&far, 10, 0).unwrap_err();
     assert!(e.message.contains("at row 1"), "{}", e.message);
-    assert_eq!(Aggregation::parse("f", "agg", "median").unwrap_err().message, "expected one of sum, count, mean, min, max, found \"median\"");
+    assert_eq!(
+        Aggregation::parse("f", "agg", "median")
+            .unwrap_err()
+            .message,
+        "expected one of sum, count, mean, min, max, found \"median\""
+    );
     let e = hop_windows(&ts, 1_000_000, 1, 0).unwrap_err();
     assert!(e.message.contains("use hop_aggregate"), "{}", e.message);
 }
@@ -407,22 +553,44 @@ fn errors_name_function_argument_and_expectation() {
 fn dates_are_midnight_utc() {
     let days = arrow::array::Date32Array::from(vec![Some(-1), None, Some(0), Some(1)]);
     let starts = tumble_start(&days, 2 * 86_400_000_000_000, 0).unwrap();
-    assert_eq!(starts.data_type(), &DataType::Timestamp(TimeUnit::Nanosecond, None));
+    assert_eq!(
+        starts.data_type(),
+        &DataType::Timestamp(TimeUnit::Nanosecond, None)
+    );
     let starts = starts.as_primitive::<arrow::datatypes::TimestampNanosecondType>();
     assert_eq!(starts.value(0), -2 * 86_400_000_000_000);
     assert!(starts.is_null(1));
     assert_eq!((starts.value(2), starts.value(3)), (0, 0));
     let far = arrow::array::Date32Array::from(vec![0, 200_000]);
     let e = tumble_start(&far, 10, 0).unwrap_err();
-    assert!(e.message.contains("found 200000 days at row 1"), "{}", e.message);
+    assert!(
+        e.message.contains("found 200000 days at row 1"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
 fn empty_input() {
     let ts = Int64Array::from(Vec::<i64>::new());
-    assert_eq!(rolling(None, &ts, &ts, 5, Closed::Right, Aggregation::Sum).unwrap().len(), 0);
-    assert_eq!(hop_aggregate(None, &ts, &ts, 5, 1, 0, Aggregation::Sum).unwrap().num_rows(), 0);
-    assert_eq!(session_aggregate(None, &ts, &ts, 5, Aggregation::Count).unwrap().num_rows(), 0);
+    assert_eq!(
+        rolling(None, &ts, &ts, 5, Closed::Right, Aggregation::Sum)
+            .unwrap()
+            .len(),
+        0
+    );
+    assert_eq!(
+        hop_aggregate(None, &ts, &ts, 5, 1, 0, Aggregation::Sum)
+            .unwrap()
+            .num_rows(),
+        0
+    );
+    assert_eq!(
+        session_aggregate(None, &ts, &ts, 5, Aggregation::Count)
+            .unwrap()
+            .num_rows(),
+        0
+    );
     assert_eq!(session_window(None, &ts, 5).unwrap().len(), 0);
     assert_eq!(hop_windows(&ts, 5, 1, 0).unwrap().len(), 0);
 }
@@ -433,35 +601,88 @@ fn large_inputs_split_over_threads_give_the_per_key_results() {
     // rows alone are below the threshold and run on one thread: the results must agree.
     let rows = 300_000usize;
     let keys: Vec<i64> = (0..rows).map(|i| ((i * 7919) % 13) as i64).collect();
-    let ts: Vec<i64> = (0..rows).map(|i| (i as i64 * 37) % 1_000_003 - 500_000).collect();
-    let values: Vec<Option<f64>> = (0..rows).map(|i| (i % 17 != 0).then_some((i % 101) as f64 - 50.0)).collect();
+    let ts: Vec<i64> = (0..rows)
+        .map(|i| (i as i64 * 37) % 1_000_003 - 500_000)
+        .collect();
+    let values: Vec<Option<f64>> = (0..rows)
+        .map(|i| (i % 17 != 0).then_some((i % 101) as f64 - 50.0))
+        .collect();
     let keys_array: ArrayRef = Arc::new(Int64Array::from(keys.clone()));
     let ts_array = Int64Array::from(ts.clone());
     let values_array = Float64Array::from(values.clone());
-    let rolled = rolling(Some(&keys_array), &ts_array, &values_array, 5_000, Closed::Right, Aggregation::Max).unwrap();
+    let rolled = rolling(
+        Some(&keys_array),
+        &ts_array,
+        &values_array,
+        5_000,
+        Closed::Right,
+        Aggregation::Max,
+    )
+    .unwrap();
     let rolled = rolled.as_primitive::<Float64Type>();
-    let hopped = hop_aggregate(Some(&keys_array), &ts_array, &values_array, 2_000, 500, 0, Aggregation::Sum).unwrap();
-    let sessions = session_aggregate(Some(&keys_array), &ts_array, &values_array, 60, Aggregation::Count).unwrap();
+    let hopped = hop_aggregate(
+        Some(&keys_array),
+        &ts_array,
+        &values_array,
+        2_000,
+        500,
+        0,
+        Aggregation::Sum,
+    )
+    .unwrap();
+    let sessions = session_aggregate(
+        Some(&keys_array),
+        &ts_array,
+        &values_array,
+        60,
+        Aggregation::Count,
+    )
+    .unwrap();
     let (mut hop_rows, mut session_rows) = (0, 0);
     for key in 0..13 {
         let rows_of: Vec<usize> = (0..rows).filter(|&r| keys[r] == key).collect();
         let sub_ts = Int64Array::from(rows_of.iter().map(|&r| ts[r]).collect::<Vec<_>>());
         let sub_values = Float64Array::from(rows_of.iter().map(|&r| values[r]).collect::<Vec<_>>());
-        let alone = rolling(None, &sub_ts, &sub_values, 5_000, Closed::Right, Aggregation::Max).unwrap();
+        let alone = rolling(
+            None,
+            &sub_ts,
+            &sub_values,
+            5_000,
+            Closed::Right,
+            Aggregation::Max,
+        )
+        .unwrap();
         let alone = alone.as_primitive::<Float64Type>();
         for (i, &r) in rows_of.iter().enumerate() {
             assert_eq!(rolled.is_valid(r), alone.is_valid(i), "row {r}");
             assert_eq!(rolled.value(r), alone.value(i), "row {r}");
         }
-        let hop_alone = hop_aggregate(None, &sub_ts, &sub_values, 2_000, 500, 0, Aggregation::Sum).unwrap();
+        let hop_alone =
+            hop_aggregate(None, &sub_ts, &sub_values, 2_000, 500, 0, Aggregation::Sum).unwrap();
         let n = hop_alone.num_rows();
-        assert_eq!(hopped.column(3).slice(hop_rows, n).as_ref(), hop_alone.column(2).as_ref(), "key {key}");
-        assert_eq!(hopped.column(1).slice(hop_rows, n).as_ref(), hop_alone.column(0).as_ref(), "key {key}");
+        assert_eq!(
+            hopped.column(3).slice(hop_rows, n).as_ref(),
+            hop_alone.column(2).as_ref(),
+            "key {key}"
+        );
+        assert_eq!(
+            hopped.column(1).slice(hop_rows, n).as_ref(),
+            hop_alone.column(0).as_ref(),
+            "key {key}"
+        );
         hop_rows += n;
-        let sessions_alone = session_aggregate(None, &sub_ts, &sub_values, 60, Aggregation::Count).unwrap();
+        let sessions_alone =
+            session_aggregate(None, &sub_ts, &sub_values, 60, Aggregation::Count).unwrap();
         let n = sessions_alone.num_rows();
-        assert_eq!(sessions.column(3).slice(session_rows, n).as_ref(), sessions_alone.column(2).as_ref(), "key {key}");
+        assert_eq!(
+            sessions.column(3).slice(session_rows, n).as_ref(),
+            sessions_alone.column(2).as_ref(),
+            "key {key}"
+        );
         session_rows += n;
     }
-    assert_eq!((hop_rows, session_rows), (hopped.num_rows(), sessions.num_rows()));
+    assert_eq!(
+        (hop_rows, session_rows),
+        (hopped.num_rows(), sessions.num_rows())
+    );
 }
