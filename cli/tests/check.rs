@@ -131,7 +131,7 @@ fn warnings_pass_unless_denied() {
     let dir = tempdir("warnings");
     let text = std::fs::read_to_string(repo().join("schemas/examples/driver_hourly_stats_v1.yaml"))
         .unwrap()
-        .replace("  unit: us\n  tz: UTC\n", "  unit: ns\n  tz: UTC\n");
+        .replace("  unit: us\n  tz: UTC\n", "  unit: ms\n  tz: UTC\n");
     std::fs::write(dir.join("v.yaml"), text).unwrap();
     let registry = repo().join(REGISTRY);
     let args = [

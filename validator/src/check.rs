@@ -96,7 +96,7 @@ fn type_check(
             pos,
             format!("{subject}: declared {declared}, the store has {actual_text}; compatible: {why}"),
         ),
-        TypeMatch::Incompatible => Check::finding(
+        TypeMatch::Incompatible(why) => Check::finding(
             rule,
             Severity::Error,
             subject.clone(),
@@ -104,9 +104,10 @@ fn type_check(
             actual_text.clone(),
             pos,
             format!(
-                "{subject}: declared {declared} (Arrow {}), the store has {actual_text} (Arrow {}); these types are incompatible",
+                "{subject}: declared {declared} (Arrow {}), the store has {actual_text} (Arrow {}); these types are incompatible{}",
                 declared.arrow_type(),
-                actual.arrow_type()
+                actual.arrow_type(),
+                if why.is_empty() { String::new() } else { format!(": {why}") }
             ),
         ),
     }
@@ -395,14 +396,18 @@ fn timestamps(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
                 pos,
                 format!("event timestamp `{}`: the schema declares {declared}, the store reads `{field}` as {actual}; {why}", ts.name),
             ),
-            TypeMatch::Incompatible => Check::finding(
+            TypeMatch::Incompatible(why) => Check::finding(
                 rules::TIMESTAMP_TYPE,
                 Severity::Error,
                 subject,
                 declared.to_string(),
                 actual.to_string(),
                 pos,
-                format!("event timestamp `{}`: the schema declares {declared}, the store has {actual}", ts.name),
+                format!(
+                    "event timestamp `{}`: the schema declares {declared}, the store reads `{field}` as {actual}; not lossless{}",
+                    ts.name,
+                    if why.is_empty() { String::new() } else { format!(": {why}") }
+                ),
             ),
         });
     }
@@ -443,7 +448,8 @@ fn timestamps(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
 }
 
 fn ttl(file: &SchemaFile, view: &StoreView) -> Option<Check> {
-    let declared = file.spec.ttl.as_ref()?.seconds()?;
+    // A malformed or out-of-range TTL is already a `schema-violation` finding.
+    let declared = file.spec.ttl.as_ref()?.seconds().ok()?;
     let actual = view.ttl_seconds?;
     let pos = file.key_pos("/ttl");
     Some(if declared == actual {

@@ -223,8 +223,12 @@ pub fn changes(old: &SchemaFile, new: &SchemaFile) -> Vec<Change> {
         ) {
             if t_old != t_new {
                 let kind = match (compare(&t_old, &t_new), compare(&t_new, &t_old)) {
-                    (TypeMatch::Compatible(_), TypeMatch::Incompatible) => ChangeKind::TypeWidened,
-                    (TypeMatch::Incompatible, TypeMatch::Compatible(_)) => ChangeKind::TypeNarrowed,
+                    (TypeMatch::Compatible(_), TypeMatch::Incompatible(_)) => {
+                        ChangeKind::TypeWidened
+                    }
+                    (TypeMatch::Incompatible(_), TypeMatch::Compatible(_)) => {
+                        ChangeKind::TypeNarrowed
+                    }
                     _ => ChangeKind::TypeChanged,
                 };
                 push(
@@ -342,7 +346,7 @@ pub fn changes(old: &SchemaFile, new: &SchemaFile) -> Vec<Change> {
             new.key_pos("/created_timestamp"),
         );
     }
-    let ttl = |s: &crate::spec::FeatureViewSpec| s.ttl.as_ref().and_then(|t| t.seconds());
+    let ttl = |s: &crate::spec::FeatureViewSpec| s.ttl.as_ref().and_then(|t| t.seconds().ok());
     if ttl(o) != ttl(n) {
         let show = |t: Option<u64>| t.map_or("not declared".into(), format_duration);
         push(

@@ -58,9 +58,38 @@ struct ConfigFile {
 struct IgnoreFile {
     rule: String,
     #[serde(default)]
-    views: Vec<String>,
+    views: Option<Vec<String>>,
     #[serde(default)]
     reason: Option<String>,
+}
+
+/// What `[[ignore]] views` supports: an exact view name, or a name prefix followed by one
+/// trailing `*` (`*` alone matches every view). View names are `[A-Za-z_][A-Za-z0-9_]*`,
+/// so anything else (globs such as `*_v1` or `a?c`, brackets, spaces) could never match:
+/// it is a configuration error rather than a silent no-match.
+fn check_view_pattern(pattern: &str) -> Result<(), String> {
+    let (stem, star) = match pattern.strip_suffix('*') {
+        Some(stem) => (stem, true),
+        None => (pattern, false),
+    };
+    if stem.is_empty() && star {
+        return Ok(());
+    }
+    let mut chars = stem.chars();
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    if first_ok && chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Ok(());
+    }
+    Err(if stem.contains(['*', '?', '[', ']', '{', '}']) {
+        "only one `*`, at the end, is supported (exact names or prefixes such as `legacy_*`)"
+            .to_string()
+    } else if pattern.is_empty() {
+        "an empty pattern matches no view".to_string()
+    } else {
+        "view names are [A-Za-z_][A-Za-z0-9_]*, so this pattern can never match; use exact names or prefixes such as `legacy_*`".to_string()
+    })
 }
 
 impl Config {
@@ -77,7 +106,10 @@ impl Config {
             let (line, column) = error
                 .span()
                 .map_or((1, 1), |span| line_column(text, span.start));
-            format!("{line}:{column}: {}", error.message().trim())
+            format!(
+                "{line}:{column}: {}",
+                crate::text::clean(error.message().trim().lines().next().unwrap_or(""))
+            )
         })?;
         let locate = |needle: &str| -> String {
             let offset = text.find(needle).unwrap_or(0);
@@ -85,9 +117,18 @@ impl Config {
             format!("{line}:{column}")
         };
         let check_rule = |id: &str| -> Result<(), String> {
-            if rules::by_id(id).is_some() {
+            if let Some(rule) = rules::by_id(id) {
+                // Unreadable input always fails the run (exit 2): a file that cannot be
+                // read must never vanish from the report because of a configuration.
+                if rule.category == rules::Category::Input {
+                    return Err(format!(
+                        "{}: rule `{id}` is of category `input` (unreadable files); its findings always fail the run with exit code 2 and cannot be turned off, downgraded or ignored",
+                        locate(id)
+                    ));
+                }
                 return Ok(());
             }
+            let id = &crate::text::quote(id, 80);
             let suggestion = suggest::closest(id, rules::ALL.iter().map(|r| r.id))
                 .map(|s| format!("; did you mean `{s}`?"))
                 .unwrap_or_default();
@@ -100,8 +141,9 @@ impl Config {
         if let Some(mode) = &file.compatibility {
             config.compatibility = Mode::parse(mode).ok_or_else(|| {
                 format!(
-                    "{}: compatibility must be backward, forward, full or none, found `{mode}`",
-                    locate(mode)
+                    "{}: compatibility must be backward, forward, full or none, found `{}`",
+                    locate(mode),
+                    crate::text::quote(mode, 80)
                 )
             })?;
         }
@@ -113,18 +155,42 @@ impl Config {
                 "warning" => Some(Severity::Warning),
                 "info" => Some(Severity::Info),
                 "off" => None,
-                other => return Err(format!(
-                    "{}: severity of `{rule}` must be error, warning, info or off, found `{other}`",
-                    locate(&format!("{rule}"))
-                )),
+                other => {
+                    return Err(format!(
+                        "{}: severity of `{rule}` must be error, warning, info or off, found `{}`",
+                        locate(rule),
+                        crate::text::quote(other, 80)
+                    ))
+                }
             };
             config.severity.insert(rule.clone(), value);
         }
         for ignore in file.ignore {
             check_rule(&ignore.rule)?;
+            let views = match ignore.views {
+                None => Vec::new(),
+                Some(views) if views.is_empty() => {
+                    return Err(format!(
+                        "{}: [[ignore]] of `{}` has `views = []`, which would match no view; omit `views` to ignore the rule for every view",
+                        locate("views"),
+                        ignore.rule
+                    ))
+                }
+                Some(views) => views,
+            };
+            for pattern in &views {
+                check_view_pattern(pattern).map_err(|why| {
+                    format!(
+                        "{}: [[ignore]] of `{}`: unsupported view pattern `{}`: {why}",
+                        locate(&format!("\"{pattern}\"")),
+                        ignore.rule,
+                        crate::text::quote(pattern, 80)
+                    )
+                })?;
+            }
             config.ignore.push(Ignore {
                 rule: ignore.rule,
-                views: ignore.views,
+                views,
                 reason: ignore.reason,
             });
         }
@@ -153,7 +219,9 @@ impl Config {
         for file in &mut report.files {
             let view = file.view.clone();
             file.checks.retain_mut(|check| {
-                if !check.status.is_finding() {
+                // Input findings (unreadable files) are never dropped or downgraded;
+                // `parse` refuses such settings, and this holds for a `Config` built in code.
+                if !check.status.is_finding() || check.category == rules::Category::Input {
                     return true;
                 }
                 if self.ignored(check.rule, view.as_deref()) {
@@ -213,5 +281,74 @@ mod tests {
         assert!(error.starts_with("1:1: unknown field `colour`"), "{error}");
         let error = Config::parse("[severity\n").unwrap_err();
         assert!(error.starts_with("1:"), "{error}");
+    }
+
+    #[test]
+    fn input_rules_cannot_be_silenced() {
+        for text in [
+            "[severity]\ninput-unreadable = \"off\"\n",
+            "[severity]\nyaml-syntax = \"warning\"\n",
+            "[severity]\nyaml-limits = \"info\"\n",
+            "[[ignore]]\nrule = \"yaml-duplicate-key\"\n",
+            "[[ignore]]\nrule = \"input-unreadable\"\nviews = [\"x\"]\n",
+        ] {
+            let error = Config::parse(text).unwrap_err();
+            assert!(error.contains("category `input`"), "{text}: {error}");
+            assert!(error.starts_with("2:"), "{error}");
+        }
+        // A Config built in code that tries anyway leaves input findings alone.
+        let mut config = Config::default();
+        config.severity.insert("input-unreadable".into(), None);
+        config.ignore.push(Ignore {
+            rule: "yaml-syntax".into(),
+            views: vec![],
+            reason: None,
+        });
+        let mut report = Report {
+            against: String::new(),
+            files: vec![crate::report::FileReport::new("x.yaml")],
+        };
+        for rule in [rules::INPUT_UNREADABLE, rules::YAML_SYNTAX] {
+            report.files[0].checks.push(crate::report::Check::fail(
+                rule,
+                "file",
+                "",
+                "",
+                crate::yaml::Pos::UNKNOWN,
+                "unreadable",
+            ));
+        }
+        config.apply(&mut report);
+        assert_eq!(report.files[0].checks.len(), 2);
+        assert_eq!(report.exit_code(false), 2);
+    }
+
+    #[test]
+    fn unsupported_ignore_patterns_are_errors() {
+        for pattern in [
+            "*_v1",
+            "legacy_*_v2",
+            "a?c",
+            "[ab]c",
+            "",
+            "has space",
+            "x-y",
+            "**",
+            "é",
+        ] {
+            let text = format!("[[ignore]]\nrule = \"ttl\"\nviews = [\"{pattern}\"]\n");
+            let error = Config::parse(&text).unwrap_err();
+            assert!(
+                error.contains("unsupported view pattern"),
+                "{pattern}: {error}"
+            );
+            assert!(error.starts_with("3:"), "{pattern}: {error}");
+        }
+        let error = Config::parse("[[ignore]]\nrule = \"ttl\"\nviews = []\n").unwrap_err();
+        assert!(error.contains("views = []"), "{error}");
+        for pattern in ["*", "legacy_*", "driver_stats_v1", "_x", "v2*"] {
+            let text = format!("[[ignore]]\nrule = \"ttl\"\nviews = [\"{pattern}\"]\n");
+            assert!(Config::parse(&text).is_ok(), "{pattern}");
+        }
     }
 }

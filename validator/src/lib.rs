@@ -11,5 +11,7 @@ pub mod run;
 pub mod spec;
 pub mod store;
 pub mod suggest;
+pub mod text;
 pub mod types;
+mod tz_names;
 pub mod yaml;

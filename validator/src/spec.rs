@@ -73,11 +73,43 @@ pub struct CreatedTimestampSpec {
     pub name: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
+/// `ttl`: whole seconds, or a duration string. A number that is not a whole number of
+/// seconds in range (negative, fractional, beyond 2^64) is kept as `Invalid` with its
+/// text so the check can name it instead of failing to decode.
+#[derive(Debug, Clone, PartialEq)]
 pub enum TtlSpec {
     Seconds(u64),
     Duration(String),
+    Invalid(String),
+}
+
+impl<'de> Deserialize<'de> for TtlSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TtlVisitor;
+        impl serde::de::Visitor<'_> for TtlVisitor {
+            type Value = TtlSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("seconds (an integer ≥ 0) or a duration such as 90s, 15m, 6h, 1d")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<TtlSpec, E> {
+                Ok(TtlSpec::Seconds(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<TtlSpec, E> {
+                Ok(u64::try_from(v).map_or(TtlSpec::Invalid(v.to_string()), TtlSpec::Seconds))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<TtlSpec, E> {
+                Ok(TtlSpec::Invalid(if v.fract() == 0.0 && v.is_finite() {
+                    format!("{v:.0}")
+                } else {
+                    v.to_string()
+                }))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<TtlSpec, E> {
+                Ok(TtlSpec::Duration(v.to_string()))
+            }
+        }
+        deserializer.deserialize_any(TtlVisitor)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -138,16 +170,57 @@ impl EventTimestampSpec {
 }
 
 impl TtlSpec {
-    pub fn seconds(&self) -> Option<u64> {
+    /// The TTL in seconds, or why it has none: malformed, or beyond
+    /// [`MAX_TTL_SECONDS`](crate::store::MAX_TTL_SECONDS) (what a Feast registry can hold).
+    pub fn seconds(&self) -> Result<u64, String> {
+        let seconds = match self {
+            TtlSpec::Seconds(seconds) => *seconds,
+            TtlSpec::Duration(text) => parse_duration_seconds(text)?,
+            TtlSpec::Invalid(text) => {
+                return Err(format!(
+                    "ttl {} is out of range or not a whole number: expected seconds from 0 to {}",
+                    crate::text::quote(text, 40),
+                    crate::store::MAX_TTL_SECONDS
+                ))
+            }
+        };
+        if seconds > crate::store::MAX_TTL_SECONDS {
+            return Err(format!(
+                "ttl {} is out of range: {seconds} s; the largest TTL is {} s (10,000 years, protobuf's Duration)",
+                self.text(),
+                crate::store::MAX_TTL_SECONDS
+            ));
+        }
+        Ok(seconds)
+    }
+
+    fn text(&self) -> String {
         match self {
-            TtlSpec::Seconds(seconds) => Some(*seconds),
-            TtlSpec::Duration(text) => parse_duration_seconds(text),
+            TtlSpec::Seconds(seconds) => seconds.to_string(),
+            TtlSpec::Duration(text) | TtlSpec::Invalid(text) => {
+                format!("`{}`", crate::text::quote(text, 40))
+            }
         }
     }
 }
 
-/// `90s`, `15m`, `6h`, `1d`, `2w`, and sums of them such as `1d12h`.
-pub fn parse_duration_seconds(text: &str) -> Option<u64> {
+/// `90s`, `15m`, `6h`, `1d`, `2w`, and sums of them such as `1d12h`, with checked
+/// arithmetic: a value beyond 2^64 - 1 seconds is an error, never a wrap.
+pub fn parse_duration_seconds(text: &str) -> Result<u64, String> {
+    let quoted = || crate::text::quote(text, 40);
+    let malformed = || {
+        format!(
+            "ttl `{}` is not a duration: expected seconds or NUMBER+UNIT (s, m, h, d, w) such as 90s, 6h, 1d12h",
+            quoted()
+        )
+    };
+    let overflow = || {
+        format!(
+            "ttl `{}` is out of range: more than {} s",
+            quoted(),
+            u64::MAX
+        )
+    };
     let mut total: u64 = 0;
     let mut number = String::new();
     for c in text.chars() {
@@ -161,13 +234,23 @@ pub fn parse_duration_seconds(text: &str) -> Option<u64> {
             'h' => 3600,
             'd' => 86_400,
             'w' => 604_800,
-            _ => return None,
+            _ => return Err(malformed()),
         };
-        let value: u64 = number.parse().ok()?;
-        total = total.checked_add(value.checked_mul(unit)?)?;
+        if number.is_empty() {
+            return Err(malformed());
+        }
+        let value: u64 = number.parse().map_err(|_| overflow())?;
+        total = value
+            .checked_mul(unit)
+            .and_then(|v| total.checked_add(v))
+            .ok_or_else(overflow)?;
         number.clear();
     }
-    (number.is_empty() && !text.is_empty()).then_some(total)
+    if number.is_empty() && !text.is_empty() {
+        Ok(total)
+    } else {
+        Err(malformed())
+    }
 }
 
 /// Seconds as the shortest duration string (`86400` → `1d`), for reports.
@@ -242,31 +325,98 @@ pub fn load_file(path: &Path) -> (FileReport, Option<SchemaFile>) {
     }
 }
 
-/// Reads a whole file, refusing directories and files over `limit` bytes with a message
-/// that says which.
+/// What a file that is not a regular file is, for "expected a regular file" messages.
+pub fn file_kind(file_type: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+        if file_type.is_block_device() || file_type.is_char_device() {
+            return "a device";
+        }
+    }
+    if file_type.is_dir() {
+        "a directory"
+    } else if file_type.is_symlink() {
+        "a symbolic link"
+    } else if file_type.is_file() {
+        "a regular file"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Reads a whole regular file of at most `limit` bytes. Directories, FIFOs, sockets and
+/// devices are refused before they are opened (reading a FIFO blocks until a writer
+/// comes; a device may never end), with a message that says which; on Linux the file is
+/// also opened non-blocking and checked again, so one swapped in meanwhile cannot hang
+/// the run either. The read itself stops at `limit + 1` bytes.
 pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let shown = || crate::text::clean(&path.display().to_string());
     let metadata = std::fs::metadata(path).map_err(|e| io_message(path, &e))?;
-    if metadata.is_dir() {
+    let refuse = |metadata: &std::fs::Metadata| -> Result<(), String> {
+        if !metadata.is_file() {
+            return Err(format!(
+                "{} is {}; expected a regular file",
+                shown(),
+                file_kind(&metadata.file_type())
+            ));
+        }
+        if metadata.len() > limit {
+            return Err(format!(
+                "{} is {} bytes; the limit is {limit} bytes",
+                shown(),
+                metadata.len()
+            ));
+        }
+        Ok(())
+    };
+    refuse(&metadata)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        const O_NONBLOCK: i32 = 0o4000; // Linux, every architecture Rust supports
+        options.custom_flags(O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| io_message(path, &e))?;
+    refuse(&file.metadata().map_err(|e| io_message(path, &e))?)?;
+    let mut bytes = Vec::with_capacity(metadata.len().min(limit) as usize);
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_message(path, &e))?;
+    if bytes.len() as u64 > limit {
         return Err(format!(
-            "{} is a directory; expected a file",
-            path.display()
+            "{} is larger than the limit of {limit} bytes",
+            shown()
         ));
     }
-    if metadata.len() > limit {
-        return Err(format!(
-            "{} is {} bytes; the limit is {limit} bytes",
-            path.display(),
-            metadata.len()
-        ));
-    }
-    std::fs::read(path).map_err(|e| io_message(path, &e))
+    Ok(bytes)
 }
 
 pub fn io_message(path: &Path, error: &std::io::Error) -> String {
+    let shown = crate::text::clean(&path.display().to_string());
     match error.kind() {
-        std::io::ErrorKind::NotFound => format!("{}: no such file or directory", path.display()),
-        std::io::ErrorKind::PermissionDenied => format!("{}: permission denied", path.display()),
-        _ => format!("{}: {error}", path.display()),
+        std::io::ErrorKind::NotFound => format!("{shown}: no such file or directory"),
+        std::io::ErrorKind::PermissionDenied => format!("{shown}: permission denied"),
+        std::io::ErrorKind::NotADirectory => format!("{shown}: not a directory"),
+        _ => {
+            // The OS message without Rust's " (os error N)" suffix.
+            let message = error.to_string();
+            let message = message
+                .split(" (os error")
+                .next()
+                .unwrap_or(&message)
+                .to_string();
+            format!("{shown}: {message}")
+        }
     }
 }
 
@@ -362,7 +512,10 @@ pub fn load_bytes(label: &str, bytes: &[u8]) -> (FileReport, Option<SchemaFile>)
                 "feature-view.schema.json",
                 "does not decode",
                 Pos::new(1, 1),
-                error.to_string(),
+                format!(
+                    "the file matches feature-view.schema.json but does not decode: {}",
+                    crate::text::clean(error.to_string().lines().next().unwrap_or(""))
+                ),
             ));
             return (report, None);
         }
@@ -376,7 +529,7 @@ pub fn load_bytes(label: &str, bytes: &[u8]) -> (FileReport, Option<SchemaFile>)
     (report, Some(file))
 }
 
-fn line_column_at(bytes: &[u8], offset: usize) -> (u64, u64) {
+pub(crate) fn line_column_at(bytes: &[u8], offset: usize) -> (u64, u64) {
     let before = &bytes[..offset];
     let line = before.iter().filter(|b| **b == b'\n').count() as u64 + 1;
     let line_start = before
@@ -656,15 +809,23 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
             }
         }
         if let (Some(values), Some(ty)) = (&constraints.allowed_values, &ty) {
+            // In the type's range too: 3000000000 is no int32 value.
             let fits = |v: &Value| match ty {
                 FeatureType::String => v.is_string(),
                 FeatureType::Bool => v.is_boolean(),
-                FeatureType::Int32 | FeatureType::Int64 => v.is_i64() || v.is_u64(),
-                FeatureType::Float32 | FeatureType::Float64 => v.is_number(),
+                FeatureType::Int32 => v.as_i64().is_some_and(|i| i32::try_from(i).is_ok()),
+                FeatureType::Int64 => v.is_i64(),
+                FeatureType::Float32 => v
+                    .as_f64()
+                    .is_some_and(|f| f.is_finite() && f.abs() <= f64::from(f32::MAX)),
+                FeatureType::Float64 => v.as_f64().is_some_and(f64::is_finite),
                 _ => false,
             };
             if let Some(bad) = values.iter().find(|v| !fits(v)) {
-                problems.push(format!("allowed value {bad} is not a {ty}"));
+                problems.push(format!(
+                    "allowed value {} is not a {ty} value",
+                    crate::text::quote(&bad.to_string(), 60)
+                ));
             }
         }
         if problems.is_empty() {
@@ -700,6 +861,14 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
     if ts.kind == "datetime64" && root.get("/event_timestamp/tz").is_some() && ts.tz.is_some() {
         ts_problems.push("datetime64 is naive; remove tz or use type: timestamp".to_string());
     }
+    if let Some(tz) = &ts.tz {
+        if ts.kind != "datetime64" && !crate::types::valid_time_zone(tz) {
+            ts_problems.push(format!(
+                "unknown time zone `{}`: expected an IANA time-zone name (UTC, Europe/Paris, ...) or a fixed offset (+05:30)",
+                crate::text::quote(tz, 60)
+            ));
+        }
+    }
     if !ts.required {
         ts_problems.push(
             "required: false; point-in-time joins need every row to carry an event timestamp"
@@ -725,6 +894,20 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
         ));
     }
 
+    // TTL: malformed or out of range is a finding at its position, never a skipped check.
+    if let Some(ttl) = &spec.ttl {
+        if let Err(message) = ttl.seconds() {
+            checks.push(Check::fail(
+                rules::SCHEMA_VIOLATION,
+                "ttl",
+                format!("0 to {} s", crate::store::MAX_TTL_SECONDS),
+                "out of range",
+                root.locate("/ttl"),
+                message,
+            ));
+        }
+    }
+
     // Versions.
     let version_pos = root.locate("/schema_version");
     match semver::Version::parse(&spec.schema_version) {
@@ -736,8 +919,18 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
                 version.to_string(),
                 version_pos,
             ));
-            if let Some(suffix) = name_version_suffix(&spec.name) {
-                let name_pos = root.locate("/name");
+            let name_pos = root.locate("/name");
+            if let Some(Err(message)) = name_version_suffix(&spec.name) {
+                checks.push(Check::fail(
+                    rules::VERSION_NAME_SUFFIX,
+                    "name suffix",
+                    format!("_v{}", version.major),
+                    "out of range",
+                    name_pos,
+                    message,
+                ));
+            }
+            if let Some(Ok(suffix)) = name_version_suffix(&spec.name) {
                 if suffix == version.major {
                     checks.push(Check::pass(
                         rules::VERSION_NAME_SUFFIX,
@@ -766,10 +959,19 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
     checks
 }
 
-/// `driver_stats_v2` → `Some(2)`.
-pub fn name_version_suffix(name: &str) -> Option<u64> {
+/// `driver_stats_v2` → `Some(Ok(2))`; no `_vN` suffix → `None`; a suffix beyond u64 →
+/// `Some(Err(message))` (checked, never wrapped or skipped).
+pub fn name_version_suffix(name: &str) -> Option<Result<u64, String>> {
     let (_, suffix) = name.rsplit_once("_v")?;
-    (!suffix.is_empty() && suffix.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| suffix.parse().ok())
-        .flatten()
+    if suffix.is_empty() || !suffix.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(suffix.parse().map_err(|_| {
+        format!(
+            "view name `{}` ends in _v{} which is out of range: a major version is at most {}",
+            crate::text::quote(name, 80),
+            crate::text::quote(suffix, 40),
+            u64::MAX
+        )
+    }))
 }

@@ -63,28 +63,41 @@ impl StoreView {
 /// Reads store metadata from a file, detecting the format.
 pub fn load(path: &Path) -> Result<StoreMetadata, String> {
     let bytes = crate::spec::read_bounded(path, MAX_REGISTRY_BYTES)?;
-    parse(&bytes).map_err(|message| format!("{}: {message}", path.display()))
+    parse(&bytes).map_err(|message| {
+        format!(
+            "{}: {message}",
+            crate::text::escape_controls(&path.display().to_string())
+        )
+    })
 }
 
-/// Parses Feast `registry-dump` JSON or arrowfeat store metadata JSON.
+/// The longest TTL a Feast registry can hold: protobuf `Duration` ends at 10,000 years
+/// (315,576,000,000 s). Larger values are refused rather than wrapped or clamped.
+pub const MAX_TTL_SECONDS: u64 = 315_576_000_000;
+
+/// Parses Feast `registry-dump` JSON or arrowfeat store metadata JSON. Errors name the
+/// place in the document (`line:column`, or a path such as `featureViews[2].spec`) and
+/// quote values from it with control characters escaped.
 pub fn parse(bytes: &[u8]) -> Result<StoreMetadata, String> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| format!("not valid UTF-8 (byte {})", e.valid_up_to()))?;
+    parse_unescaped(bytes).map_err(|message| crate::text::clean(&message))
+}
+
+fn parse_unescaped(bytes: &[u8]) -> Result<StoreMetadata, String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let (line, column) = crate::spec::line_column_at(bytes, e.valid_up_to());
+        format!(
+            "{line}:{column}: not valid UTF-8 (byte offset {}); registries must be UTF-8 JSON",
+            e.valid_up_to()
+        )
+    })?;
     if text.trim().is_empty() {
         return Err(
             "empty file; expected Feast `registry-dump` JSON or arrowfeat store metadata".into(),
         );
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        // serde_json ends its message with the location we already put in front.
-        let message = e.to_string();
-        let message = message
-            .split(" at line ")
-            .next()
-            .unwrap_or(&message)
-            .to_string();
-        format!("{}:{}: malformed JSON: {message}", e.line(), e.column())
-    })?;
+    // serde_json stops at 128 levels of nesting ("recursion limit exceeded") before its
+    // stack is at risk; that is a clean error here like any other malformed JSON.
+    let value: Value = serde_json::from_str(text).map_err(|e| json_error("malformed JSON", &e))?;
     let Value::Object(object) = &value else {
         return Err(format!(
             "expected a JSON object, found {}",
@@ -92,17 +105,33 @@ pub fn parse(bytes: &[u8]) -> Result<StoreMetadata, String> {
         ));
     };
     if object.get("format").and_then(Value::as_str) == Some(NEUTRAL_FORMAT) {
-        return parse_neutral(value);
+        return parse_neutral(text);
     }
     if FEAST_KEYS.iter().any(|key| object.contains_key(*key)) {
         return parse_feast(&value);
     }
-    let keys: Vec<&str> = object.keys().map(String::as_str).take(8).collect();
+    let keys: Vec<String> = object
+        .keys()
+        .take(8)
+        .map(|k| crate::text::quote(k, 40))
+        .collect();
     Err(format!(
         "unrecognised metadata: expected Feast `registry-dump` JSON (keys such as `featureViews`, `entities`, `project`) \
          or arrowfeat store metadata (`\"format\": \"{NEUTRAL_FORMAT}\"`), found keys [{}]",
         keys.join(", ")
     ))
+}
+
+/// serde_json's error as `line:column: what: message`, without its trailing location.
+fn json_error(what: &str, e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    let message = message.split(" at line ").next().unwrap_or(&message);
+    let message = if message.contains("recursion limit exceeded") {
+        "nested deeper than 128 levels (the JSON nesting limit)"
+    } else {
+        message
+    };
+    format!("{}:{}: {what}: {message}", e.line(), e.column())
 }
 
 fn json_kind(value: &Value) -> &'static str {
@@ -175,9 +204,9 @@ struct NeutralField {
     nullable: Option<bool>,
 }
 
-fn parse_neutral(value: Value) -> Result<StoreMetadata, String> {
+fn parse_neutral(text: &str) -> Result<StoreMetadata, String> {
     let document: NeutralDocument =
-        serde_json::from_value(value).map_err(|e| format!("arrowfeat store metadata: {e}"))?;
+        serde_json::from_str(text).map_err(|e| json_error("arrowfeat store metadata", &e))?;
     if document.format_version != 1 {
         return Err(format!(
             "arrowfeat store metadata format_version {} is not supported; expected 1",
@@ -190,6 +219,12 @@ fn parse_neutral(value: Value) -> Result<StoreMetadata, String> {
     };
     let mut entities = BTreeMap::new();
     for entity in &document.entities {
+        if entities.contains_key(&entity.name) {
+            return Err(format!(
+                "arrowfeat store metadata: entity `{}` appears twice; refusing to guess which one the store uses",
+                entity.name
+            ));
+        }
         let ty = match &entity.type_name {
             Some(text) => Some(parse_type(&format!("entity {}", entity.name), text)?),
             None => None,
@@ -206,8 +241,17 @@ fn parse_neutral(value: Value) -> Result<StoreMetadata, String> {
     }
     let mut views = BTreeMap::new();
     for view in document.feature_views {
-        let mut features = Vec::new();
+        let mut features: Vec<StoreField> = Vec::new();
         for field in &view.features {
+            if let Some(first) = features.iter().find(|f| f.name == field.name) {
+                return Err(duplicate_feature(
+                    "arrowfeat store metadata",
+                    &view.name,
+                    &field.name,
+                    &first.store_type,
+                    &field.type_name,
+                ));
+            }
             features.push(StoreField {
                 name: field.name.clone(),
                 ty: parse_type(
@@ -247,7 +291,15 @@ fn parse_neutral(value: Value) -> Result<StoreMetadata, String> {
             features,
             entities: view.entities,
             entity_columns,
-            ttl_seconds: view.ttl_seconds,
+            ttl_seconds: match view.ttl_seconds {
+                Some(ttl) if ttl > MAX_TTL_SECONDS => {
+                    return Err(format!(
+                        "arrowfeat store metadata: view {}: ttl_seconds {ttl} is out of range; the largest TTL is {MAX_TTL_SECONDS} s (10,000 years)",
+                        view.name
+                    ))
+                }
+                ttl => ttl,
+            },
             tags: view.tags,
             timestamp_field: view.event_timestamp.map(|ts| ts.name),
             timestamp_type,
@@ -291,11 +343,17 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
         .and_then(Value::as_str)
         .unwrap_or("(unnamed)");
     let mut entities = BTreeMap::new();
+    let mut entity_context: BTreeMap<String, String> = BTreeMap::new();
     for (index, entity) in array(value, "entities")?.iter().enumerate() {
         let spec = spec_of(entity, &format!("entities[{index}]"))?;
         let name = string(spec, "name", &format!("entities[{index}].spec"))?;
         if name.starts_with("__") {
             continue; // Feast's internal `__dummy` entity for entity-less views.
+        }
+        if let Some(first) = entity_context.insert(name.clone(), format!("entities[{index}]")) {
+            return Err(format!(
+                "entity `{name}` appears twice (at {first} and entities[{index}]); refusing to guess which one the store uses"
+            ));
         }
         let join_key = spec
             .get("joinKey")
@@ -318,13 +376,21 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
         );
     }
     let mut views = BTreeMap::new();
+    let mut view_context: BTreeMap<String, String> = BTreeMap::new();
     for list in FEAST_VIEW_LISTS {
         for (index, view) in array(value, list)?.iter().enumerate() {
             let context = format!("{list}[{index}]");
             let spec = spec_of(view, &context)?;
             let name = string(spec, "name", &format!("{context}.spec"))?;
+            // The same view twice (in one list or in both) would leave the check to
+            // whichever came last: refuse the registry instead.
+            if let Some(first) = view_context.insert(name.clone(), context.clone()) {
+                return Err(format!(
+                    "feature view `{name}` appears twice (at {first} and {context}); refusing to guess which one the store uses"
+                ));
+            }
             let fields = |key: &str| -> Result<Vec<StoreField>, String> {
-                let mut out = Vec::new();
+                let mut out: Vec<StoreField> = Vec::new();
                 for (i, field) in array(spec, key)?.iter().enumerate() {
                     let field_context = format!("{context}.spec.{key}[{i}]");
                     let field_name = string(field, "name", &field_context)?;
@@ -334,6 +400,15 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
                         .and_then(Value::as_str)
                         .unwrap_or("INVALID")
                         .to_string();
+                    if let Some(first) = out.iter().find(|f| f.name == field_name) {
+                        return Err(duplicate_feature(
+                            &format!("{context}.spec.{key}[{i}]"),
+                            &name,
+                            &field_name,
+                            &first.store_type,
+                            &store_type,
+                        ));
+                    }
                     out.push(StoreField {
                         name: field_name,
                         ty: FeatureType::from_feast(&store_type),
@@ -354,10 +429,16 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
             let timestamp_field = text_of("timestampField");
             let ttl_seconds = match spec.get("ttl") {
                 None => Some(0),
-                Some(Value::String(text)) => Some(parse_proto_duration(text).ok_or_else(|| {
-                    format!("{context}.spec.ttl: expected a protobuf duration such as \"86400s\", found {text:?}")
-                })?),
-                Some(other) => return Err(format!("{context}.spec.ttl: expected a duration string, found {other}")),
+                Some(Value::String(text)) => Some(
+                    parse_proto_duration(text)
+                        .map_err(|why| format!("{context}.spec.ttl: {why}"))?,
+                ),
+                Some(other) => {
+                    return Err(format!(
+                    "{context}.spec.ttl: expected a duration string such as \"86400s\", found {}",
+                    json_kind(other)
+                ))
+                }
             };
             let tags = spec
                 .get("tags")
@@ -437,11 +518,47 @@ fn string(value: &Value, key: &str, context: &str) -> Result<String, String> {
         .ok_or_else(|| format!("{context}: expected a string `{key}`"))
 }
 
-/// Protobuf JSON durations: `"86400s"`, `"1.5s"`, `"0s"`. Fractions are truncated.
-fn parse_proto_duration(text: &str) -> Option<u64> {
-    let number = text.strip_suffix('s')?;
-    let whole = number.split('.').next()?;
-    whole.parse().ok()
+fn duplicate_feature(context: &str, view: &str, name: &str, first: &str, second: &str) -> String {
+    let types = if first == second {
+        format!("both {first}")
+    } else {
+        format!("conflicting types {first} and {second}")
+    };
+    format!(
+        "{context}: feature `{name}` of view `{view}` is listed twice ({types}); refusing to guess which one the store uses"
+    )
+}
+
+/// Protobuf JSON durations: `"86400s"`, `"0s"`, `"1.000s"`. A fraction other than zero
+/// (the checks compare whole seconds), a negative or malformed value, or one beyond
+/// [`MAX_TTL_SECONDS`] is an error that quotes the value.
+fn parse_proto_duration(text: &str) -> Result<u64, String> {
+    let quoted = crate::text::quote(text, 40);
+    let malformed =
+        || format!("expected a protobuf duration such as \"86400s\", found \"{quoted}\"");
+    let number = text.strip_suffix('s').ok_or_else(malformed)?;
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if whole.is_empty()
+        || !whole.bytes().all(|b| b.is_ascii_digit())
+        || !fraction.bytes().all(|b| b.is_ascii_digit())
+        || fraction.len() > 9
+        || (number.contains('.') && fraction.is_empty())
+    {
+        return Err(malformed());
+    }
+    if fraction.bytes().any(|b| b != b'0') {
+        return Err(format!(
+            "TTL \"{quoted}\" has a fraction of a second; arrowfeat compares TTLs in whole seconds"
+        ));
+    }
+    let out_of_range = || {
+        format!("TTL \"{quoted}\" is out of range; the largest TTL is {MAX_TTL_SECONDS}s (10,000 years)")
+    };
+    let seconds: u64 = whole.parse().map_err(|_| out_of_range())?;
+    if seconds > MAX_TTL_SECONDS {
+        return Err(out_of_range());
+    }
+    Ok(seconds)
 }
 
 #[cfg(test)]
@@ -450,10 +567,156 @@ mod tests {
 
     #[test]
     fn proto_durations() {
-        assert_eq!(parse_proto_duration("86400s"), Some(86_400));
-        assert_eq!(parse_proto_duration("1.5s"), Some(1));
-        assert_eq!(parse_proto_duration("0s"), Some(0));
-        assert_eq!(parse_proto_duration("1d"), None);
+        assert_eq!(parse_proto_duration("86400s"), Ok(86_400));
+        assert_eq!(parse_proto_duration("0s"), Ok(0));
+        assert_eq!(parse_proto_duration("60.000s"), Ok(60));
+        assert_eq!(parse_proto_duration("315576000000s"), Ok(MAX_TTL_SECONDS));
+        for (bad, why) in [
+            ("1d", "expected a protobuf duration"),
+            ("-5s", "expected a protobuf duration"),
+            ("s", "expected a protobuf duration"),
+            ("1.s", "expected a protobuf duration"),
+            ("1.5s", "fraction of a second"),
+            ("315576000001s", "out of range"),
+            ("99999999999999999999s", "out of range"),
+        ] {
+            let error = parse_proto_duration(bad).unwrap_err();
+            assert!(error.contains(why), "{bad}: {error}");
+        }
+    }
+
+    fn feast(views: &str, streams: &str) -> String {
+        format!(
+            r#"{{"project": "p", "entities": [{{"spec": {{"name": "driver", "joinKey": "driver_id", "valueType": "INT64"}}}}],
+               "featureViews": [{views}], "streamFeatureViews": [{streams}]}}"#
+        )
+    }
+
+    fn view(name: &str, features: &str) -> String {
+        format!(
+            r#"{{"spec": {{"name": "{name}", "entities": ["driver"], "features": [{features}], "ttl": "86400s"}}}}"#
+        )
+    }
+
+    #[test]
+    fn duplicates_in_a_registry_are_refused_not_last_one_wins() {
+        let f = r#"{"name": "a", "valueType": "INT64"}"#;
+        let g = r#"{"name": "a", "valueType": "STRING"}"#;
+        assert!(parse(feast(&view("v", f), "").as_bytes()).is_ok());
+        let error = parse(feast(&format!("{}, {}", view("v", f), view("v", f)), "").as_bytes())
+            .unwrap_err();
+        assert!(
+            error.contains(
+                "feature view `v` appears twice (at featureViews[0] and featureViews[1])"
+            ),
+            "{error}"
+        );
+        let error = parse(feast(&view("v", f), &view("v", f)).as_bytes()).unwrap_err();
+        assert!(
+            error.contains("at featureViews[0] and streamFeatureViews[0]"),
+            "{error}"
+        );
+        let error = parse(feast(&view("v", &format!("{f}, {g}")), "").as_bytes()).unwrap_err();
+        assert!(
+            error.contains(
+                "feature `a` of view `v` is listed twice (conflicting types INT64 and STRING)"
+            ),
+            "{error}"
+        );
+        let error = parse(feast(&view("v", &format!("{f}, {f}")), "").as_bytes()).unwrap_err();
+        assert!(error.contains("listed twice (both INT64)"), "{error}");
+        let twice = feast(&view("v", f), "").replace(
+            r#""entities": [{"#,
+            r#""entities": [{"spec": {"name": "driver"}}, {"#,
+        );
+        assert!(parse(twice.as_bytes())
+            .unwrap_err()
+            .contains("entity `driver` appears twice"));
+        // The same in arrowfeat store metadata.
+        let neutral = |features: &str| {
+            format!(
+                r#"{{"format": "arrowfeat-store-metadata", "format_version": 1, "store": "s",
+            "feature_views": [{{"name": "v", "features": [{features}]}}]}}"#
+            )
+        };
+        let f = r#"{"name": "a", "type": "int64"}"#;
+        let g = r#"{"name": "a", "type": "string"}"#;
+        assert!(parse(neutral(f).as_bytes()).is_ok());
+        let error = parse(neutral(&format!("{f}, {g}")).as_bytes()).unwrap_err();
+        assert!(
+            error.contains("conflicting types int64 and string"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn registry_numbers_out_of_range_are_errors() {
+        let big = feast(
+            &view("v", "").replace("86400s", "99999999999999999999s"),
+            "",
+        );
+        let error = parse(big.as_bytes()).unwrap_err();
+        assert!(
+            error.contains(
+                "featureViews[0].spec.ttl: TTL \"99999999999999999999s\" is out of range"
+            ),
+            "{error}"
+        );
+        let neutral = r#"{"format": "arrowfeat-store-metadata", "format_version": 99999999999, "store": "s", "feature_views": []}"#;
+        let error = parse(neutral.as_bytes()).unwrap_err();
+        assert!(error.starts_with("1:"), "{error}");
+        let neutral = r#"{"format": "arrowfeat-store-metadata", "format_version": 1, "store": "s",
+            "feature_views": [{"name": "v", "ttl_seconds": 99999999999999, "features": []}]}"#;
+        assert!(parse(neutral.as_bytes())
+            .unwrap_err()
+            .contains("out of range"));
+    }
+
+    #[test]
+    fn deep_json_is_a_clean_error() {
+        for depth in [200, 100_000] {
+            let text = format!(
+                "{{\"featureViews\": {}{}}}",
+                "[".repeat(depth),
+                "]".repeat(depth)
+            );
+            let error = parse(text.as_bytes()).unwrap_err();
+            assert!(error.contains("nested deeper than 128 levels"), "{error}");
+        }
+    }
+
+    #[test]
+    fn errors_escape_control_characters_and_show_no_internals() {
+        let text = feast(
+            &view(
+                "v\\u001b]0;pwned\\u0007",
+                r#"{"name": "a", "valueType": "INT64"}"#,
+            ),
+            "",
+        );
+        let twice = text.replace(
+            "\"featureViews\": [",
+            &format!(
+                "\"featureViews\": [{}, ",
+                view("v\\u001b]0;pwned\\u0007", "")
+            ),
+        );
+        let error = parse(twice.as_bytes()).unwrap_err();
+        assert!(error.contains("v\\u{1b}]0;pwned\\u{7}"), "{error}");
+        assert!(!error.chars().any(crate::text::is_unsafe_char), "{error}");
+        let neutral = r#"{"format": "arrowfeat-store-metadata", "format_version": 1, "store": "s",
+            "feature_views": [{"name": "v", "features": [{"name": "a", "type": "timestamp[us, Mars/Olympus]"}]}]}"#;
+        let error = parse(neutral.as_bytes()).unwrap_err();
+        assert!(
+            error.contains("unknown time zone `Mars/Olympus`"),
+            "{error}"
+        );
+        let neutral = r#"{"format": "arrowfeat-store-metadata", "format_version": 1, "store": "s", "feature_views": [{"name": 1}]}"#;
+        let error = parse(neutral.as_bytes()).unwrap_err();
+        assert!(
+            error.starts_with("1:") && !error.contains("NeutralView"),
+            "{error}"
+        );
     }
 
     #[test]

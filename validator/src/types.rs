@@ -95,18 +95,38 @@ pub const TYPE_NAMES: &[&str] = &[
 ];
 
 impl FeatureType {
-    /// Parses the vocabulary. The error says what was expected.
+    /// Parses the vocabulary. The error says what was expected and quotes what was found
+    /// (control characters escaped).
     pub fn parse(text: &str) -> Result<FeatureType, String> {
         let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-        parse_compact(&compact).ok_or_else(|| {
-            let suggestion = crate::suggest::closest(&compact, TYPE_NAMES.iter().copied())
-                .map(|s| format!(" (did you mean `{}`?)", s.trim_end_matches(['<', '['])))
-                .unwrap_or_default();
-            format!(
-                "expected a feature type (int32, int64, float32, float64, string, bytes, bool, \
-                 timestamp[unit, tz], datetime64[ns], list<T>, embedding[N]), found `{text}`{suggestion}"
-            )
-        })
+        let found = crate::text::quote(text, 120);
+        match parse_compact(&compact, 0) {
+            Ok(ty) => Ok(ty),
+            Err(ParseError::TooDeep) => Err(format!(
+                "type `{found}` nests deeper than {MAX_TYPE_DEPTH} levels; the limit is \
+                 {MAX_TYPE_DEPTH} nested list<...> levels"
+            )),
+            Err(ParseError::TimeZone(tz)) => Err(format!(
+                "unknown time zone `{}` in type `{found}`: expected an IANA time-zone name \
+                 (UTC, Europe/Paris, America/New_York, ...) or a fixed offset (+05:30){}",
+                crate::text::quote(&tz, 60),
+                suggest_time_zone(&tz)
+            )),
+            Err(ParseError::Dimension(dim)) => Err(format!(
+                "embedding dimension `{}` in type `{found}`: expected an integer from 1 to {}",
+                crate::text::quote(&dim, 40),
+                u32::MAX
+            )),
+            Err(ParseError::Syntax) => {
+                let suggestion = crate::suggest::closest(&compact, TYPE_NAMES.iter().copied())
+                    .map(|s| format!(" (did you mean `{}`?)", s.trim_end_matches(['<', '['])))
+                    .unwrap_or_default();
+                Err(format!(
+                    "expected a feature type (int32, int64, float32, float64, string, bytes, bool, \
+                     timestamp[unit, tz], datetime64[ns], list<T>, embedding[N]), found `{found}`{suggestion}"
+                ))
+            }
+        }
     }
 
     pub fn is_timestamp(&self) -> bool {
@@ -192,8 +212,54 @@ impl FeatureType {
     }
 }
 
-fn parse_compact(text: &str) -> Option<FeatureType> {
-    Some(match text {
+/// How deeply `list<...>` may nest: the limit docs/schema-format.md promises for every
+/// nested structure. Checked before recursing, so a hostile type string cannot exhaust
+/// the stack.
+pub const MAX_TYPE_DEPTH: usize = 32;
+
+enum ParseError {
+    Syntax,
+    TooDeep,
+    TimeZone(String),
+    Dimension(String),
+}
+
+/// Whether Arrow readers accept `tz`: an IANA name (exact spelling) or a fixed offset
+/// `+HH:MM`, `-HH:MM`, `+HHMM`, `+HH` with hours ≤ 23 and minutes ≤ 59.
+pub fn valid_time_zone(tz: &str) -> bool {
+    if crate::tz_names::TIME_ZONES.binary_search(&tz).is_ok() {
+        return true;
+    }
+    let Some(rest) = tz.strip_prefix(['+', '-']) else {
+        return false;
+    };
+    let digits: String = match rest.len() {
+        2 | 4 if rest.bytes().all(|b| b.is_ascii_digit()) => rest.to_string(),
+        5 if rest.as_bytes()[2] == b':' => rest.replacen(':', "", 1),
+        _ => return false,
+    };
+    if !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    let hours: u32 = digits[..2].parse().unwrap_or(99);
+    let minutes: u32 = match &digits[2..] {
+        "" => 0,
+        rest => rest.parse().unwrap_or(99),
+    };
+    hours <= 23 && minutes <= 59
+}
+
+fn suggest_time_zone(tz: &str) -> String {
+    crate::suggest::closest(tz, crate::tz_names::TIME_ZONES.iter().copied())
+        .map(|s| format!("; did you mean `{s}`?"))
+        .unwrap_or_default()
+}
+
+fn parse_compact(text: &str, depth: usize) -> Result<FeatureType, ParseError> {
+    if depth > MAX_TYPE_DEPTH {
+        return Err(ParseError::TooDeep);
+    }
+    Ok(match text {
         "int32" => FeatureType::Int32,
         "int64" => FeatureType::Int64,
         "float32" => FeatureType::Float32,
@@ -205,38 +271,54 @@ fn parse_compact(text: &str) -> Option<FeatureType> {
         "datetime64[ns]" => FeatureType::Datetime64Ns,
         _ => {
             if let Some(inner) = text.strip_prefix("list<").and_then(|t| t.strip_suffix('>')) {
-                return Some(FeatureType::List(Box::new(parse_compact(inner)?)));
+                return Ok(FeatureType::List(Box::new(parse_compact(
+                    inner,
+                    depth + 1,
+                )?)));
             }
             if let Some(args) = text
                 .strip_prefix("timestamp[")
                 .and_then(|t| t.strip_suffix(']'))
             {
                 let mut parts = args.splitn(2, ',');
-                let unit = TimeUnit::parse(parts.next()?)?;
+                let unit = TimeUnit::parse(parts.next().unwrap_or("")).ok_or(ParseError::Syntax)?;
                 let tz = match parts.next() {
-                    Some(tz) if !tz.is_empty() => Some(tz.to_string()),
-                    Some(_) => return None,
+                    Some(tz) if !tz.is_empty() => {
+                        if !valid_time_zone(tz) {
+                            return Err(ParseError::TimeZone(tz.to_string()));
+                        }
+                        Some(tz.to_string())
+                    }
+                    Some(_) => return Err(ParseError::Syntax),
                     None => None,
                 };
-                return Some(FeatureType::Timestamp { unit, tz });
+                return Ok(FeatureType::Timestamp { unit, tz });
             }
             if let Some(args) = text
                 .strip_prefix("embedding[")
                 .and_then(|t| t.strip_suffix(']'))
             {
                 let mut parts = args.splitn(2, ',');
-                let dim: u32 = parts.next()?.parse().ok().filter(|d| *d > 0)?;
+                let dim_text = parts.next().unwrap_or("");
+                if dim_text.is_empty() || !dim_text.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(ParseError::Syntax);
+                }
+                let dim: u32 = dim_text
+                    .parse()
+                    .ok()
+                    .filter(|d| *d > 0)
+                    .ok_or_else(|| ParseError::Dimension(dim_text.to_string()))?;
                 let element = match parts.next() {
                     None | Some("float32") => FeatureType::Float32,
                     Some("float64") => FeatureType::Float64,
-                    Some(_) => return None,
+                    Some(_) => return Err(ParseError::Syntax),
                 };
-                return Some(FeatureType::Embedding {
+                return Ok(FeatureType::Embedding {
                     dim,
                     element: Box::new(element),
                 });
             }
-            return None;
+            return Err(ParseError::Syntax);
         }
     })
 }
@@ -272,13 +354,20 @@ pub enum TypeMatch {
     Exact,
     /// Converts without loss, but is not the same type: reported as a warning.
     Compatible(String),
-    Incompatible,
+    /// Loses or changes values; the reason when there is more to say than "different
+    /// types" (truncation, range, time zone), else empty.
+    Incompatible(String),
 }
 
-/// How `declared` (what the schema file says) relates to `actual` (what the store has).
-/// `Compatible` covers lossless differences: integer or float widening from declared to
-/// actual, timestamp unit or time zone representation, a fixed-size embedding stored as a
-/// variable-length list.
+/// How `declared` (what the schema file says) relates to `actual` (what the store has, or
+/// a later revision). `Compatible` means every value of `declared` converts to `actual`
+/// without loss: same instant, same precision, in range. It covers integer and float
+/// widening, a timestamp moving to a coarser-or-equal range with a finer-or-equal
+/// precision (`s` → `ms` → `us`; never into `ns`, whose range ends in 1677 and 2262),
+/// the same instant shown in another time zone, and a fixed-size embedding stored as a
+/// variable-length list. Everything else is `Incompatible`: truncation (`ns` → `us`),
+/// range loss (into `ns`), a naive timestamp against a zoned one (the instant changes),
+/// narrowing, integer against float.
 pub fn compare(declared: &FeatureType, actual: &FeatureType) -> TypeMatch {
     use FeatureType as T;
     if declared == actual {
@@ -289,37 +378,71 @@ pub fn compare(declared: &FeatureType, actual: &FeatureType) -> TypeMatch {
         (T::Float32, T::Float64) => {
             TypeMatch::Compatible("float32 values widen losslessly to float64".into())
         }
-        (T::Datetime64Ns, T::Timestamp { unit, tz }) | (T::Timestamp { unit, tz }, T::Datetime64Ns) => {
-            let other = T::Timestamp { unit: *unit, tz: tz.clone() };
-            TypeMatch::Compatible(format!(
-                "datetime64[ns] (pandas, naive nanoseconds) and {other} are both timestamps and convert \
-                 without loss within the datetime64[ns] range (1677-2262); check the time zone"
-            ))
-        }
-        (T::Timestamp { unit: u1, tz: tz1 }, T::Timestamp { unit: u2, tz: tz2 }) => {
-            let mut differences = Vec::new();
-            if u1 != u2 {
-                differences.push(format!("unit {} vs {}", u1.as_str(), u2.as_str()));
-            }
-            if tz1 != tz2 {
-                differences.push(format!(
-                    "time zone {} vs {}",
-                    tz1.as_deref().unwrap_or("none (naive)"),
-                    tz2.as_deref().unwrap_or("none (naive)")
-                ));
-            }
-            TypeMatch::Compatible(format!("both are timestamps; {}", differences.join(", ")))
-        }
+        (T::Datetime64Ns, T::Timestamp { .. })
+        | (T::Timestamp { .. }, T::Datetime64Ns)
+        | (T::Timestamp { .. }, T::Timestamp { .. }) => compare_timestamps(declared, actual),
         (T::Embedding { element, dim }, T::List(item)) if element == item => TypeMatch::Compatible(format!(
             "the store keeps a variable-length list<{item}>; the schema fixes the dimension at {dim}"
         )),
         (T::List(a), T::List(b)) => match compare(a, b) {
             TypeMatch::Exact => TypeMatch::Exact,
             TypeMatch::Compatible(why) => TypeMatch::Compatible(format!("list items: {why}")),
-            TypeMatch::Incompatible => TypeMatch::Incompatible,
+            TypeMatch::Incompatible(why) => TypeMatch::Incompatible(format!("list items: {why}")),
         },
-        _ => TypeMatch::Incompatible,
+        _ => TypeMatch::Incompatible(String::new()),
     }
+}
+
+/// (unit, time zone) of a timestamp type.
+fn timestamp_parts(ty: &FeatureType) -> Option<(TimeUnit, Option<&str>)> {
+    match ty {
+        FeatureType::Timestamp { unit, tz } => Some((*unit, tz.as_deref())),
+        FeatureType::Datetime64Ns => Some((TimeUnit::Nanosecond, None)),
+        _ => None,
+    }
+}
+
+fn compare_timestamps(declared: &FeatureType, actual: &FeatureType) -> TypeMatch {
+    let (Some((u1, tz1)), Some((u2, tz2))) = (timestamp_parts(declared), timestamp_parts(actual))
+    else {
+        return TypeMatch::Incompatible(String::new());
+    };
+    let mut lossy = Vec::new();
+    let mut lossless = Vec::new();
+    if u1 > u2 {
+        lossy.push(format!(
+            "{declared} holds {} precision and {actual} only {}: values are truncated",
+            u1.as_str(),
+            u2.as_str()
+        ));
+    } else if u1 < u2 && u2 == TimeUnit::Nanosecond {
+        lossy.push(format!(
+            "{actual} counts nanoseconds in 64 bits and ends in 1677 and 2262; {declared} values \
+             outside that range (e.g. 9999-12-31 sentinels) do not convert"
+        ));
+    } else if u1 < u2 {
+        lossless.push(format!("unit {} widens to {}", u1.as_str(), u2.as_str()));
+    }
+    match (tz1, tz2) {
+        (None, Some(tz)) | (Some(tz), None) => lossy.push(format!(
+            "one is naive (wall-clock time) and the other is an instant in {tz}: reading one as \
+             the other shifts every value by the time-zone offset"
+        )),
+        (Some(a), Some(b)) if a != b => lossless.push(format!(
+            "time zone {a} vs {b}: the same instants, displayed in another zone"
+        )),
+        _ => {}
+    }
+    if !lossy.is_empty() {
+        return TypeMatch::Incompatible(lossy.join("; "));
+    }
+    if lossless.is_empty() {
+        // datetime64[ns] against timestamp[ns]: the same Arrow type under two names.
+        return TypeMatch::Compatible(format!(
+            "{declared} and {actual} are the same Arrow type (naive nanoseconds)"
+        ));
+    }
+    TypeMatch::Compatible(format!("both are timestamps; {}", lossless.join(", ")))
 }
 
 #[cfg(test)]
@@ -403,32 +526,179 @@ mod tests {
     #[test]
     fn comparison_has_three_outcomes() {
         let t = |s: &str| FeatureType::parse(s).unwrap();
+        let incompatible =
+            |a: &str, b: &str| matches!(compare(&t(a), &t(b)), TypeMatch::Incompatible(_));
+        let compatible =
+            |a: &str, b: &str| matches!(compare(&t(a), &t(b)), TypeMatch::Compatible(_));
         assert_eq!(compare(&t("int64"), &t("int64")), TypeMatch::Exact);
+        assert!(compatible("int32", "int64"));
+        assert!(incompatible("int64", "int32"));
+        assert!(incompatible("int64", "float64"));
+        assert!(compatible("embedding[8]", "list<float32>"));
+        assert!(incompatible("embedding[8]", "list<float64>"));
+        assert!(incompatible("list<float32>", "embedding[8]"));
         assert!(matches!(
-            compare(&t("int32"), &t("int64")),
-            TypeMatch::Compatible(_)
-        ));
-        assert_eq!(compare(&t("int64"), &t("int32")), TypeMatch::Incompatible);
-        assert_eq!(compare(&t("int64"), &t("float64")), TypeMatch::Incompatible);
-        assert!(matches!(
-            compare(&t("datetime64[ns]"), &t("timestamp")),
-            TypeMatch::Compatible(_)
-        ));
-        assert!(matches!(
-            compare(&t("timestamp[ns, UTC]"), &t("timestamp[us, UTC]")),
-            TypeMatch::Compatible(_)
-        ));
-        assert!(matches!(
-            compare(&t("embedding[8]"), &t("list<float32>")),
-            TypeMatch::Compatible(_)
-        ));
-        assert_eq!(
-            compare(&t("embedding[8]"), &t("list<float64>")),
-            TypeMatch::Incompatible
-        );
-        assert_eq!(
             compare(&t("string"), &FeatureType::Other("JSON".into())),
-            TypeMatch::Incompatible
+            TypeMatch::Incompatible(_)
+        ));
+    }
+
+    /// Every verdict of `compare` that says "compatible" must be lossless from declared
+    /// to actual: no truncation, no range loss, no change of instant.
+    #[test]
+    fn lossy_timestamp_conversions_are_not_compatible() {
+        let t = |s: &str| FeatureType::parse(s).unwrap();
+        let verdict = |a: &str, b: &str| compare(&t(a), &t(b));
+        // The issue's example: naive nanoseconds against Feast's timestamp[us, UTC].
+        for (declared, actual) in [
+            ("timestamp[ns]", "timestamp[us, UTC]"),
+            ("datetime64[ns]", "timestamp"),
+            ("timestamp[ns, UTC]", "timestamp[us, UTC]"), // truncation
+            ("timestamp[us, UTC]", "timestamp[ms, UTC]"),
+            ("timestamp[ms]", "timestamp[s]"),
+            ("timestamp[us, UTC]", "timestamp[ns, UTC]"), // range: 1677-2262
+            ("timestamp[s]", "datetime64[ns]"),
+            ("timestamp[us]", "timestamp[us, UTC]"), // naive vs instant
+            ("timestamp[us, Europe/Paris]", "timestamp[us]"),
+            ("datetime64[ns]", "timestamp[ns, UTC]"),
+            ("list<timestamp[ns]>", "list<timestamp[us]>"),
+        ] {
+            match verdict(declared, actual) {
+                TypeMatch::Incompatible(why) => assert!(!why.is_empty(), "{declared} {actual}"),
+                other => panic!("{declared} against {actual}: {other:?}"),
+            }
+        }
+        for (declared, actual) in [
+            ("timestamp[s, UTC]", "timestamp[us, UTC]"),
+            ("timestamp[ms]", "timestamp[us]"),
+            ("timestamp[us, Europe/Paris]", "timestamp[us, UTC]"),
+            ("datetime64[ns]", "timestamp[ns]"),
+            ("timestamp[ns]", "datetime64[ns]"),
+            ("list<timestamp[ms, UTC]>", "list<timestamp[us, UTC]>"),
+        ] {
+            assert!(
+                matches!(verdict(declared, actual), TypeMatch::Compatible(_)),
+                "{declared} against {actual}: {:?}",
+                verdict(declared, actual)
+            );
+        }
+    }
+
+    /// Exhaustive over a grid of types: when both directions are "compatible" the types
+    /// must be the same Arrow type; a compatible verdict never goes to a narrower integer,
+    /// a narrower float, a coarser unit, or between naive and zoned.
+    #[test]
+    fn compatible_verdicts_are_one_way_widenings() {
+        let names = [
+            "int32",
+            "int64",
+            "float32",
+            "float64",
+            "string",
+            "bytes",
+            "bool",
+            "timestamp[s]",
+            "timestamp[ms]",
+            "timestamp[us]",
+            "timestamp[ns]",
+            "timestamp[s, UTC]",
+            "timestamp[ms, UTC]",
+            "timestamp[us, UTC]",
+            "timestamp[ns, UTC]",
+            "timestamp[us, Asia/Tokyo]",
+            "datetime64[ns]",
+            "embedding[4]",
+            "embedding[4, float64]",
+            "list<float32>",
+            "list<float64>",
+            "list<int32>",
+            "list<int64>",
+        ];
+        for a in names {
+            for b in names {
+                let (ta, tb) = (
+                    FeatureType::parse(a).unwrap(),
+                    FeatureType::parse(b).unwrap(),
+                );
+                if let TypeMatch::Compatible(_) = compare(&ta, &tb) {
+                    if let TypeMatch::Compatible(_) = compare(&tb, &ta) {
+                        assert_eq!(
+                            ta.arrow_type().replace("\"Asia/Tokyo\"", "\"UTC\""),
+                            tb.arrow_type().replace("\"Asia/Tokyo\"", "\"UTC\""),
+                            "{a} <-> {b}"
+                        );
+                    }
+                    if let (Some((u1, z1)), Some((u2, z2))) =
+                        (timestamp_parts(&ta), timestamp_parts(&tb))
+                    {
+                        assert!(
+                            u1 <= u2 && (u2 != TimeUnit::Nanosecond || u1 == u2),
+                            "{a} -> {b}"
+                        );
+                        assert_eq!(z1.is_some(), z2.is_some(), "{a} -> {b}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn time_zones_must_exist() {
+        for good in [
+            "timestamp[us, UTC]",
+            "timestamp[ms, America/New_York]",
+            "timestamp[s, +05:30]",
+            "timestamp[ns, -0800]",
+            "timestamp[us, +01]",
+            "timestamp[us, Etc/GMT+5]",
+            "timestamp[us, US/Pacific]",
+        ] {
+            assert!(FeatureType::parse(good).is_ok(), "{good}");
+        }
+        let error = FeatureType::parse("timestamp[us, Mars/Olympus]").unwrap_err();
+        assert!(
+            error.contains("unknown time zone `Mars/Olympus`"),
+            "{error}"
         );
+        let error = FeatureType::parse("timestamp[us, Europe/Pariss]").unwrap_err();
+        assert!(error.contains("did you mean `Europe/Paris`?"), "{error}");
+        for bad in [
+            "timestamp[us, utc]",
+            "timestamp[us, +25:00]",
+            "timestamp[us, +05:61]",
+            "timestamp[us, +5]",
+            "timestamp[us, UTC\u{1b}]",
+            "timestamp[us, ../../etc]",
+        ] {
+            assert!(FeatureType::parse(bad).is_err(), "{bad}");
+        }
+        assert!(
+            crate::tz_names::TIME_ZONES.windows(2).all(|w| w[0] < w[1]),
+            "sorted for binary search"
+        );
+    }
+
+    #[test]
+    fn nesting_is_limited_before_recursing() {
+        let nested = |depth: usize| format!("{}int64{}", "list<".repeat(depth), ">".repeat(depth));
+        assert!(FeatureType::parse(&nested(MAX_TYPE_DEPTH)).is_ok());
+        let error = FeatureType::parse(&nested(MAX_TYPE_DEPTH + 1)).unwrap_err();
+        assert!(error.contains("deeper than 32 levels"), "{error}");
+        // Thousands deep: a clean error, not a stack overflow; the type is quoted short.
+        let error = FeatureType::parse(&nested(100_000)).unwrap_err();
+        assert!(error.len() < 400, "{error}");
+    }
+
+    #[test]
+    fn embedding_dimensions_out_of_range_are_named() {
+        let error = FeatureType::parse("embedding[99999999999999999999]").unwrap_err();
+        assert!(
+            error.contains("embedding dimension `99999999999999999999`"),
+            "{error}"
+        );
+        assert!(FeatureType::parse("embedding[4294967295]").is_ok());
+        assert!(FeatureType::parse("embedding[4294967296]").is_err());
+        assert!(FeatureType::parse("embedding[-1]").is_err());
+        assert!(FeatureType::parse("embedding[+1]").is_err());
     }
 }

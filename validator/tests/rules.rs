@@ -433,9 +433,10 @@ fn timestamp_rules() {
         &schema_with("name: event_ts", "name: ts"),
         STORE,
     );
+    // Lossy: naive nanoseconds against timestamp[us, UTC] truncate and change the instant.
     fires(
         rules::TIMESTAMP_TYPE,
-        Status::Warning,
+        Status::Error,
         &schema_with(
             "  type: timestamp\n  unit: us\n  tz: UTC\n",
             "  type: datetime64\n  tz: null\n",
@@ -444,8 +445,27 @@ fn timestamp_rules() {
     );
     fires(
         rules::TIMESTAMP_TYPE,
-        Status::Warning,
+        Status::Error,
         &schema_with("unit: us", "unit: ns"),
+        STORE,
+    );
+    fires(
+        rules::TIMESTAMP_TYPE,
+        Status::Error,
+        &schema_with("tz: UTC", "tz: null"),
+        STORE,
+    );
+    // Lossless: a coarser unit, or the same instants in another zone.
+    fires(
+        rules::TIMESTAMP_TYPE,
+        Status::Warning,
+        &schema_with("unit: us", "unit: ms"),
+        STORE,
+    );
+    fires(
+        rules::TIMESTAMP_TYPE,
+        Status::Warning,
+        &schema_with("tz: UTC", "tz: Europe/Paris"),
         STORE,
     );
     fires(
@@ -571,4 +591,107 @@ fn docs_rules_md_is_current() {
         actual == expected,
         "docs/rules.md is out of date: run `make docs`"
     );
+}
+
+/// Every number parsed from a schema file is range-checked: out of range is a finding at
+/// the value's line and column, never a wrap and never a skipped check.
+#[test]
+fn numbers_out_of_range_are_findings_with_a_location() {
+    let finding = |schema: &str, rule: Rule, needle: &str| {
+        let (report, _) = spec::load_bytes("trips_v1.yaml", schema.as_bytes());
+        let found = report
+            .checks
+            .iter()
+            .find(|c| c.rule == rule.id && c.status == Status::Error)
+            .unwrap_or_else(|| panic!("no {} finding: {:#?}", rule.id, report.checks));
+        assert!(found.message.contains(needle), "{}", found.message);
+        assert!(found.line > 0, "{found:?}");
+        (found.line, found.column)
+    };
+    for ttl in [
+        "99999999999999999999s",
+        "99999999999999999999",
+        "18446744073709551615s",
+        "30000000w",
+        "315576000001",
+    ] {
+        let at = finding(
+            &schema_with("ttl: 1d", &format!("ttl: {ttl}")),
+            rules::SCHEMA_VIOLATION,
+            "out of range",
+        );
+        assert_eq!(at, (14, 6), "{ttl}");
+    }
+    let at = finding(
+        &schema_with("ttl: 1d", "ttl: -5"),
+        rules::SCHEMA_VIOLATION,
+        "ttl",
+    );
+    assert_eq!(at.0, 14);
+    let at = finding(
+        &schema_with("name: trips_v1", "name: trips_v99999999999999999999999"),
+        rules::VERSION_NAME_SUFFIX,
+        "_v99999999999999999999999 which is out of range",
+    );
+    assert_eq!(at, (1, 7));
+    finding(
+        &schema_with(
+            "schema_version: 1.2.0",
+            "schema_version: 1.99999999999999999999.0",
+        ),
+        rules::VERSION_SEMVER,
+        "schema_version `1.99999999999999999999.0` is not a semantic version",
+    );
+    finding(
+        &schema_with("type: string", "type: embedding[99999999999]"),
+        rules::TYPE_SYNTAX,
+        "embedding dimension `99999999999`",
+    );
+    finding(
+        &schema_with(
+            "{allowed_values: [berlin, paris]}",
+            "{allowed_values: [1, 3000000000]}",
+        )
+        .replace("type: string", "type: int32"),
+        rules::CONSTRAINT_INVALID,
+        "allowed value 3000000000 is not a int32 value",
+    );
+    // The largest TTL a registry can hold still passes.
+    let report = check(&schema_with("ttl: 1d", "ttl: 315576000000"), STORE, None);
+    assert!(report
+        .findings()
+        .all(|(_, c)| c.rule != rules::SCHEMA_VIOLATION.id));
+}
+
+#[test]
+fn unknown_time_zones_are_findings() {
+    let (report, _) = spec::load_bytes(
+        "trips_v1.yaml",
+        schema_with("tz: UTC", "tz: Mars/Olympus").as_bytes(),
+    );
+    let found = report
+        .checks
+        .iter()
+        .find(|c| c.rule == rules::TIMESTAMP_DECLARATION.id && c.status == Status::Error)
+        .expect("timestamp-declaration finding");
+    assert!(
+        found.message.contains("unknown time zone `Mars/Olympus`"),
+        "{}",
+        found.message
+    );
+    let (report, _) = spec::load_bytes(
+        "trips_v1.yaml",
+        schema_with("type: string", "type: timestamp[us, Mars/Olympus]").as_bytes(),
+    );
+    let found = report
+        .checks
+        .iter()
+        .find(|c| c.rule == rules::TYPE_SYNTAX.id && c.status == Status::Error)
+        .expect("type-syntax finding");
+    assert!(
+        found.message.contains("unknown time zone `Mars/Olympus`"),
+        "{}",
+        found.message
+    );
+    assert_eq!((found.line, found.column), (21, 11));
 }

@@ -1,0 +1,98 @@
+//! Text that came from a file, made safe to print.
+//!
+//! Schema files, registries and configuration come from pull requests. A string from
+//! them (a view name, a description, a tag, a path) may carry terminal escape sequences
+//! (ESC, BEL, CR), other C0/C1 controls or Unicode bidirectional overrides that make a CI
+//! log or a code review show something other than what is there. Every renderer runs
+//! its input through [`escape_controls`] (see `output::render`), so these characters are
+//! shown as visible escapes such as `\u{1b}` in every format.
+
+use std::borrow::Cow;
+
+/// Characters that must never reach an output raw: C0 controls (tab and newline
+/// included: report fields are single-line), DEL, C1 controls, the bidi embeddings,
+/// overrides and isolates (U+202A-U+202E, U+2066-U+2069), the invisible direction marks
+/// (U+061C, U+200E, U+200F), line/paragraph separators (U+2028, U+2029), the BOM
+/// (U+FEFF) and the XML-illegal noncharacters U+FFFE and U+FFFF.
+pub fn is_unsafe_char(c: char) -> bool {
+    matches!(c,
+        '\u{0}'..='\u{1f}'
+        | '\u{7f}'..='\u{9f}'
+        | '\u{61c}'
+        | '\u{200e}' | '\u{200f}'
+        | '\u{2028}' | '\u{2029}'
+        | '\u{202a}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{feff}'
+        | '\u{fffe}' | '\u{ffff}')
+}
+
+/// `text` with every [unsafe character](is_unsafe_char) replaced by a visible escape:
+/// `\u{1b}` for ESC, `\u{202e}` for RIGHT-TO-LEFT OVERRIDE. Borrowed when nothing
+/// needed escaping.
+pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if is_unsafe_char(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Owned [`escape_controls`].
+pub fn clean(text: &str) -> String {
+    escape_controls(text).into_owned()
+}
+
+/// A value from a file quoted in a message: escaped, and cut to `max` characters so a
+/// hostile megabyte-long name does not flood the log.
+pub fn quote(text: &str, max: usize) -> String {
+    let escaped = escape_controls(text);
+    if escaped.chars().count() <= max {
+        escaped.into_owned()
+    } else {
+        format!("{}…", escaped.chars().take(max).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controls_and_bidi_are_escaped_visibly() {
+        assert_eq!(escape_controls("plain name"), "plain name");
+        assert!(matches!(escape_controls("plain"), Cow::Borrowed(_)));
+        assert_eq!(
+            escape_controls("a\x1b[31mred\x07\r\n\t"),
+            "a\\u{1b}[31mred\\u{7}\\u{d}\\u{a}\\u{9}"
+        );
+        assert_eq!(
+            escape_controls("x\u{202e}y\u{2066}z"),
+            "x\\u{202e}y\\u{2066}z"
+        );
+        assert_eq!(
+            escape_controls("\u{85}\u{9b}\u{7f}"),
+            "\\u{85}\\u{9b}\\u{7f}"
+        );
+        // Ordinary non-ASCII text stays as it is.
+        assert_eq!(escape_controls("café → 東京 ✅"), "café → 東京 ✅");
+        for c in [
+            '\u{202a}', '\u{202b}', '\u{202c}', '\u{202d}', '\u{2067}', '\u{2068}', '\u{2069}',
+        ] {
+            assert!(is_unsafe_char(c), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn quotes_are_cut() {
+        assert_eq!(quote("abcdef", 3), "abc…");
+        assert_eq!(quote("a\x1b", 10), "a\\u{1b}");
+    }
+}
