@@ -42,7 +42,12 @@ pub struct RenderOptions {
     pub command: &'static str,
 }
 
+/// Renders `report`. Every string in it may come from a hostile file, so the renderers
+/// never see it raw: they render [`escaped`] copy, in which control characters and bidi
+/// overrides are visible escapes (`\u{1b}`). Format-specific escaping (XML, JSON,
+/// workflow commands, Markdown) comes on top.
 pub fn render(report: &Report, format: Format, options: &RenderOptions) -> String {
+    let report = &escaped(report);
     match format {
         Format::Text => text(report, options),
         Format::Json => json(report, options),
@@ -50,6 +55,103 @@ pub fn render(report: &Report, format: Format, options: &RenderOptions) -> Strin
         Format::Sarif => sarif(report),
         Format::Github => github(report),
         Format::Markdown => markdown(report, options),
+    }
+}
+
+/// `report` with [`escape_controls`](crate::text::escape_controls) applied to every string.
+pub fn escaped(report: &Report) -> Report {
+    use crate::text::clean;
+    Report {
+        against: clean(&report.against),
+        files: report
+            .files
+            .iter()
+            .map(|file| FileReport {
+                path: clean(&file.path),
+                view: file.view.as_deref().map(clean),
+                schema_version: file.schema_version.as_deref().map(clean),
+                checks: file
+                    .checks
+                    .iter()
+                    .map(|check| Check {
+                        subject: clean(&check.subject),
+                        expected: clean(&check.expected),
+                        actual: clean(&check.actual),
+                        message: clean(&check.message),
+                        ..check.clone()
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+/// The report of a run that could not check anything (exit code 2: a missing path, an
+/// unreadable registry or configuration, a bad option), in `format`, so that CI steps
+/// uploading the report (`if: always()`) find a valid file: JSON with an `error` field,
+/// SARIF with the error as a tool execution notification and `executionSuccessful:
+/// false`, JUnit with an `<error>`, a GitHub `::error` annotation, a Markdown note.
+pub fn render_error(message: &str, format: Format, options: &RenderOptions) -> String {
+    use serde_json::json;
+    let message = crate::text::clean(message);
+    let command = options.command;
+    match format {
+        Format::Text => format!("arrowfeat {command}: error: {message}\n"),
+        Format::Json => {
+            let document = json!({
+                "format": "arrowfeat-check-report",
+                "format_version": 1,
+                "tool_version": env!("CARGO_PKG_VERSION"),
+                "command": command,
+                "against": "",
+                "exit_code": 2,
+                "error": message,
+                "summary": Summary::default(),
+                "files": [],
+            });
+            serde_json::to_string_pretty(&document).unwrap_or_default() + "\n"
+        }
+        Format::Junit => format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"arrowfeat {command}\" tests=\"1\" failures=\"0\" errors=\"1\">\n  \
+             <testsuite name=\"arrowfeat {command}\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n    \
+             <testcase name=\"arrowfeat {command}\" classname=\"arrowfeat\">\n      \
+             <error type=\"usage\" message=\"{}\">{}</error>\n    </testcase>\n  </testsuite>\n</testsuites>\n",
+            xml_escape(&message),
+            xml_escape(&message)
+        ),
+        Format::Sarif => {
+            let document = json!({
+                "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+                "version": "2.1.0",
+                "runs": [{
+                    "tool": {"driver": {
+                        "name": "arrowfeat",
+                        "version": env!("CARGO_PKG_VERSION"),
+                        "informationUri": "https://github.com/arrowfeat/arrowfeat",
+                        "rules": [],
+                    }},
+                    "invocations": [{
+                        "executionSuccessful": false,
+                        "exitCode": 2,
+                        "toolExecutionNotifications": [{
+                            "level": "error",
+                            "message": {"text": message},
+                        }],
+                    }],
+                    "results": [],
+                }],
+            });
+            serde_json::to_string_pretty(&document).unwrap_or_default() + "\n"
+        }
+        Format::Github => format!(
+            "::error title={}::{}\n",
+            escape_property(&format!("arrowfeat {command}")),
+            escape_data(&message)
+        ),
+        Format::Markdown => format!(
+            "### ❌ arrowfeat {command} could not run\n\n{}\n",
+            md_cell(&message)
+        ),
     }
 }
 
@@ -417,6 +519,7 @@ fn sarif(report: &Report) -> String {
                 "informationUri": "https://github.com/arrowfeat/arrowfeat",
                 "rules": descriptors,
             }},
+            "invocations": [{"executionSuccessful": true}],
             "results": results,
         }],
     });
@@ -470,6 +573,7 @@ fn md_cell(text: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('|', "\\|")
+        .replace('`', "&#96;")
         .replace('\n', " ")
 }
 
@@ -527,4 +631,138 @@ fn markdown(report: &Report, options: &RenderOptions) -> String {
         out.push_str("\n</details>\n\n");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Check;
+    use crate::rules;
+    use crate::text::is_unsafe_char;
+    use crate::yaml::Pos;
+
+    const HOSTILE: &str = "x\u{1b}]0;owned\u{7}\u{1b}[2J\r\n::error::fake\u{202e}gpj.exe\u{2066}\u{85}\u{0}\u{fffe}`|<&>\"'%,:";
+
+    fn hostile_report() -> Report {
+        let mut file = FileReport::new(format!("dir/{HOSTILE}.yaml"));
+        file.view = Some(HOSTILE.into());
+        file.schema_version = Some(HOSTILE.into());
+        for rule in [rules::FEATURE_TYPE, rules::YAML_SYNTAX, rules::TTL] {
+            file.checks.push(Check::fail(
+                rule,
+                HOSTILE,
+                HOSTILE,
+                HOSTILE,
+                Pos::new(3, 4),
+                HOSTILE,
+            ));
+        }
+        file.checks.push(Check::finding(
+            rules::COMPAT_CHANGE,
+            crate::report::Severity::Warning,
+            HOSTILE,
+            HOSTILE,
+            HOSTILE,
+            Pos::UNKNOWN,
+            HOSTILE,
+        ));
+        file.checks.push(Check::pass(
+            rules::TTL,
+            HOSTILE,
+            HOSTILE,
+            HOSTILE,
+            Pos::new(1, 1),
+        ));
+        Report {
+            against: HOSTILE.into(),
+            files: vec![file],
+        }
+    }
+
+    fn options() -> RenderOptions {
+        RenderOptions {
+            color: false,
+            deny_warnings: false,
+            command: "check",
+        }
+    }
+
+    /// No format lets a control character or bidi override from a file through raw; the
+    /// machine-readable formats stay valid.
+    #[test]
+    fn every_format_escapes_hostile_strings() {
+        let report = hostile_report();
+        for name in Format::NAMES {
+            let format = Format::parse(name).unwrap();
+            for rendered in [
+                render(&report, format, &options()),
+                render_error(HOSTILE, format, &options()),
+            ] {
+                // Newlines separate lines of the format itself; nothing else.
+                let bad: Vec<char> = rendered
+                    .chars()
+                    .filter(|c| *c != '\n' && is_unsafe_char(*c))
+                    .collect();
+                assert!(bad.is_empty(), "{name}: {bad:?} in\n{rendered}");
+                // JSON doubles the backslash of the visible escape.
+                let shown = rendered.replace("\\\\", "\\");
+                assert!(
+                    shown.contains("\\u{1b}]0;owned\\u{7}"),
+                    "{name}: {rendered}"
+                );
+                assert!(shown.contains("\\u{202e}"), "{name}");
+                match format {
+                    Format::Json | Format::Sarif => {
+                        let value: serde_json::Value = serde_json::from_str(&rendered).unwrap();
+                        assert!(value.is_object());
+                    }
+                    Format::Github => {
+                        // One command per finding; a message cannot start a line, so it
+                        // cannot issue a command of its own.
+                        let lines: Vec<&str> = rendered.lines().collect();
+                        assert!(lines.len() == 4 || lines.len() == 1, "{rendered}");
+                        for line in lines {
+                            assert!(
+                                ["::error ", "::warning ", "::notice "]
+                                    .iter()
+                                    .any(|p| line.starts_with(p)),
+                                "{line}"
+                            );
+                        }
+                    }
+                    Format::Junit => {
+                        assert!(rendered.starts_with("<?xml"));
+                        assert!(!rendered.contains("<&"), "{rendered}");
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn error_reports_are_valid_in_every_format() {
+        let message = "--registry missing.json: no such file or directory";
+        let sarif: serde_json::Value =
+            serde_json::from_str(&render_error(message, Format::Sarif, &options())).unwrap();
+        let invocation = &sarif["runs"][0]["invocations"][0];
+        assert_eq!(invocation["executionSuccessful"], false);
+        assert_eq!(
+            invocation["toolExecutionNotifications"][0]["message"]["text"],
+            message
+        );
+        assert_eq!(sarif["runs"][0]["results"], serde_json::json!([]));
+        let json: serde_json::Value =
+            serde_json::from_str(&render_error(message, Format::Json, &options())).unwrap();
+        assert_eq!(json["error"], message);
+        assert_eq!(json["exit_code"], 2);
+        let junit = render_error(message, Format::Junit, &options());
+        assert!(junit.contains("errors=\"1\""), "{junit}");
+        assert!(junit.contains("<error type=\"usage\""), "{junit}");
+        let github = render_error(message, Format::Github, &options());
+        assert!(
+            github.starts_with("::error title=arrowfeat check::--registry"),
+            "{github}"
+        );
+    }
 }

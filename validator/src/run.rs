@@ -21,14 +21,59 @@ fn is_schema_file(path: &Path) -> bool {
     )
 }
 
+/// How a schema directory is walked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Follow symbolic links that lead outside the directory given (`--follow-symlinks`).
+    /// Without it such links are refused with an `input-unreadable` finding; links that
+    /// stay inside are followed either way. Loops are never walked twice.
+    pub follow_symlinks: bool,
+}
+
 /// The schema files under `path`: the file itself, or every `*.yaml` / `*.yml` below a
 /// directory (sorted, so reports are stable). A missing path is an error.
 pub fn schema_paths(path: &Path) -> Result<Vec<PathBuf>, String> {
+    Ok(walk(path, &LoadOptions::default())?.0)
+}
+
+fn label(path: &Path) -> String {
+    let label = path.display().to_string();
+    label
+        .strip_prefix("./")
+        .map_or(label.clone(), str::to_string)
+}
+
+fn refused(path: &Path, message: String) -> Loaded {
+    let mut report = FileReport::new(label(path));
+    report.checks.push(Check::fail(
+        rules::INPUT_UNREADABLE,
+        "file",
+        "a regular file inside the schema directory",
+        "refused",
+        crate::yaml::Pos::UNKNOWN,
+        message,
+    ));
+    (report, None)
+}
+
+/// The files to read, and the entries refused (links out of the directory, broken links).
+fn walk(path: &Path, options: &LoadOptions) -> Result<(Vec<PathBuf>, Vec<Loaded>), String> {
     let metadata = std::fs::metadata(path).map_err(|e| spec::io_message(path, &e))?;
     if metadata.is_file() {
-        return Ok(vec![path.to_path_buf()]);
+        return Ok((vec![path.to_path_buf()], Vec::new()));
     }
+    if !metadata.is_dir() {
+        return Err(format!(
+            "{} is {}; expected a schema file or a directory",
+            crate::text::clean(&path.display().to_string()),
+            spec::file_kind(&metadata.file_type())
+        ));
+    }
+    let root = std::fs::canonicalize(path).map_err(|e| spec::io_message(path, &e))?;
+    let root_label = label(path);
+    let mut visited = std::collections::HashSet::from([root.clone()]);
     let mut out = Vec::new();
+    let mut refusals = Vec::new();
     let mut pending = vec![path.to_path_buf()];
     while let Some(dir) = pending.pop() {
         let entries = std::fs::read_dir(&dir).map_err(|e| spec::io_message(&dir, &e))?;
@@ -39,43 +84,107 @@ pub fn schema_paths(path: &Path) -> Result<Vec<PathBuf>, String> {
             let path = path
                 .strip_prefix(".")
                 .map_or_else(|_| path.clone(), Path::to_path_buf);
+            // The entry itself, not what a link points to.
             let file_type = entry.file_type().map_err(|e| spec::io_message(&path, &e))?;
-            if file_type.is_dir() {
-                pending.push(path);
+            if file_type.is_symlink() {
+                let target = match std::fs::canonicalize(&path) {
+                    Ok(target) => target,
+                    Err(error) => {
+                        // Dangling, or a loop (ELOOP): only worth a finding if it would
+                        // have been a schema file.
+                        if is_schema_file(&path) {
+                            refusals.push(refused(
+                                &path,
+                                format!(
+                                    "{}: broken symbolic link ({})",
+                                    crate::text::clean(&label(&path)),
+                                    spec::io_message(&path, &error)
+                                ),
+                            ));
+                        }
+                        continue;
+                    }
+                };
+                let Ok(target_metadata) = std::fs::metadata(&target) else {
+                    continue;
+                };
+                let relevant = target_metadata.is_dir() || is_schema_file(&path);
+                if !relevant {
+                    continue;
+                }
+                if !options.follow_symlinks && !target.starts_with(&root) {
+                    let link = std::fs::read_link(&path)
+                        .map(|t| t.display().to_string())
+                        .unwrap_or_default();
+                    refusals.push(refused(
+                        &path,
+                        format!(
+                            "{} is a symbolic link to `{}`, outside the schema directory {}; it is not followed (pass --follow-symlinks to follow it)",
+                            crate::text::clean(&label(&path)),
+                            crate::text::quote(&link, 200),
+                            crate::text::clean(&root_label)
+                        ),
+                    ));
+                    continue;
+                }
+                if target_metadata.is_dir() {
+                    if visited.insert(target) {
+                        pending.push(path);
+                    }
+                } else {
+                    out.push(path);
+                }
+            } else if file_type.is_dir() {
+                let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                if visited.insert(canonical) {
+                    pending.push(path);
+                }
             } else if is_schema_file(&path) {
+                // FIFOs, sockets and devices too: reading refuses them with a finding.
                 out.push(path);
             }
         }
     }
     out.sort();
-    Ok(out)
+    Ok((out, refusals))
 }
 
 /// Reads every schema file under `path`. Per-file problems become findings; only a
 /// missing or unreadable `path` itself is an error.
 pub fn load_path(path: &Path) -> Result<Vec<Loaded>, String> {
-    let paths = schema_paths(path)?;
+    load_path_with(path, &LoadOptions::default())
+}
+
+/// [`load_path`] with options: whether links out of the directory are followed.
+pub fn load_path_with(path: &Path, options: &LoadOptions) -> Result<Vec<Loaded>, String> {
+    let (paths, refusals) = walk(path, options)?;
     // Files are independent; reading and validating them on every core keeps large
     // repositories fast.
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(paths.len().max(1));
-    if threads <= 1 || paths.len() < 64 {
-        return Ok(paths.iter().map(|p| spec::load_file(p)).collect());
+    let mut loaded: Vec<Loaded> = if threads <= 1 || paths.len() < 64 {
+        paths.iter().map(|p| spec::load_file(p)).collect()
+    } else {
+        let chunk = paths.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = paths
+                .chunks(chunk)
+                .map(|chunk| {
+                    scope
+                        .spawn(move || chunk.iter().map(|p| spec::load_file(p)).collect::<Vec<_>>())
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        })
+    };
+    if !refusals.is_empty() {
+        loaded.extend(refusals);
+        loaded.sort_by(|a, b| a.0.path.cmp(&b.0.path));
     }
-    let chunk = paths.len().div_ceil(threads);
-    let loaded = std::thread::scope(|scope| {
-        let handles: Vec<_> = paths
-            .chunks(chunk)
-            .map(|chunk| {
-                scope.spawn(move || chunk.iter().map(|p| spec::load_file(p)).collect::<Vec<_>>())
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
     Ok(loaded)
 }
 
@@ -183,4 +292,130 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
     };
     config.apply(&mut report);
     report
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn tempdir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("arrowfeat-run-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn paths(loaded: &[Loaded]) -> Vec<(String, bool)> {
+        loaded
+            .iter()
+            .map(|(report, file)| {
+                let name = report.path.rsplit('/').next().unwrap().to_string();
+                (
+                    name,
+                    file.is_some() || report.checks.iter().all(|c| c.rule != "input-unreadable"),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn links_out_of_the_directory_are_refused_unless_asked() {
+        let base = tempdir("links");
+        let outside = base.join("outside");
+        let schemas = base.join("schemas");
+        std::fs::create_dir_all(outside.join("more")).unwrap();
+        std::fs::create_dir_all(schemas.join("sub")).unwrap();
+        std::fs::write(outside.join("secret.yaml"), "name: secret\n").unwrap();
+        std::fs::write(outside.join("more/other.yaml"), "name: other\n").unwrap();
+        std::fs::write(schemas.join("sub/inside.yaml"), "name: inside\n").unwrap();
+        symlink(outside.join("secret.yaml"), schemas.join("leak.yaml")).unwrap();
+        symlink(outside.join("more"), schemas.join("leakdir")).unwrap();
+        symlink(schemas.join("sub/inside.yaml"), schemas.join("alias.yaml")).unwrap();
+        symlink(schemas.join("nowhere.yaml"), schemas.join("dangling.yaml")).unwrap();
+        symlink(&schemas, schemas.join("sub/loop")).unwrap(); // a loop back to the root
+        symlink(schemas.join("sub/self"), schemas.join("sub/self")).unwrap(); // ELOOP
+
+        let loaded = load_path(&schemas).unwrap();
+        let names = paths(&loaded);
+        assert!(names.contains(&("leak.yaml".into(), false)), "{names:?}");
+        assert!(names.contains(&("leakdir".into(), false)), "{names:?}");
+        assert!(
+            names.contains(&("dangling.yaml".into(), false)),
+            "{names:?}"
+        );
+        assert!(names.contains(&("alias.yaml".into(), true)), "{names:?}");
+        assert!(names.contains(&("inside.yaml".into(), true)), "{names:?}");
+        assert!(!names
+            .iter()
+            .any(|(n, _)| n == "secret.yaml" || n == "other.yaml"));
+        let leak = loaded
+            .iter()
+            .find(|(r, _)| r.path.ends_with("leak.yaml"))
+            .unwrap();
+        let message = &leak.0.checks[0].message;
+        assert!(
+            message.contains("outside the schema directory"),
+            "{message}"
+        );
+        assert!(message.contains("--follow-symlinks"), "{message}");
+        // The content behind the link never reaches the report.
+        assert!(loaded
+            .iter()
+            .all(|(r, _)| r.view.as_deref() != Some("secret")));
+
+        let followed = load_path_with(
+            &schemas,
+            &LoadOptions {
+                follow_symlinks: true,
+            },
+        )
+        .unwrap();
+        let names = paths(&followed);
+        assert!(names.contains(&("leak.yaml".into(), true)), "{names:?}");
+        assert!(names.contains(&("other.yaml".into(), true)), "{names:?}");
+        assert!(
+            names.contains(&("dangling.yaml".into(), false)),
+            "{names:?}"
+        );
+        // The loop back to the root is not walked twice.
+        assert_eq!(
+            names.iter().filter(|(n, _)| n == "inside.yaml").count(),
+            1,
+            "{names:?}"
+        );
+    }
+
+    #[test]
+    fn fifos_are_refused_without_blocking() {
+        let dir = tempdir("fifo");
+        let fifo = dir.join("pipe.yaml");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("mkfifo unavailable; skipped");
+            return;
+        }
+        std::fs::write(dir.join("ok.yaml"), "name: x\n").unwrap();
+        // As a file in a directory, and given directly: refused, never opened.
+        let loaded = load_path(&dir).unwrap();
+        let pipe = loaded
+            .iter()
+            .find(|(r, _)| r.path.ends_with("pipe.yaml"))
+            .unwrap();
+        assert!(
+            pipe.0.checks[0]
+                .message
+                .contains("is a FIFO (named pipe); expected a regular file"),
+            "{:?}",
+            pipe.0.checks
+        );
+        let error = load_path(&fifo).unwrap_err();
+        assert!(error.contains("FIFO"), "{error}");
+        let error = crate::store::load(&fifo).unwrap_err();
+        assert!(error.contains("FIFO"), "{error}");
+        let error = crate::config::Config::load(&fifo).unwrap_err();
+        assert!(error.contains("FIFO"), "{error}");
+        let error = spec::read_bounded(Path::new("/dev/zero"), 10).unwrap_err();
+        assert!(error.contains("is a device"), "{error}");
+    }
 }

@@ -100,13 +100,53 @@ fn schema_file_options() -> Options {
     options
 }
 
+/// The budget `error` breached, looking through the wrappers serde-saphyr puts around it.
+fn budget_breach(error: &serde_saphyr::Error) -> Option<&serde_saphyr::budget::BudgetBreach> {
+    let mut current: &(dyn std::error::Error + 'static) = error;
+    loop {
+        if let Some(serde_saphyr::Error::Budget { breach, .. }) =
+            current.downcast_ref::<serde_saphyr::Error>()
+        {
+            return Some(breach);
+        }
+        current = current.source()?;
+    }
+}
+
+/// What a breached budget means, in words (serde-saphyr's own message is its `Debug`).
+fn describe_breach(breach: &serde_saphyr::budget::BudgetBreach) -> String {
+    use serde_saphyr::budget::BudgetBreach as B;
+    match breach {
+        B::Depth { .. } => "it nests deeper than 32 levels".into(),
+        B::Documents { .. } => {
+            "it holds more than one YAML document (`---`); a schema file declares one feature view"
+                .into()
+        }
+        B::Aliases { .. } => "it uses more than 1000 aliases (`*name`)".into(),
+        B::Anchors { .. } => "it defines more than 1000 anchors (`&name`)".into(),
+        B::AliasAnchorRatio { .. } => {
+            "it uses far more aliases than anchors (an alias-expansion bomb)".into()
+        }
+        B::Nodes { .. } => "it has more than 200000 nodes".into(),
+        B::SequenceUnbalanced => "its structure is unbalanced (truncated input)".into(),
+        _ => "it exceeds a parsing budget (events, scalar bytes or merge keys)".into(),
+    }
+}
+
 /// Parses one YAML document. An empty document (only comments or whitespace) is `Null`.
+/// Error messages are one clean line (no Rust type names), with the location apart.
 pub fn parse(text: &str) -> Result<Node, YamlError> {
     serde_saphyr::from_str_with_options::<Node>(text, schema_file_options()).map_err(|error| {
-        let pos = error.location().map(Pos::from_saphyr).unwrap_or(Pos::UNKNOWN);
+        let pos = error
+            .location()
+            .map(Pos::from_saphyr)
+            .unwrap_or(Pos::UNKNOWN);
         let message = first_line(&error.to_string());
         let lower = message.to_ascii_lowercase();
-        let kind = if lower.contains("duplicate") {
+        let breach = budget_breach(&error);
+        let kind = if breach.is_some() {
+            YamlErrorKind::Limits
+        } else if lower.contains("duplicate") {
             YamlErrorKind::DuplicateKey
         } else if lower.contains("budget")
             || lower.contains("limit")
@@ -120,15 +160,36 @@ pub fn parse(text: &str) -> Result<Node, YamlError> {
         let message = match kind {
             YamlErrorKind::DuplicateKey => match message.strip_prefix("duplicate mapping key: ") {
                 Some(rest) => {
-                    let key = rest.split(", set DuplicateKeyPolicy").next().unwrap_or(rest);
+                    let key = rest
+                        .split(", set DuplicateKeyPolicy")
+                        .next()
+                        .unwrap_or(rest);
                     format!("duplicate key `{key}`; a key may appear once per mapping")
                 }
                 None => message,
             },
-            YamlErrorKind::Limits => format!("the document exceeds a parsing limit ({message}); schema files are refused beyond 32 levels of nesting or 100000 alias-expanded nodes"),
+            YamlErrorKind::Limits => {
+                let why = match breach {
+                    Some(breach) => describe_breach(breach),
+                    None if lower.contains("replay") => {
+                        "its aliases expand to more than 100000 nodes (an alias-expansion bomb)"
+                            .into()
+                    }
+                    None if lower.contains("depth") => "it nests too deeply".into(),
+                    None => "it exceeds a parsing limit".into(),
+                };
+                format!(
+                    "the document is refused: {why}; schema files are limited to 32 levels of \
+                     nesting, 1000 aliases and 100000 alias-expanded nodes"
+                )
+            }
             YamlErrorKind::Syntax => message,
         };
-        YamlError { kind, pos, message }
+        YamlError {
+            kind,
+            pos,
+            message: crate::text::clean(&message),
+        }
     })
 }
 
@@ -360,6 +421,49 @@ mod tests {
         }
         let error = parse(&text).unwrap_err();
         assert_eq!(error.kind, YamlErrorKind::Limits, "{error:?}");
+    }
+
+    /// Budget breaches are explained in words, never as serde-saphyr's Debug output.
+    #[test]
+    fn limit_messages_show_no_internals() {
+        let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..10 {
+            let p = i - 1;
+            bomb.push_str(&format!(
+                "a{i}: &a{i} [{}]\n",
+                vec![format!("*a{p}"); 10].join(", ")
+            ));
+        }
+        let many_aliases = format!("a: &a x\nb: [{}]\n", vec!["*a"; 2000].join(", "));
+        for text in [
+            "a: 1\n---\nb: 2\n".to_string(),
+            format!("{}1{}", "[".repeat(40), "]".repeat(40)),
+            format!("{}1{}", "{a: ".repeat(40), "}".repeat(40)),
+            bomb,
+            many_aliases,
+        ] {
+            let error = parse(&text).unwrap_err();
+            assert_eq!(error.kind, YamlErrorKind::Limits, "{error:?}");
+            for internal in ["{", "}", "Documents", "Depth", "Budget", "breach", "_"] {
+                assert!(
+                    !error.message.contains(internal),
+                    "{internal}: {}",
+                    error.message
+                );
+            }
+        }
+        let error = parse("a: 1\n---\nb: 2\n").unwrap_err();
+        assert!(
+            error.message.contains("more than one YAML document"),
+            "{}",
+            error.message
+        );
+        let error = parse(&format!("{}1{}", "[".repeat(40), "]".repeat(40))).unwrap_err();
+        assert!(
+            error.message.contains("deeper than 32 levels"),
+            "{}",
+            error.message
+        );
     }
 
     #[test]
