@@ -6,9 +6,9 @@ use std::process::Command;
 
 use arrowfeat_validator::compat::Mode;
 use arrowfeat_validator::config::Config;
-use arrowfeat_validator::output::{render, Format, RenderOptions};
+use arrowfeat_validator::output::{render, render_error, Format, RenderOptions};
 use arrowfeat_validator::report::Report;
-use arrowfeat_validator::run::{self, Loaded, Targets};
+use arrowfeat_validator::run::{self, LoadOptions, Loaded, Targets};
 use arrowfeat_validator::store::{self, StoreMetadata};
 
 use crate::{CliError, CliResult};
@@ -23,6 +23,10 @@ pub struct CheckArgs {
     pub config: Option<PathBuf>,
     pub compatibility: Option<String>,
     pub output: Option<PathBuf>,
+    /// Follow symbolic links out of the schema directory (refused by default).
+    pub follow_symlinks: bool,
+    /// Seconds `feast registry-dump` (--feast-repo) may run.
+    pub feast_timeout: u64,
 }
 
 pub struct DiffArgs {
@@ -33,6 +37,8 @@ pub struct DiffArgs {
     pub config: Option<PathBuf>,
     pub compatibility: Option<String>,
     pub output: Option<PathBuf>,
+    /// Follow symbolic links out of the schema directories (refused by default).
+    pub follow_symlinks: bool,
 }
 
 /// The rendered report and the exit code it calls for.
@@ -71,12 +77,15 @@ fn parse_format(name: &str) -> CliResult<Format> {
     })
 }
 
-/// `--config`, else `arrowfeat.toml` in the working directory if there is one.
+/// `--config`, else `arrowfeat.toml` in the working directory if there is one. An
+/// `arrowfeat.toml` that exists but cannot be read (a FIFO, a broken link, a directory)
+/// is an error, not silently skipped.
 fn load_config(path: Option<&Path>, compatibility: Option<&str>) -> CliResult<Config> {
+    let default = Path::new("arrowfeat.toml");
     let mut config = match path {
         Some(path) => Config::load(path).map_err(|e| CliError::usage(format!("--config {e}")))?,
-        None if Path::new("arrowfeat.toml").is_file() => {
-            Config::load(Path::new("arrowfeat.toml")).map_err(CliError::usage)?
+        None if default.symlink_metadata().is_ok() => {
+            Config::load(default).map_err(CliError::usage)?
         }
         None => Config::default(),
     };
@@ -95,11 +104,15 @@ fn color_wanted(output: Option<&Path>) -> bool {
 }
 
 /// Schema files of a directory (or file) on disk, or of a git revision of that path.
-fn load_revision(reference: &str, schemas: &Path) -> CliResult<(Vec<Loaded>, String)> {
+fn load_revision(
+    reference: &str,
+    schemas: &Path,
+    options: &LoadOptions,
+) -> CliResult<(Vec<Loaded>, String)> {
     let as_path = Path::new(reference);
-    if as_path.exists() {
+    if as_path.symlink_metadata().is_ok() {
         return Ok((
-            run::load_path(as_path).map_err(CliError::usage)?,
+            run::load_path_with(as_path, options).map_err(CliError::usage)?,
             reference.to_string(),
         ));
     }
@@ -198,18 +211,85 @@ fn load_store(args: &CheckArgs) -> CliResult<Option<(StoreMetadata, String)>> {
             Ok(Some((metadata, path.display().to_string())))
         }
         (None, Some(repo)) => {
-            let metadata = crate::feast::registry_of_repo(repo)?;
+            let metadata = crate::feast::registry_of_repo_within(
+                repo,
+                std::time::Duration::from_secs(args.feast_timeout),
+            )?;
             Ok(Some((metadata, format!("Feast repo {}", repo.display()))))
         }
         (None, None) => Ok(None),
     }
 }
 
+/// A usage error (exit 2) of a run that could not check anything still leaves a valid
+/// report in the requested format: in `--output` when given, else on stdout for the
+/// machine-readable formats (text keeps the one line on stderr only). Messages quote
+/// hostile input, so they are escaped here too.
+fn with_error_report<T>(
+    result: CliResult<T>,
+    format: &str,
+    output: Option<&Path>,
+    command: &'static str,
+) -> CliResult<T> {
+    let mut error = match result {
+        Ok(value) => return Ok(value),
+        Err(error) => error,
+    };
+    error.message = arrowfeat_validator::text::clean(&error.message);
+    let Some(format) = Format::parse(format) else {
+        return Err(error);
+    };
+    let options = RenderOptions {
+        color: false,
+        deny_warnings: false,
+        command,
+    };
+    let rendered = render_error(&error.message, format, &options);
+    match output {
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, rendered) {
+                error.message = format!(
+                    "{}; and the report could not be written to --output {}: {e}",
+                    error.message,
+                    arrowfeat_validator::text::clean(&path.display().to_string())
+                );
+            }
+        }
+        None if format != Format::Text => {
+            use std::io::Write;
+            let _ = std::io::stdout().write_all(rendered.as_bytes());
+        }
+        None => {}
+    }
+    Err(error)
+}
+
 pub fn check(args: &CheckArgs) -> CliResult<Outcome> {
+    with_error_report(
+        check_inner(args),
+        &args.format,
+        args.output.as_deref(),
+        "check",
+    )
+}
+
+pub fn diff(args: &DiffArgs) -> CliResult<Outcome> {
+    with_error_report(
+        diff_inner(args),
+        &args.format,
+        args.output.as_deref(),
+        "diff",
+    )
+}
+
+fn check_inner(args: &CheckArgs) -> CliResult<Outcome> {
     let format = parse_format(&args.format)?;
     let config = load_config(args.config.as_deref(), args.compatibility.as_deref())?;
-    let loaded =
-        run::load_path(&args.schemas).map_err(|e| CliError::usage(format!("--schemas {e}")))?;
+    let options = LoadOptions {
+        follow_symlinks: args.follow_symlinks,
+    };
+    let loaded = run::load_path_with(&args.schemas, &options)
+        .map_err(|e| CliError::usage(format!("--schemas {e}")))?;
     if loaded.is_empty() {
         return Err(CliError::usage(format!(
             "--schemas {}: no schema files (*.yaml, *.yml) found",
@@ -218,7 +298,7 @@ pub fn check(args: &CheckArgs) -> CliResult<Outcome> {
     }
     let store = load_store(args)?;
     let previous = match &args.against {
-        Some(reference) => Some(load_revision(reference, &args.schemas)?),
+        Some(reference) => Some(load_revision(reference, &args.schemas, &options)?),
         None => None,
     };
     let mut against = Vec::new();
@@ -246,11 +326,15 @@ pub fn check(args: &CheckArgs) -> CliResult<Outcome> {
     ))
 }
 
-pub fn diff(args: &DiffArgs) -> CliResult<Outcome> {
+fn diff_inner(args: &DiffArgs) -> CliResult<Outcome> {
     let format = parse_format(&args.format)?;
     let config = load_config(args.config.as_deref(), args.compatibility.as_deref())?;
-    let new = run::load_path(&args.new).map_err(|e| CliError::usage(format!("NEW {e}")))?;
-    let (old, label) = load_revision(&args.old, &args.new)?;
+    let options = LoadOptions {
+        follow_symlinks: args.follow_symlinks,
+    };
+    let new = run::load_path_with(&args.new, &options)
+        .map_err(|e| CliError::usage(format!("NEW {e}")))?;
+    let (old, label) = load_revision(&args.old, &args.new, &options)?;
     // Only the new revision's files are reported; the old revision is the baseline.
     let old_unreadable: Vec<String> = old
         .iter()

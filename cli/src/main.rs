@@ -94,9 +94,17 @@ struct ReportArgs {
     /// Compatibility mode between revisions: backward (default), forward, full, none.
     #[arg(long, value_name = "MODE")]
     compatibility: Option<String>,
-    /// Write the report to FILE instead of stdout.
+    /// Write the report to FILE instead of stdout (also when the run cannot start: a
+    /// valid report with the error, exit code 2).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Follow symbolic links that lead out of a schema directory (refused by default).
+    #[arg(long)]
+    follow_symlinks: bool,
+    /// Seconds `feast registry-dump` (--feast-repo) may run before it is stopped.
+    #[arg(long, value_name = "SECONDS", default_value_t = arrowfeat_cli::feast::DEFAULT_TIMEOUT_SECS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    feast_timeout: u64,
 }
 
 fn emit(outcome: Outcome, out: &mut impl Write) -> CliResult<i32> {
@@ -143,6 +151,8 @@ async fn run(cli: Cli) -> CliResult<i32> {
                 config: report.config,
                 compatibility: report.compatibility,
                 output: report.output,
+                follow_symlinks: report.follow_symlinks,
+                feast_timeout: report.feast_timeout,
             };
             return emit(check::check(&args)?, &mut out);
         }
@@ -155,6 +165,7 @@ async fn run(cli: Cli) -> CliResult<i32> {
                 config: report.config,
                 compatibility: report.compatibility,
                 output: report.output,
+                follow_symlinks: report.follow_symlinks,
             };
             return emit(check::diff(&args)?, &mut out);
         }

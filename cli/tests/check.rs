@@ -408,3 +408,361 @@ fn bad_input_never_panics() {
         assert_eq!(stderr(&out), expected, "{args:?}");
     }
 }
+
+// ---- hostile input (issue 11) ------------------------------------------------------------
+
+fn example() -> String {
+    std::fs::read_to_string(repo().join("schemas/examples/driver_hourly_stats_v1.yaml")).unwrap()
+}
+
+/// A configuration cannot make an unreadable file vanish: exit 2 whatever it says.
+#[test]
+fn config_cannot_silence_unreadable_input() {
+    let dir = tempdir("silence");
+    std::fs::write(dir.join("broken.yaml"), "name: [unclosed\n").unwrap();
+    std::fs::write(dir.join("good.yaml"), example()).unwrap();
+    for config in [
+        "[severity]\nyaml-syntax = \"off\"\n",
+        "[severity]\ninput-unreadable = \"info\"\n",
+        "[[ignore]]\nrule = \"yaml-syntax\"\n",
+    ] {
+        std::fs::write(dir.join("arrowfeat.toml"), config).unwrap();
+        let out = arrowfeat_in(&dir, &["check", "--schemas", "."]);
+        assert_eq!(out.status.code(), Some(2), "{config}: {}", stdout(&out));
+        assert!(
+            stderr(&out).contains("category `input`"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    std::fs::write(
+        dir.join("arrowfeat.toml"),
+        "[[ignore]]\nrule = \"ttl\"\nviews = [\"*_v1\"]\n",
+    )
+    .unwrap();
+    let out = arrowfeat_in(&dir, &["check", "--schemas", "good.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    insta::assert_snapshot!(stderr(&out), @"arrowfeat: error: arrowfeat.toml:3:10: [[ignore]] of `ttl`: unsupported view pattern `*_v1`: only one `*`, at the end, is supported (exact names or prefixes such as `legacy_*`)");
+}
+
+/// FIFOs are refused before they are opened: as schema, in a schema directory, as
+/// registry, as configuration (explicit or the default arrowfeat.toml), as --against.
+#[cfg(unix)]
+#[test]
+fn fifos_never_hang_the_gate() {
+    let dir = tempdir("fifo");
+    std::fs::create_dir_all(dir.join("schemas")).unwrap();
+    std::fs::write(dir.join("schemas/good.yaml"), example()).unwrap();
+    for fifo in ["pipe.yaml", "schemas/pipe.yaml", "pipe.json", "pipe.toml"] {
+        let status = Command::new("mkfifo").arg(dir.join(fifo)).status().unwrap();
+        assert!(status.success());
+    }
+    let started = std::time::Instant::now();
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["check", "--schemas", "pipe.yaml"],
+            "pipe.yaml is a FIFO (named pipe); expected a schema file or a directory",
+        ),
+        (
+            &["check", "--schemas", "schemas"],
+            "schemas/pipe.yaml is a FIFO (named pipe); expected a regular file",
+        ),
+        (
+            &["check", "--schemas", "schemas", "--registry", "pipe.json"],
+            "--registry pipe.json is a FIFO (named pipe); expected a regular file",
+        ),
+        (
+            &["check", "--schemas", "schemas", "--config", "pipe.toml"],
+            "--config pipe.toml is a FIFO (named pipe); expected a regular file",
+        ),
+        (
+            &[
+                "check",
+                "--schemas",
+                "schemas/good.yaml",
+                "--against",
+                "pipe.yaml",
+            ],
+            "pipe.yaml is a FIFO (named pipe); expected a schema file or a directory",
+        ),
+    ];
+    for (args, expected) in cases {
+        let out = arrowfeat_in(&dir, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let all = stdout(&out) + &stderr(&out);
+        assert!(all.contains(expected), "{args:?}: {all}");
+    }
+    std::fs::rename(dir.join("pipe.toml"), dir.join("arrowfeat.toml")).unwrap();
+    let out = arrowfeat_in(&dir, &["check", "--schemas", "schemas/good.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("arrowfeat.toml is a FIFO"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+}
+
+/// An external `feast` that never returns is stopped after --feast-timeout.
+#[cfg(unix)]
+#[test]
+fn hanging_feast_times_out() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempdir("feast-hang");
+    std::fs::create_dir_all(dir.join("repo")).unwrap();
+    std::fs::write(dir.join("repo/feature_store.yaml"), "project: p\n").unwrap();
+    std::fs::write(dir.join("good.yaml"), example()).unwrap();
+    let fake = dir.join("feast");
+    // Sleeps in a grandchild too, holding the pipes: the whole group must be stopped.
+    std::fs::write(&fake, "#!/bin/sh\nsleep 600 &\nsleep 600\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let started = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_arrowfeat"))
+        .args([
+            "check",
+            "--schemas",
+            "good.yaml",
+            "--feast-repo",
+            "repo",
+            "--feast-timeout",
+            "1",
+            "--format",
+            "sarif",
+            "-o",
+            "report.sarif",
+        ])
+        .current_dir(&dir)
+        .env("ARROWFEAT_FEAST", &fake)
+        .output()
+        .unwrap();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("`")
+            && stderr(&out).contains("registry-dump` did not finish within 1 s and was stopped"),
+        "{}",
+        stderr(&out)
+    );
+    // The report of the failed run is still valid SARIF.
+    let sarif: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("report.sarif")).unwrap()).unwrap();
+    assert_eq!(
+        sarif["runs"][0]["invocations"][0]["executionSuccessful"],
+        false
+    );
+    // --feast-timeout must be at least 1.
+    let out = arrowfeat_in(
+        &dir,
+        &["check", "--schemas", "good.yaml", "--feast-timeout", "0"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// Control characters and bidi overrides from files never reach any output raw.
+#[test]
+fn control_characters_are_escaped_in_every_format() {
+    let dir = tempdir("escape");
+    let hostile = example()
+        .replace(
+            "description: ",
+            "description: \"\\e]0;pwned\\a\\e[2J\\r::error::forged \\u202Egnp.exe\" # ",
+        )
+        .replacen("name: conv_rate", "name: \"conv_rate\\e[31m\"", 1);
+    std::fs::write(dir.join("hostile\u{7}.yaml"), hostile).unwrap();
+    let registry = repo().join(REGISTRY);
+    for format in ["text", "json", "junit", "sarif", "github", "markdown"] {
+        let out = arrowfeat_in(
+            &dir,
+            &[
+                "check",
+                "--schemas",
+                ".",
+                "--registry",
+                registry.to_str().unwrap(),
+                "--format",
+                format,
+            ],
+        );
+        assert_ne!(out.status.code(), Some(70), "{format}");
+        let text = stdout(&out) + &stderr(&out);
+        let raw: Vec<char> = text
+            .chars()
+            .filter(|c| {
+                (c.is_control() && *c != '\n')
+                    || ('\u{202a}'..='\u{202e}').contains(c)
+                    || ('\u{2066}'..='\u{2069}').contains(c)
+            })
+            .collect();
+        assert!(raw.is_empty(), "{format}: {raw:?}");
+        let shown = text.replace("\\\\", "\\");
+        // SARIF percent-encodes the path into a URI.
+        assert!(
+            shown.contains("hostile\\u{7}.yaml") || shown.contains("hostile%5Cu%7B7%7D.yaml"),
+            "{format}: {text}"
+        );
+        // JUnit and GitHub show messages only; the others show the offending value too.
+        assert!(
+            format == "junit"
+                || format == "github"
+                || shown.contains("\\u001b[31m")
+                || shown.contains("\\u{1b}[31m"),
+            "{format}: {text}"
+        );
+        if format == "github" {
+            insta::assert_snapshot!("hostile_github", text);
+        }
+    }
+}
+
+/// When the gate cannot run, -o still gets a valid report in the requested format.
+#[test]
+fn unrunnable_gate_still_writes_the_report() {
+    let dir = tempdir("error-report");
+    std::fs::write(dir.join("good.yaml"), example()).unwrap();
+    for (format, check) in [
+        ("sarif", "executionSuccessful"),
+        ("json", "\"error\""),
+        ("junit", "<error type=\"usage\""),
+        ("github", "::error title=arrowfeat check::"),
+        ("markdown", "could not run"),
+        ("text", "error: --registry missing.json"),
+    ] {
+        let file = format!("report.{format}");
+        let out = arrowfeat_in(
+            &dir,
+            &[
+                "check",
+                "--schemas",
+                "good.yaml",
+                "--registry",
+                "missing.json",
+                "--format",
+                format,
+                "-o",
+                &file,
+            ],
+        );
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            stderr(&out),
+            "arrowfeat: error: --registry missing.json: no such file or directory\n"
+        );
+        let written = std::fs::read_to_string(dir.join(&file)).unwrap();
+        assert!(written.contains(check), "{format}: {written}");
+        if format == "sarif" || format == "json" {
+            let _: serde_json::Value = serde_json::from_str(&written).unwrap();
+        }
+        if format == "sarif" {
+            insta::assert_snapshot!("error_report_sarif", written);
+        }
+    }
+    // diff too; and without -o the machine-readable formats go to stdout.
+    let out = arrowfeat_in(
+        &dir,
+        &["diff", "missing_old", "good.yaml", "--format", "json"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["command"], "diff");
+    assert!(report["error"].as_str().unwrap().contains("missing_old"));
+}
+
+/// Links out of the schema directory are refused (exit 2) unless --follow-symlinks.
+#[cfg(unix)]
+#[test]
+fn symlinks_out_of_the_schema_directory() {
+    let dir = tempdir("symlinks");
+    std::fs::create_dir_all(dir.join("schemas")).unwrap();
+    std::fs::create_dir_all(dir.join("outside")).unwrap();
+    std::fs::write(dir.join("outside/secret.yaml"), example()).unwrap();
+    std::os::unix::fs::symlink(
+        dir.join("outside/secret.yaml"),
+        dir.join("schemas/leak.yaml"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(dir.join("schemas"), dir.join("schemas/loop")).unwrap();
+    let out = arrowfeat_in(
+        &dir,
+        &["check", "--schemas", "schemas", "--format", "github"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("is a symbolic link to"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        !stdout(&out).contains("driver_hourly_stats_v1"),
+        "{}",
+        stdout(&out)
+    );
+    let out = arrowfeat_in(
+        &dir,
+        &["check", "--schemas", "schemas", "--follow-symlinks"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+/// A registry with one view twice is refused, not read as "the last one wins".
+#[test]
+fn duplicate_views_in_a_registry_are_refused() {
+    let dir = tempdir("dup-registry");
+    let registry: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(repo().join(REGISTRY)).unwrap()).unwrap();
+    let mut doubled = registry.clone();
+    let first = doubled["featureViews"][0].clone();
+    doubled["streamFeatureViews"] = serde_json::json!([first]);
+    std::fs::write(dir.join("r.json"), doubled.to_string()).unwrap();
+    std::fs::write(dir.join("good.yaml"), example()).unwrap();
+    let out = arrowfeat_in(
+        &dir,
+        &["check", "--schemas", "good.yaml", "--registry", "r.json"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("appears twice (at featureViews[0] and streamFeatureViews[0])"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Deeply nested types and documents are findings, not stack overflows.
+#[test]
+fn deep_nesting_is_a_finding() {
+    let dir = tempdir("deep");
+    let deep_type = format!("{}int64{}", "list<".repeat(5000), ">".repeat(5000));
+    std::fs::write(
+        dir.join("deep_type.yaml"),
+        example().replacen("type: float32", &format!("type: \"{deep_type}\""), 1),
+    )
+    .unwrap();
+    let out = arrowfeat_in(&dir, &["check", "--schemas", ".", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains("nests deeper than 32 levels"));
+    let deep_json = format!(
+        "{{\"featureViews\": {}{}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    std::fs::write(dir.join("deep.json"), deep_json).unwrap();
+    let out = arrowfeat_in(
+        &dir,
+        &[
+            "check",
+            "--schemas",
+            "deep_type.yaml",
+            "--registry",
+            "deep.json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("nested deeper than 128 levels"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -454,7 +454,13 @@ fn sarif_level(status: Status) -> &'static str {
 
 /// A relative URI reference for a file path (RFC 3986: percent-encode what is not allowed).
 fn uri(path: &str) -> String {
-    let path = path.replace('\\', "/");
+    // Windows separators become `/`; elsewhere a backslash is part of a name (or of a
+    // visible escape such as `\u{7}`) and is percent-encoded like any other byte.
+    let path = if cfg!(windows) {
+        path.replace('\\', "/")
+    } else {
+        path.to_string()
+    };
     let path = path.strip_prefix("./").unwrap_or(&path);
     let mut out = String::new();
     for byte in path.bytes() {
@@ -573,7 +579,6 @@ fn md_cell(text: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('|', "\\|")
-        .replace('`', "&#96;")
         .replace('\n', " ")
 }
 

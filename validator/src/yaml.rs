@@ -175,7 +175,9 @@ pub fn parse(text: &str) -> Result<Node, YamlError> {
                         "its aliases expand to more than 100000 nodes (an alias-expansion bomb)"
                             .into()
                     }
-                    None if lower.contains("depth") => "it nests too deeply".into(),
+                    None if lower.contains("depth") || lower.contains("recursion") => {
+                        "it nests deeper than 32 levels".into()
+                    }
                     None => "it exceeds a parsing limit".into(),
                 };
                 format!(
