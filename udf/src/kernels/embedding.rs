@@ -189,9 +189,10 @@ fn squared_norm<T: Element>(a: &[T]) -> f64 {
     lane_sum(a, a, |x, _| x * x)
 }
 
-/// Dot product, both squared norms, in one pass over the two vectors.
+/// Dot product, both squared norms, in one pass over the two vectors, after scaling
+/// the elements of `a` by `scale_a` and those of `b` by `scale_b` (powers of two).
 #[inline(always)]
-fn dot_and_norms<T: Element>(a: &[T], b: &[T]) -> (f64, f64, f64) {
+fn dot_and_norms<T: Element>(a: &[T], b: &[T], scale_a: Pow2, scale_b: Pow2) -> (f64, f64, f64) {
     let mut dot = [0f64; LANES];
     let mut na = [0f64; LANES];
     let mut nb = [0f64; LANES];
@@ -199,20 +200,158 @@ fn dot_and_norms<T: Element>(a: &[T], b: &[T]) -> (f64, f64, f64) {
     let (ra, rb) = (ca.remainder(), cb.remainder());
     for (x, y) in ca.zip(cb) {
         for k in 0..LANES {
-            let (x, y) = (x[k].to_f64(), y[k].to_f64());
+            let (x, y) = (scale_a.apply(x[k].to_f64()), scale_b.apply(y[k].to_f64()));
             dot[k] += x * y;
             na[k] += x * x;
             nb[k] += y * y;
         }
     }
     for (k, (x, y)) in ra.iter().zip(rb).enumerate() {
-        let (x, y) = (x.to_f64(), y.to_f64());
+        let (x, y) = (scale_a.apply(x.to_f64()), scale_b.apply(y.to_f64()));
         dot[k] += x * y;
         na[k] += x * x;
         nb[k] += y * y;
     }
     let fold = |a: [f64; LANES]| ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
     (fold(dot), fold(na), fold(nb))
+}
+
+/// Sums of squares and products below this (2^-960) may have lost digits to underflow;
+/// such rows, and rows whose sums overflowed, are computed again scaled.
+const TINY: f64 = f64::from_bits((1023 - 960) << 52);
+
+/// Multiplication by a power of two, as two factors so that every exponent from -1074
+/// to 1074 is representable (a single 2^1074 is not).
+#[derive(Clone, Copy)]
+struct Pow2(f64, f64);
+
+impl Pow2 {
+    const ONE: Pow2 = Pow2(1.0, 1.0);
+
+    /// 2^k for |k| <= 2046.
+    fn new(k: i32) -> Self {
+        let half = k / 2;
+        Pow2(exact_pow2(half), exact_pow2(k - half))
+    }
+
+    #[inline(always)]
+    fn apply(self, x: f64) -> f64 {
+        x * self.0 * self.1
+    }
+}
+
+/// 2^k for k in -1022..=1023 (a normal number).
+fn exact_pow2(k: i32) -> f64 {
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+/// The binary exponent of a finite `m > 0`: 2^e <= m < 2^(e+1).
+fn exponent(m: f64) -> i32 {
+    if m < f64::MIN_POSITIVE {
+        exponent(m * exact_pow2(64)) - 64
+    } else {
+        ((m.to_bits() >> 52) & 0x7ff) as i32 - 1023
+    }
+}
+
+/// The largest magnitude in `a`, or `None` when an element is NaN or infinite.
+fn max_abs<T: Element>(a: &[T]) -> Option<f64> {
+    let mut max = 0f64;
+    for x in a {
+        let x = x.to_f64();
+        if !x.is_finite() {
+            return None;
+        }
+        max = max.max(x.abs());
+    }
+    Some(max)
+}
+
+/// The scale that brings a vector's largest magnitude `m` (finite, > 0) into [1, 2).
+fn unit_scale(m: f64) -> (Pow2, i32) {
+    let e = exponent(m);
+    (Pow2::new(-e), e)
+}
+
+/// `sqrt(sum(a[i]^2))` without overflow or underflow where the norm is representable
+/// (as `hypot` does): the fast sum first, the sum over the vector scaled to a largest
+/// magnitude near 1 when that sum overflowed or may have underflowed.
+#[inline(always)]
+fn norm<T: Element>(a: &[T]) -> f64 {
+    let squares = squared_norm(a);
+    if squares.is_finite() && squares >= TINY {
+        return squares.sqrt();
+    }
+    match max_abs(a) {
+        // NaN or infinite elements: the plain sum says what IEEE arithmetic says.
+        None => squares.sqrt(),
+        Some(m) if m == 0.0 => 0.0,
+        Some(m) => {
+            let (scale, e) = unit_scale(m);
+            lane_sum(a, a, |x, _| {
+                let x = scale.apply(x);
+                x * x
+            })
+            .sqrt()
+                * exact_pow2_product(e)
+        }
+    }
+}
+
+/// 2^k for |k| <= 2148, applied by [`Pow2`]; returned as the product when it fits.
+fn exact_pow2_product(k: i32) -> f64 {
+    Pow2::new(k).apply(1.0)
+}
+
+/// `sum(a[i] * b[i])` without an intermediate overflow or underflow where the result is
+/// representable: recomputed over both vectors scaled to unit magnitude, then scaled back.
+#[inline(always)]
+fn dot<T: Element>(a: &[T], b: &[T]) -> f64 {
+    let d = lane_sum(a, b, |p, q| p * q);
+    if d.is_finite() && d.abs() >= TINY {
+        return d;
+    }
+    let (Some(ma), Some(mb)) = (max_abs(a), max_abs(b)) else {
+        return d;
+    };
+    if ma == 0.0 || mb == 0.0 {
+        return 0.0;
+    }
+    let ((sa, ea), (sb, eb)) = (unit_scale(ma), unit_scale(mb));
+    let scaled = lane_sum(a, b, |p, q| sa.apply(p) * sb.apply(q));
+    // Scale back in steps that each stay representable, so only a true result beyond
+    // the f64 range overflows (or underflows).
+    let mut k = ea + eb;
+    let mut result = scaled;
+    while k != 0 {
+        let step = k.clamp(-1000, 1000);
+        result *= exact_pow2(step);
+        k -= step;
+    }
+    result
+}
+
+/// `dot(a, b) / (|a| |b|)` clamped to [-1, 1]; `None` for a zero vector. Cosine does not
+/// change when a vector is scaled, so rows whose sums overflowed or underflowed are
+/// computed again with each vector scaled to unit magnitude.
+#[inline(always)]
+fn cosine<T: Element>(a: &[T], b: &[T]) -> Option<f64> {
+    let formula = |(dot, na, nb): (f64, f64, f64)| {
+        (na != 0.0 && nb != 0.0).then(|| (dot / (na.sqrt() * nb.sqrt())).clamp(-1.0, 1.0))
+    };
+    let sums = dot_and_norms(a, b, Pow2::ONE, Pow2::ONE);
+    let (d, na, nb) = sums;
+    let ordinary = |s: f64| s.is_finite() && s >= TINY;
+    if ordinary(na) && ordinary(nb) && d.is_finite() {
+        return formula(sums);
+    }
+    let (Some(ma), Some(mb)) = (max_abs(a), max_abs(b)) else {
+        return formula(sums);
+    };
+    if ma == 0.0 || mb == 0.0 {
+        return None;
+    }
+    formula(dot_and_norms(a, b, unit_scale(ma).0, unit_scale(mb).0))
 }
 
 /// The element type shared by two vector arguments.
@@ -316,17 +455,14 @@ fn same_element_type(function: &'static str, a: &dyn Datum, b: &dyn Datum) -> Re
 pub fn dot_product(a: &dyn Datum, b: &dyn Datum) -> Result<Float64Array> {
     const NAME: &str = "dot_product";
     same_element_type(NAME, a, b)?;
-    dispatch_float!(NAME, "a", a, T => pairwise::<T>(NAME, a, b, |x, y| Some(lane_sum(x, y, |p, q| p * q))))
+    dispatch_float!(NAME, "a", a, T => pairwise::<T>(NAME, a, b, |x, y| Some(dot(x, y))))
 }
 
 /// `dot(a, b) / (|a| |b|)`, clamped to `[-1, 1]`; null when either vector has norm 0.
 pub fn cosine_similarity(a: &dyn Datum, b: &dyn Datum) -> Result<Float64Array> {
     const NAME: &str = "cosine_similarity";
     same_element_type(NAME, a, b)?;
-    dispatch_float!(NAME, "a", a, T => pairwise::<T>(NAME, a, b, |x, y| {
-        let (dot, na, nb) = dot_and_norms(x, y);
-        (na != 0.0 && nb != 0.0).then(|| (dot / (na.sqrt() * nb.sqrt())).clamp(-1.0, 1.0))
-    }))
+    dispatch_float!(NAME, "a", a, T => pairwise::<T>(NAME, a, b, cosine))
 }
 
 /// Euclidean norm `sqrt(sum(a[i]^2))`.
@@ -335,7 +471,7 @@ pub fn l2_norm(a: &dyn Datum) -> Result<Float64Array> {
     dispatch_float!(NAME, "a", a, T => {
         let v = Vectors::<T>::from_datum(NAME, "a", a)?;
         let len = v.len().unwrap_or(1);
-        let values: Vec<f64> = (0..len).map(|row| squared_norm(v.get(row)).sqrt()).collect();
+        let values: Vec<f64> = (0..len).map(|row| norm(v.get(row))).collect();
         Ok(Float64Array::new(ScalarBuffer::from(values), v.nulls.clone()))
     })
 }
@@ -410,7 +546,7 @@ pub fn l2_normalize(a: &dyn Datum) -> Result<ArrayRef> {
         let v = Vectors::<T>::from_datum(NAME, "a", a)?;
         let len = v.len().unwrap_or(1);
         Ok(map_vectors::<T, T>(&v, array, len, |_| false, |_, x, out| {
-            let norm = squared_norm(x).sqrt();
+            let norm = norm(x);
             if norm == 0.0 {
                 return false;
             }
@@ -707,6 +843,128 @@ mod tests {
         let norm = l2_norm(&sliced).unwrap();
         assert!(norm.is_null(0));
         assert_eq!(norm.value(1), 5.0);
+    }
+
+    fn f64_vectors(rows: Vec<Vec<f64>>) -> ListArray {
+        ListArray::from_iter_primitive::<Float64Type, _, _>(
+            rows.into_iter()
+                .map(|r| Some(r.into_iter().map(Some).collect::<Vec<_>>())),
+        )
+    }
+
+    #[test]
+    fn norms_dot_and_cosine_at_the_extremes_of_f64() {
+        let huge = f64_vectors(vec![vec![1e200, 1e200]]);
+        let tiny = f64_vectors(vec![vec![1e-200, 1e-200]]);
+        let sqrt2 = 2f64.sqrt();
+        let close = |a: f64, b: f64| (a - b).abs() <= 4.0 * f64::EPSILON * b.abs();
+        assert!(close(l2_norm(&huge).unwrap().value(0), 1e200 * sqrt2));
+        assert!(close(l2_norm(&tiny).unwrap().value(0), 1e-200 * sqrt2));
+        let sub = f64_vectors(vec![
+            vec![5e-324],
+            vec![0.0, -5e-324, 0.0],
+            vec![f64::MAX, f64::MAX],
+        ]);
+        let norms = l2_norm(&sub).unwrap();
+        assert_eq!(norms.value(0), 5e-324);
+        assert_eq!(norms.value(1), 5e-324);
+        // The true norm is beyond f64::MAX: infinity is the right answer here.
+        assert_eq!(norms.value(2), f64::INFINITY);
+        let one = f64_vectors(vec![vec![f64::MAX]]);
+        assert_eq!(l2_norm(&one).unwrap().value(0), f64::MAX);
+
+        for v in [&huge, &tiny] {
+            let cos = cosine_similarity(v, v).unwrap();
+            assert!(cos.is_valid(0), "{v:?}");
+            assert!(close(cos.value(0), 1.0), "{}", cos.value(0));
+            let unit = l2_normalize(v).unwrap();
+            let unit = unit.as_list::<i32>().value(0);
+            for x in unit.as_primitive::<Float64Type>().values() {
+                assert!(close(*x, 1.0 / sqrt2), "{x}");
+            }
+        }
+        let opposite = f64_vectors(vec![vec![-1e200, -1e200]]);
+        assert!(close(
+            cosine_similarity(&huge, &opposite).unwrap().value(0),
+            -1.0
+        ));
+
+        // Intermediate overflow with a representable result.
+        let a = f64_vectors(vec![vec![1e308, 1e308, -1e308]]);
+        let ones = f64_vectors(vec![vec![1.0, 1.0, 1.0]]);
+        assert_eq!(dot_product(&a, &ones).unwrap().value(0), 1e308);
+        // Products that underflow individually but not in total.
+        let a = f64_vectors(vec![vec![1e-160, 1e-160]]);
+        let b = f64_vectors(vec![vec![1e-160, 1e-160]]);
+        assert!(close(dot_product(&a, &b).unwrap().value(0), 2e-320));
+        // NaN and infinities keep their IEEE meaning.
+        let nan = f64_vectors(vec![vec![f64::NAN, 1.0]]);
+        assert!(l2_norm(&nan).unwrap().value(0).is_nan());
+        let inf = f64_vectors(vec![vec![f64::INFINITY, 1.0]]);
+        assert_eq!(l2_norm(&inf).unwrap().value(0), f64::INFINITY);
+    }
+
+    /// Elements of every magnitude f64 has, so sums overflow and underflow.
+    fn extreme_element() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            (-1e3f64..1e3),
+            (-300i32..=307, any::<bool>()).prop_map(|(e, neg)| if neg {
+                -(10f64.powi(e))
+            } else {
+                10f64.powi(e)
+            }),
+            Just(f64::MAX),
+            Just(-f64::MAX),
+            Just(5e-324),
+            Just(0.0),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn norm_and_cosine_match_hypot_reference_at_extremes(
+            rows in prop::collection::vec((prop::collection::vec(extreme_element(), 1..12), prop::collection::vec(extreme_element(), 1..12)), 1..20)
+        ) {
+            let rows: Vec<(Vec<f64>, Vec<f64>)> = rows.into_iter().map(|(mut a, mut b)| {
+                let n = a.len().min(b.len());
+                a.truncate(n);
+                b.truncate(n);
+                (a, b)
+            }).collect();
+            let a = f64_vectors(rows.iter().map(|r| r.0.clone()).collect());
+            let b = f64_vectors(rows.iter().map(|r| r.1.clone()).collect());
+            let norms = l2_norm(&a).unwrap();
+            let cos = cosine_similarity(&a, &b).unwrap();
+            for (i, (x, y)) in rows.iter().enumerate() {
+                // hypot never overflows or underflows where the norm is representable.
+                let reference = x.iter().fold(0f64, |acc, v| acc.hypot(*v));
+                let found = norms.value(i);
+                prop_assert!(
+                    (found - reference).abs() <= 1e-12 * reference + 1e-322 || found == reference,
+                    "row {i}: norm {found}, hypot {reference}, of {x:?}"
+                );
+                // Reference: each vector divided by its largest magnitude, then by its
+                // norm (hypot), and the dot product of the two unit vectors.
+                let unit_vector = |v: &[f64]| -> Option<Vec<f64>> {
+                    let m = v.iter().fold(0f64, |m, x| m.max(x.abs()));
+                    if m == 0.0 {
+                        return None;
+                    }
+                    let scaled: Vec<f64> = v.iter().map(|x| x / m).collect();
+                    let n = scaled.iter().fold(0f64, |acc, v| acc.hypot(*v));
+                    Some(scaled.iter().map(|x| x / n).collect())
+                };
+                let (Some(ux), Some(uy)) = (unit_vector(x), unit_vector(y)) else {
+                    prop_assert!(cos.is_null(i), "row {i}: zero vector, found {}", cos.value(i));
+                    continue;
+                };
+                let unit: f64 = ux.iter().zip(&uy).map(|(p, q)| p * q).sum();
+                prop_assert!(cos.is_valid(i));
+                let c = cos.value(i);
+                prop_assert!((-1.0..=1.0).contains(&c), "row {i}: {c}");
+                prop_assert!((c - unit.clamp(-1.0, 1.0)).abs() <= 1e-9, "row {i}: cosine {c}, reference {unit}");
+            }
+        }
     }
 
     #[test]

@@ -51,6 +51,13 @@ pub fn haversine_km(
 fn haversine(lat1: f64, lon1: f64, lat2: f64, lon2: f64) -> f64 {
     let (phi1, phi2) = (lat1.to_radians(), lat2.to_radians());
     let dphi = phi2 - phi1;
+    // Longitudes wrap: reduce far-out ones exactly (`rem_euclid` is exact), so that
+    // their difference neither overflows nor loses its digits in `to_radians`.
+    let (lon1, lon2) = if lon1.abs() > 720.0 || lon2.abs() > 720.0 {
+        (lon1.rem_euclid(360.0), lon2.rem_euclid(360.0))
+    } else {
+        (lon1, lon2)
+    };
     let dlambda = (lon2 - lon1).to_radians();
     let h = (dphi * 0.5).sin().powi(2) + phi1.cos() * phi2.cos() * (dlambda * 0.5).sin().powi(2);
     // Rounding can push h a hair above 1 for antipodal points (`min` would also turn NaN into 1).

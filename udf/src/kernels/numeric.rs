@@ -28,7 +28,14 @@ pub fn standard_scale(x: &dyn Datum, mean: &dyn Datum, std: &dyn Datum) -> Resul
 
 #[inline(always)]
 fn z_score(v: f64, mean: f64, std: f64) -> f64 {
-    (v - mean) / std
+    let difference = v - mean;
+    if difference.is_infinite() && v.is_finite() && mean.is_finite() {
+        // `v - mean` overflowed although both are finite: halve first (exact at these
+        // magnitudes), so a representable z-score is not lost to an infinite intermediate.
+        ((v * 0.5 - mean * 0.5) / std) * 2.0
+    } else {
+        difference / std
+    }
 }
 
 /// `(x - lo) / (hi - lo)` clamped to `[0, 1]`, as MinMaxScaler with clipping.
@@ -71,7 +78,16 @@ pub fn min_max_scale(x: &dyn Datum, lo: &dyn Datum, hi: &dyn Datum) -> Result<Fl
 
 #[inline(always)]
 fn unit_range(v: f64, lo: f64, hi: f64) -> f64 {
-    ((v - lo) / (hi - lo)).clamp(0.0, 1.0)
+    let range = hi - lo;
+    let scaled = if range.is_infinite() && hi.is_finite() && lo.is_finite() {
+        // The bounds are more than f64::MAX apart: halve everything (exact at these
+        // magnitudes) instead of dividing infinity by infinity.
+        (v * 0.5 - lo * 0.5) / (hi * 0.5 - lo * 0.5)
+    } else {
+        // `v - lo` may overflow only when v is far outside [lo, hi]: the clamp is right.
+        (v - lo) / range
+    };
+    scaled.clamp(0.0, 1.0)
 }
 
 /// Sorted bucket boundaries, checked once and reused for every row.
@@ -167,6 +183,60 @@ mod tests {
 
     fn naive_standard_scale(x: &[Option<f64>], m: f64, s: f64) -> Vec<Option<f64>> {
         x.iter().map(|v| v.map(|v| (v - m) / s)).collect()
+    }
+
+    #[test]
+    fn scaling_at_the_extremes_of_f64() {
+        let one =
+            |f: fn(&dyn Datum, &dyn Datum, &dyn Datum) -> Result<Float64Array>,
+             x: f64,
+             a: f64,
+             b: f64| { f(&scalar(x), &scalar(a), &scalar(b)).unwrap().value(0) };
+        assert_eq!(one(min_max_scale, 1e308, -1e308, 1e308), 1.0);
+        assert_eq!(one(min_max_scale, -1e308, -1e308, 1e308), 0.0);
+        assert_eq!(one(min_max_scale, 0.0, -f64::MAX, f64::MAX), 0.5);
+        assert_eq!(one(min_max_scale, f64::MAX, 0.0, 1.0), 1.0);
+        assert_eq!(one(min_max_scale, -f64::MAX, 0.0, 1.0), 0.0);
+        assert_eq!(one(min_max_scale, 5e-324, 0.0, 1e-323), 0.5);
+        assert_eq!(one(standard_scale, 1e308, -1e308, 4.0), 5e307);
+        assert_eq!(one(standard_scale, f64::MAX, -f64::MAX, 2.0), f64::MAX);
+        // The true z-score is beyond f64::MAX: infinity is right.
+        assert_eq!(one(standard_scale, f64::MAX, -f64::MAX, 1.0), f64::INFINITY);
+        assert_eq!(one(standard_scale, 5e-324, 0.0, 5e-324), 1.0);
+        // Column bounds take the same path.
+        let x = Float64Array::from(vec![1e308, 0.0]);
+        let lo = Float64Array::from(vec![-1e308, -f64::MAX]);
+        let hi = Float64Array::from(vec![1e308, f64::MAX]);
+        let out = min_max_scale(&x, &lo, &hi).unwrap();
+        assert_eq!(out.values().as_ref(), &[1.0, 0.5]);
+    }
+
+    proptest! {
+        #[test]
+        fn scaling_is_finite_where_the_result_is(
+            v in prop_oneof![any::<f64>(), Just(f64::MAX), Just(-f64::MAX), Just(5e-324)],
+            lo in prop_oneof![-1e308f64..1e308, Just(-f64::MAX)],
+            width in prop_oneof![1e-300f64..1e308, Just(f64::MAX)],
+        ) {
+            let hi = lo + width;
+            prop_assume!(hi.is_finite() && hi > lo);
+            let out = min_max_scale(&scalar(v), &scalar(lo), &scalar(hi)).unwrap().value(0);
+            if v.is_nan() {
+                prop_assert!(out.is_nan());
+            } else {
+                prop_assert!((0.0..=1.0).contains(&out), "{v} in [{lo}, {hi}] gave {out}");
+                if v <= lo { prop_assert_eq!(out, 0.0); }
+                if v >= hi { prop_assert_eq!(out, 1.0); }
+            }
+            // Reference: half the z-score computed from halves, which cannot overflow.
+            let std = width.max(1.0);
+            let z = standard_scale(&scalar(v), &scalar(lo), &scalar(std)).unwrap().value(0);
+            let half = (v / 2.0 - lo / 2.0) / std;
+            if v.is_finite() && half.abs() < f64::MAX / 2.0 {
+                prop_assert!(z.is_finite(), "({v} - {lo}) / {std} gave {z}");
+                prop_assert!((z - 2.0 * half).abs() <= 4.0 * f64::EPSILON * z.abs() + 1e-300, "{z} vs {}", 2.0 * half);
+            }
+        }
     }
 
     #[test]

@@ -10,10 +10,14 @@ use std::sync::Arc;
 use datafusion::arrow::array::{Array, ArrayRef};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Fields, TimeUnit};
 use datafusion::common::{exec_err, plan_err, Result, ScalarValue};
-use datafusion::logical_expr::function::{PartitionEvaluatorArgs, WindowUDFFieldArgs};
+use datafusion::logical_expr::expr::{NullTreatment, WindowFunction};
+use datafusion::logical_expr::function::{
+    PartitionEvaluatorArgs, WindowFunctionSimplification, WindowUDFFieldArgs,
+};
 use datafusion::logical_expr::{
     Documentation, PartitionEvaluator, ScalarUDF, Signature, Volatility, WindowUDF, WindowUDFImpl,
 };
+use datafusion::logical_expr::{Expr, WindowFrameBound};
 use datafusion::physical_expr::expressions::Literal;
 use datafusion::physical_expr::PhysicalExpr;
 
@@ -92,7 +96,8 @@ fn duration_nanos(function: &'static str, argument: &str, value: &ScalarValue) -
     }
     let too_long = || {
         datafusion::common::DataFusionError::Execution(format!(
-            "{function}: argument `{argument}`: expected a duration shorter than 292 years, found {value}"
+            "{function}: argument `{argument}`: expected a duration shorter than 292 years, found {}",
+            describe(value)
         ))
     };
     match value {
@@ -128,7 +133,26 @@ fn duration_nanos(function: &'static str, argument: &str, value: &ScalarValue) -
             ScalarValue::Int64(Some(n)) => Ok(n),
             _ => found(&v.to_string()),
         },
-        other => found(&format!("{other} of type {}", other.data_type())),
+        other => found(&format!(
+            "{} of type {}",
+            describe(other),
+            other.data_type()
+        )),
+    }
+}
+
+/// A constant as a user wrote it: intervals as their parts, not as Rust structs.
+fn describe(value: &ScalarValue) -> String {
+    match value {
+        ScalarValue::IntervalMonthDayNano(Some(v)) => format!(
+            "INTERVAL '{} months {} days {} nanoseconds'",
+            v.months, v.days, v.nanoseconds
+        ),
+        ScalarValue::IntervalDayTime(Some(v)) => {
+            format!("INTERVAL '{} days {} milliseconds'", v.days, v.milliseconds)
+        }
+        ScalarValue::IntervalYearMonth(Some(v)) => format!("INTERVAL '{v} months'"),
+        other => other.to_string(),
     }
 }
 
@@ -334,6 +358,46 @@ enum Constant<'a> {
     Deferred(usize),
 }
 
+/// The window functions define their own window (the period or gap over event time), so
+/// modifiers that would change which rows they see cannot be honoured: reject them at
+/// planning instead of silently ignoring them. Only the frames DataFusion adds by
+/// default (from the first row to the current row or to the last) are accepted.
+fn reject_modifiers(function: &'static str) -> WindowFunctionSimplification {
+    Box::new(move |call: WindowFunction, _| {
+        let params = &call.params;
+        let refuse = |what: &str| {
+            plan_err!(
+                "{function}: {what} is not supported: the function computes its own window \
+                 over event time (see `arrowfeat functions {function}`)"
+            )
+        };
+        if params.distinct {
+            return refuse("DISTINCT");
+        }
+        if params.filter.is_some() {
+            return refuse("FILTER (WHERE ...)");
+        }
+        if params.null_treatment == Some(NullTreatment::IgnoreNulls) {
+            return plan_err!(
+                "{function}: IGNORE NULLS is not supported: null values are always ignored"
+            );
+        }
+        let frame = &params.window_frame;
+        let unbounded = |v: &ScalarValue| v.is_null();
+        let default_start =
+            matches!(&frame.start_bound, WindowFrameBound::Preceding(v) if unbounded(v));
+        let default_end = match &frame.end_bound {
+            WindowFrameBound::CurrentRow => true,
+            WindowFrameBound::Following(v) => unbounded(v),
+            WindowFrameBound::Preceding(_) => false,
+        };
+        if !(default_start && default_end) {
+            return refuse(&format!("the frame `{frame}`"));
+        }
+        Ok(Expr::WindowFunction(Box::new(call)))
+    })
+}
+
 fn literal(index: usize, exprs: &[Arc<dyn PhysicalExpr>]) -> Constant<'_> {
     match exprs.get(index) {
         None => Constant::Absent,
@@ -455,6 +519,10 @@ impl WindowUDFImpl for Rolling {
         self.name
     }
 
+    fn simplify(&self) -> Option<WindowFunctionSimplification> {
+        Some(reject_modifiers(self.name))
+    }
+
     fn signature(&self) -> &Signature {
         &self.signature
     }
@@ -508,6 +576,11 @@ impl WindowUDFImpl for Rolling {
     ) -> Result<Box<dyn PartitionEvaluator>> {
         let exprs = args.input_exprs();
         let function = window::rolling_name(self.aggregation);
+        if args.ignore_nulls() {
+            return plan_err!(
+                "{function}: IGNORE NULLS is not supported: null values are always ignored"
+            );
+        }
         let period = match literal(2, exprs) {
             Constant::Absent => {
                 return plan_err!(
@@ -614,6 +687,10 @@ impl WindowUDFImpl for SessionWindow {
         "session_window"
     }
 
+    fn simplify(&self) -> Option<WindowFunctionSimplification> {
+        Some(reject_modifiers("session_window"))
+    }
+
     fn signature(&self) -> &Signature {
         &self.signature
     }
@@ -643,6 +720,9 @@ impl WindowUDFImpl for SessionWindow {
         &self,
         args: PartitionEvaluatorArgs,
     ) -> Result<Box<dyn PartitionEvaluator>> {
+        if args.ignore_nulls() {
+            return plan_err!("session_window: IGNORE NULLS is not supported");
+        }
         let gap = match literal(1, args.input_exprs()) {
             Constant::Absent => {
                 return plan_err!(

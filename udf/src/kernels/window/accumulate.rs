@@ -334,18 +334,54 @@ impl Accumulator for IntMean<'_> {
     }
 }
 
-/// Compensated float sum (or mean) that supports eviction: the rounding error of every
-/// addition is kept (TwoSum) and added back, as Kahan–Babuška–Neumaier summation does.
+/// A sum that keeps the rounding error of every addition (Knuth's TwoSum, branch-free: a
+/// data-dependent branch here mispredicts on values of mixed sizes) and adds it back, as
+/// Kahan–Babuška–Neumaier summation does. Exact while no intermediate overflows.
+#[derive(Clone, Copy, Default)]
+struct TwoSum {
+    sum: f64,
+    compensation: f64,
+}
+
+impl TwoSum {
+    #[inline(always)]
+    fn add(&mut self, x: f64) {
+        let t = self.sum + x;
+        let x_part = t - self.sum;
+        let error = (self.sum - (t - x_part)) + (x - x_part);
+        self.compensation += error;
+        self.sum = t;
+    }
+
+    #[inline(always)]
+    fn total(&self) -> f64 {
+        self.sum + self.compensation
+    }
+}
+
+/// Finite values at least this large (2^512) are summed apart, scaled down by it: a
+/// window of values near `f64::MAX` would otherwise overflow an intermediate sum to
+/// infinity, and subtracting a value from infinity never brings the finite sum back.
+const HUGE: f64 = f64::from_bits((1023 + 512) << 52);
+/// 2^-512: scaling by a power of two is exact for these magnitudes.
+const HUGE_INVERSE: f64 = f64::from_bits((1023 - 512) << 52);
+
+/// Compensated float sum (or mean) that supports eviction.
 ///
 /// Non-finite values are counted rather than summed: once a NaN or an infinity has been
 /// added, subtracting it again cannot restore the finite sum, so they are kept apart and
 /// the sum of the window's finite values stays exact to a few ulps however long it slides.
+/// For the same reason values of magnitude >= 2^512 go to a second sum scaled by 2^-512:
+/// neither sum can overflow, so an infinite intermediate never poisons later windows, and
+/// the result is infinite only when the window's true sum is.
 pub(crate) struct FloatSum<'a> {
     values: &'a [f64],
     valid: Valid<'a>,
     mean: bool,
-    sum: f64,
-    compensation: f64,
+    /// Values below 2^512 in magnitude.
+    ordinary: TwoSum,
+    /// Values of 2^512 and above, times 2^-512.
+    huge: TwoSum,
     n: i64,
     nan: i64,
     positive_infinity: i64,
@@ -358,8 +394,8 @@ impl<'a> FloatSum<'a> {
             values,
             valid: Valid(valid),
             mean,
-            sum: 0.0,
-            compensation: 0.0,
+            ordinary: TwoSum::default(),
+            huge: TwoSum::default(),
             n: 0,
             nan: 0,
             positive_infinity: 0,
@@ -367,15 +403,14 @@ impl<'a> FloatSum<'a> {
         }
     }
 
-    /// Adds `x`, keeping the rounding error of the addition exactly (Knuth's TwoSum,
-    /// branch-free: a data-dependent branch here mispredicts on values of mixed sizes).
+    /// Adds a finite `x` to the sum that cannot overflow for its magnitude.
     #[inline(always)]
     fn add(&mut self, x: f64) {
-        let t = self.sum + x;
-        let x_part = t - self.sum;
-        let error = (self.sum - (t - x_part)) + (x - x_part);
-        self.compensation += error;
-        self.sum = t;
+        if x.abs() < HUGE {
+            self.ordinary.add(x);
+        } else {
+            self.huge.add(x * HUGE_INVERSE);
+        }
     }
 
     #[inline(always)]
@@ -386,6 +421,20 @@ impl<'a> FloatSum<'a> {
             self.positive_infinity += delta;
         } else {
             self.negative_infinity += delta;
+        }
+    }
+
+    /// The sum (or mean) of the finite values: `divisor` is 1 or the count.
+    #[inline(always)]
+    fn finite_total(&self, divisor: f64) -> f64 {
+        let ordinary = self.ordinary.total() / divisor;
+        let huge = self.huge.total();
+        if huge == 0.0 {
+            ordinary
+        } else {
+            // Dividing first keeps a mean of huge values finite; scaling back up is exact
+            // unless the true result itself is beyond f64::MAX.
+            (huge / divisor) * HUGE + ordinary
         }
     }
 }
@@ -422,8 +471,8 @@ impl Accumulator for FloatSum<'_> {
         }
     }
     fn clear(&mut self) {
-        self.sum = 0.0;
-        self.compensation = 0.0;
+        self.ordinary = TwoSum::default();
+        self.huge = TwoSum::default();
         self.n = 0;
         self.nan = 0;
         self.positive_infinity = 0;
@@ -434,16 +483,18 @@ impl Accumulator for FloatSum<'_> {
         if self.n == 0 {
             return None;
         }
-        let sum = if self.nan > 0 || (self.positive_infinity > 0 && self.negative_infinity > 0) {
-            f64::NAN
-        } else if self.positive_infinity > 0 {
-            f64::INFINITY
-        } else if self.negative_infinity > 0 {
-            f64::NEG_INFINITY
-        } else {
-            self.sum + self.compensation
-        };
-        Some(if self.mean { sum / self.n as f64 } else { sum })
+        let divisor = if self.mean { self.n as f64 } else { 1.0 };
+        Some(
+            if self.nan > 0 || (self.positive_infinity > 0 && self.negative_infinity > 0) {
+                f64::NAN
+            } else if self.positive_infinity > 0 {
+                f64::INFINITY
+            } else if self.negative_infinity > 0 {
+                f64::NEG_INFINITY
+            } else {
+                self.finite_total(divisor)
+            },
+        )
     }
 }
 

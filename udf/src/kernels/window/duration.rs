@@ -75,11 +75,12 @@ pub fn parse_duration(function: &'static str, argument: &str, text: &str) -> Res
         else {
             return Err(error(format!("unknown unit `{unit}`")));
         };
-        total += term_nanos(number, scale).ok_or_else(|| {
+        let term = term_nanos(number, scale).ok_or_else(|| {
             error(format!(
                 "{number}{unit} is not a whole number of nanoseconds or is too large"
             ))
         })?;
+        total = total.saturating_add(term);
         if total > i64::MAX as i128 {
             return Err(error(
                 "it is longer than 292 years (the range of i64 nanoseconds)".into(),

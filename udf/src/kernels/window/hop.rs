@@ -21,6 +21,10 @@ pub const MAX_WINDOWS_PER_EVENT: i64 = 100_000;
 /// Most windows one `hop_aggregate` call emits; beyond this, memory runs out first.
 pub const MAX_WINDOWS: usize = 1 << 28;
 
+/// Most window starts one `hop_windows` call lists (128 MiB of starts): rows times
+/// windows per event may not exceed it, whatever the batch size.
+pub const MAX_LISTED_WINDOWS: usize = 1 << 24;
+
 /// `hop_windows(ts, size, step, offset)`: the starts of every window `[start, start + size)`
 /// holding each event, ascending; `ceil(size / step)` or `floor(size / step)` of them.
 /// Null times give a null list. Use `UNNEST` and `GROUP BY` on the result for hopping
@@ -28,8 +32,10 @@ pub const MAX_WINDOWS: usize = 1 << 28;
 pub fn hop_windows(ts: &dyn Array, size: i64, step: i64, offset: i64) -> Result<ListArray> {
     const NAME: &str = "hop_windows";
     ensure_hop(NAME, size, step)?;
-    let per_event = (size + step - 1) / step;
-    if per_event > MAX_WINDOWS_PER_EVENT {
+    // In 128 bits: size + step overflows i64 for windows near 292 years.
+    let (size128, step128) = (size as i128, step as i128);
+    let per_event = (size128 + step128 - 1) / step128;
+    if per_event > MAX_WINDOWS_PER_EVENT as i128 {
         return Err(KernelError::new(
             NAME,
             "step",
@@ -41,27 +47,37 @@ pub fn hop_windows(ts: &dyn Array, size: i64, step: i64, offset: i64) -> Result<
     }
     let times = event_times(NAME, "ts", ts)?;
     let offset = offset.rem_euclid(step);
-    let mut starts = Vec::with_capacity(times.len() * per_event as usize);
+    let capacity = times
+        .len()
+        .saturating_mul(per_event as usize)
+        .min(MAX_LISTED_WINDOWS);
+    let mut starts = Vec::with_capacity(capacity);
     let mut offsets = Vec::with_capacity(times.len() + 1);
     offsets.push(0i32);
     for (row, &t) in times.nanos.iter().enumerate() {
         if times.is_valid(row) {
             let last = window_start(t, offset, step).ok_or_else(|| out_of_range(NAME, row, t))?;
-            // Windows holding t start in (t - size, last], every `step`.
-            let count = (size - (t - last) + step - 1) / step;
-            let first = last
-                .checked_sub((count - 1) * step)
+            // Windows holding t start in (t - size, last], every `step`; 0 <= t - last < step.
+            let count = ((size128 - (t as i128 - last as i128) + step128 - 1) / step128) as i64;
+            let first = (count - 1)
+                .checked_mul(step)
+                .and_then(|span| last.checked_sub(span))
                 .ok_or_else(|| out_of_range(NAME, row, t))?;
+            if starts.len() + count as usize > MAX_LISTED_WINDOWS {
+                return Err(KernelError::new(
+                    NAME,
+                    "ts",
+                    format!(
+                        "expected at most {MAX_LISTED_WINDOWS} windows in one call, found more by row {row} \
+                         ({count} per event); use smaller batches, a larger step, or hop_aggregate"
+                    ),
+                ));
+            }
+            // first + k * step <= last for k < count: no overflow.
             starts.extend((0..count).map(|k| first + k * step));
         }
-        let end = i32::try_from(starts.len()).map_err(|_| {
-            KernelError::new(
-                NAME,
-                "ts",
-                "expected fewer than 2^31 windows in one batch; use smaller batches".to_string(),
-            )
-        })?;
-        offsets.push(end);
+        // Below MAX_LISTED_WINDOWS, so within i32.
+        offsets.push(starts.len() as i32);
     }
     let values = times.bounds_array(starts, None);
     let field = Arc::new(Field::new_list_field(values.data_type().clone(), false));

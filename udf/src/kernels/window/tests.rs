@@ -52,7 +52,7 @@ fn events() -> impl Strategy<Value = Events> {
                 n,
             ),
             proptest::collection::vec(
-                prop_oneof![6 => (-1e6f64..1e6).prop_map(Some), 1 => Just(None)],
+                prop_oneof![6 => (-1e6f64..1e6).prop_map(Some), 1 => Just(None), 1 => extreme_float().prop_map(Some)],
                 n,
             ),
         )
@@ -74,11 +74,70 @@ fn arrays(e: &Events) -> (ArrayRef, ArrayRef, ArrayRef, ArrayRef) {
     )
 }
 
-/// A reference value: exact for integers, plain sums for floats.
+/// Values at the extremes of f64: near `f64::MAX` (sums overflow), infinities, NaN,
+/// subnormals and signed zeros.
+fn extreme_float() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        Just(f64::MAX),
+        Just(-f64::MAX),
+        Just(1e308),
+        Just(-1e308),
+        Just(f64::INFINITY),
+        Just(f64::NEG_INFINITY),
+        Just(f64::NAN),
+        Just(f64::MIN_POSITIVE / 4.0),
+        Just(-5e-324),
+        Just(-0.0),
+        Just(1e300),
+    ]
+}
+
+/// A reference value: exact for integers; for float sums and means, a value with the
+/// tolerance it may be off by.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Value {
     Int(i128),
     Float(f64),
+    /// Expected float, tolerance, both scaled by 2^-64 so that neither overflows.
+    Scaled(f64, f64),
+}
+
+/// 2^-64 and 2^64.
+const DOWN: f64 = 1.0 / 18_446_744_073_709_551_616.0;
+const UP: f64 = 18_446_744_073_709_551_616.0;
+
+/// The sum (`mean`: the mean) of floats as a reference: NaN and infinities as IEEE says,
+/// finite values summed scaled by 2^-64 (so no intermediate overflows) with Neumaier's
+/// compensation, and a tolerance proportional to the sum of magnitudes.
+fn reference_float_sum(values: &[f64], mean: bool) -> Value {
+    let nan = values.iter().any(|v| v.is_nan());
+    let positive = values.contains(&f64::INFINITY);
+    let negative = values.contains(&f64::NEG_INFINITY);
+    if nan || (positive && negative) {
+        return Value::Float(f64::NAN);
+    }
+    if positive || negative {
+        return Value::Float(if positive {
+            f64::INFINITY
+        } else {
+            f64::NEG_INFINITY
+        });
+    }
+    let (mut sum, mut compensation, mut magnitude) = (0.0f64, 0.0f64, 0.0f64);
+    for v in values {
+        let x = v * DOWN;
+        let t = sum + x;
+        compensation += if sum.abs() >= x.abs() {
+            (sum - t) + x
+        } else {
+            (x - t) + sum
+        };
+        sum = t;
+        magnitude += x.abs();
+    }
+    let divisor = if mean { values.len() as f64 } else { 1.0 };
+    let expected = (sum + compensation) / divisor;
+    Value::Scaled(expected, 1e-12 * magnitude / divisor + 1e-300)
 }
 
 fn naive_aggregate(aggregation: Aggregation, values: &[Value]) -> Option<Value> {
@@ -90,7 +149,7 @@ fn naive_aggregate(aggregation: Aggregation, values: &[Value]) -> Option<Value> 
     }
     let as_f64 = |v: &Value| match v {
         Value::Int(i) => *i as f64,
-        Value::Float(f) => *f,
+        Value::Float(f) | Value::Scaled(f, _) => *f,
     };
     let int = matches!(values[0], Value::Int(_));
     Some(match aggregation {
@@ -100,7 +159,9 @@ fn naive_aggregate(aggregation: Aggregation, values: &[Value]) -> Option<Value> 
                 .map(|v| if let Value::Int(i) = v { *i } else { 0 })
                 .sum(),
         ),
-        Aggregation::Sum => Value::Float(values.iter().map(as_f64).sum()),
+        Aggregation::Sum => {
+            reference_float_sum(&values.iter().map(as_f64).collect::<Vec<_>>(), false)
+        }
         Aggregation::Mean if int => {
             let s: i128 = values
                 .iter()
@@ -109,7 +170,7 @@ fn naive_aggregate(aggregation: Aggregation, values: &[Value]) -> Option<Value> 
             Value::Float(s as f64 / values.len() as f64)
         }
         Aggregation::Mean => {
-            Value::Float(values.iter().map(as_f64).sum::<f64>() / values.len() as f64)
+            reference_float_sum(&values.iter().map(as_f64).collect::<Vec<_>>(), true)
         }
         Aggregation::Min => *values
             .iter()
@@ -140,7 +201,17 @@ fn close(expected: Option<Value>, found: Option<Value>) -> bool {
         (Some(Value::Int(a)), Some(Value::Float(b))) => {
             (a as f64 - b).abs() <= 1e-9 * (a as f64).abs().max(1.0)
         }
-        (Some(Value::Float(a)), Some(Value::Float(b))) => (a - b).abs() <= 1e-6 * a.abs().max(1.0),
+        (Some(Value::Float(a)), Some(Value::Float(b))) => {
+            if a.is_finite() && b.is_finite() {
+                (a - b).abs() <= 1e-6 * a.abs().max(1.0)
+            } else {
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+            }
+        }
+        (Some(Value::Scaled(a, tolerance)), Some(Value::Float(b))) => {
+            // Compared scaled: a finite expectation must not come back infinite.
+            (a * UP == b) || (a - b * DOWN).abs() <= tolerance.max(1e-6 * a.abs())
+        }
         _ => false,
     }
 }
@@ -685,4 +756,114 @@ fn large_inputs_split_over_threads_give_the_per_key_results() {
         (hop_rows, session_rows),
         (hopped.num_rows(), sessions.num_rows())
     );
+}
+
+#[test]
+fn overflowed_float_sums_do_not_poison_later_windows() {
+    // The SQL example of issue 11: (0, 1e308), (1, 1e308), (5, 1.0), (6, 2.0), period 2.
+    let ts = Int64Array::from(vec![0, 1, 5, 6]);
+    let values = Float64Array::from(vec![1e308, 1e308, 1.0, 2.0]);
+    let sum = rolling(None, &ts, &values, 2, Closed::Right, Aggregation::Sum).unwrap();
+    let sum = sum.as_primitive::<Float64Type>().values().to_vec();
+    assert_eq!(sum, vec![1e308, f64::INFINITY, 1.0, 3.0]);
+    // A mean of huge values is representable although their sum is not.
+    let mean = rolling(None, &ts, &values, 2, Closed::Right, Aggregation::Mean).unwrap();
+    assert_eq!(mean.as_primitive::<Float64Type>().value(1), 1e308);
+    // Huge values that cancel leave the small ones exact, while the window still holds
+    // other values (so it is never emptied and reset).
+    let ts = Int64Array::from(vec![0, 1, 2, 3, 4]);
+    let values = Float64Array::from(vec![0.5, f64::MAX, f64::MAX, -f64::MAX, 0.25]);
+    let sum = rolling(None, &ts, &values, 10, Closed::Right, Aggregation::Sum).unwrap();
+    let sum = sum.as_primitive::<Float64Type>().values().to_vec();
+    assert_eq!(sum, vec![0.5, f64::MAX, f64::INFINITY, f64::MAX, f64::MAX]);
+    let sum = rolling(None, &ts, &values, 2, Closed::Right, Aggregation::Sum).unwrap();
+    let sum = sum.as_primitive::<Float64Type>().values().to_vec();
+    assert_eq!(
+        sum,
+        vec![0.5, f64::MAX, f64::INFINITY, 0.0, -f64::MAX + 0.25]
+    );
+    // The same through hopping windows and sessions.
+    let ts = Int64Array::from(vec![0, 1, 5, 6]);
+    let values = Float64Array::from(vec![1e308, 1e308, 1.0, 2.0]);
+    let hop = hop_aggregate(None, &ts, &values, 2, 1, 0, Aggregation::Sum).unwrap();
+    let sums = hop
+        .column(2)
+        .as_primitive::<Float64Type>()
+        .values()
+        .to_vec();
+    assert_eq!(sums, vec![1e308, f64::INFINITY, 1e308, 1.0, 3.0, 2.0]);
+    let sessions = session_aggregate(None, &ts, &values, 2, Aggregation::Sum).unwrap();
+    let sums = sessions
+        .column(2)
+        .as_primitive::<Float64Type>()
+        .values()
+        .to_vec();
+    assert_eq!(sums, vec![f64::INFINITY, 3.0]);
+}
+
+#[test]
+fn window_parameters_near_the_i64_limits_are_exact_or_errors() {
+    // 106751 days is just below i64::MAX nanoseconds: size + step overflows i64.
+    let days = parse_duration("hop_windows", "size", "106751 days").unwrap();
+    let ts = Int64Array::from(vec![Some(0), None, Some(-1)]);
+    let lists = hop_windows(&ts, days, days, 0).unwrap();
+    assert_eq!(
+        lists.value(0).as_primitive::<Int64Type>().values().to_vec(),
+        vec![0]
+    );
+    assert!(lists.is_null(1));
+    assert_eq!(
+        lists.value(2).as_primitive::<Int64Type>().values().to_vec(),
+        vec![-days]
+    );
+    for (size, step) in [
+        (i64::MAX, i64::MAX),
+        (i64::MAX, i64::MAX / 2 + 1),
+        (i64::MAX, 1),
+    ] {
+        let out = hop_windows(
+            &Int64Array::from(vec![0, i64::MAX, i64::MIN]),
+            size,
+            step,
+            0,
+        );
+        if let Err(e) = out {
+            assert!(
+                e.message.contains("windows per event") || e.message.contains("range"),
+                "{e}"
+            );
+        } else {
+            let out = out.unwrap();
+            for row in 0..3 {
+                for s in out.value(row).as_primitive::<Int64Type>().values() {
+                    let t = [0, i64::MAX, i64::MIN][row] as i128;
+                    assert!((*s as i128) <= t && t < *s as i128 + size as i128);
+                }
+            }
+        }
+    }
+    // Offsets at the limits.
+    // t - offset overflows, yet the window starts in range (at MIN + 3, = 95 mod 100).
+    let starts = tumble_start(&Int64Array::from(vec![i64::MIN + 5]), 100, 95).unwrap();
+    assert_eq!(starts.as_primitive::<Int64Type>().value(0), i64::MIN + 3);
+    // The window would start before i64::MIN: an error that says so, not a wrap.
+    let e = tumble_start(&Int64Array::from(vec![i64::MIN + 5]), 100, i64::MAX).unwrap_err();
+    assert!(e.message.contains("outside the nanosecond range"), "{e}");
+    // Duration terms that overflow 128 bits are errors, not panics.
+    let e =
+        parse_duration("f", "size", "1ns 170141183460469231731687303715884105727ns").unwrap_err();
+    assert!(
+        e.message.contains("too large") || e.message.contains("292 years"),
+        "{e}"
+    );
+    assert!(parse_duration("f", "size", "99999999999999999999s").is_err());
+}
+
+#[test]
+fn hop_windows_caps_the_windows_of_one_call() {
+    // 10,000 windows per event on 10,000 rows would be 800 MB in one allocation.
+    let ts = Int64Array::from((0..10_000).collect::<Vec<i64>>());
+    let e = hop_windows(&ts, 10_000, 1, 0).unwrap_err();
+    assert!(e.message.contains("windows in one call"), "{e}");
+    assert!(e.message.contains("by row 1677"), "{e}");
 }

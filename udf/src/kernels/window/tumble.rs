@@ -10,7 +10,11 @@ use super::{event_times, KernelError, Result};
 /// times before 1970 land in the right window. `None` when the start is below `i64::MIN`.
 #[inline(always)]
 pub(crate) fn window_start(t: i64, offset: i64, step: i64) -> Option<i64> {
-    let r = t.checked_sub(offset)?.rem_euclid(step);
+    let r = match t.checked_sub(offset) {
+        Some(d) => d.rem_euclid(step),
+        // Only near i64::MIN: the start may still be in range, so compute it exactly.
+        None => (t as i128 - offset as i128).rem_euclid(step as i128) as i64,
+    };
     t.checked_sub(r)
 }
 
