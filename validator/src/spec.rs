@@ -606,13 +606,27 @@ fn json_schema_checks(root: &Node, json: &Value) -> Vec<Check> {
             }
             _ => {
                 let found = short_json(error.instance());
+                let expected = expectation(&schema.document, error.schema_path().as_str());
+                let keyword = error
+                    .schema_path()
+                    .as_str()
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or("");
+                // Combinator keywords say "not valid under any of the schemas listed in
+                // the 'oneOf' keyword": JSON Schema internals. Say what was expected.
+                let message = if matches!(keyword, "oneOf" | "anyOf" | "allOf" | "not") {
+                    format!("{subject}: expected {expected}, found {found}")
+                } else {
+                    format!("{subject}: {}", error.masked()).replace("  ", " ")
+                };
                 checks.push(Check::fail(
                     rules::SCHEMA_VIOLATION,
                     subject.clone(),
-                    expectation(&schema.document, error.schema_path().as_str()),
+                    expected,
                     found,
                     root.locate(&instance_path),
-                    format!("{subject}: {}", error.masked()).replace("  ", " "),
+                    message,
                 ));
             }
         }

@@ -1,0 +1,351 @@
+//! Fuzz-style property tests of every parser of the gate, on stable Rust: arbitrary
+//! bytes and structured-but-mangled schema YAML, registry JSON, configuration TOML and
+//! type strings. Each must return (a report or an error) without panicking, and nothing
+//! they render may carry a control character or bidi override raw.
+//!
+//! Short by default (256 cases per property, a few seconds); for a long run:
+//!
+//! ```sh
+//! ARROWFEAT_FUZZ_CASES=100000 cargo test -p arrowfeat-validator --release --test fuzz
+//! ```
+//!
+//! Inputs that once failed are kept in `regressions()` below (and proptest's own
+//! `proptest-regressions/fuzz.txt`, if it writes one, should be committed too).
+
+use arrowfeat_validator::config::Config;
+use arrowfeat_validator::output::{render, render_error, Format, RenderOptions};
+use arrowfeat_validator::report::Report;
+use arrowfeat_validator::run::{self, Targets};
+use arrowfeat_validator::spec;
+use arrowfeat_validator::store;
+use arrowfeat_validator::text::is_unsafe_char;
+use arrowfeat_validator::types::FeatureType;
+use proptest::prelude::*;
+
+fn cases() -> u32 {
+    std::env::var("ARROWFEAT_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(256)
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: cases(),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+const SCHEMA: &str = include_str!("../../schemas/examples/driver_hourly_stats_v1.yaml");
+const REGISTRY: &str = include_str!("../../tests/fixtures/feast/registry.json");
+const CONFIG: &str = "compatibility = \"full\"\ndeny_warnings = true\n[severity]\nfeature-extra = \"warning\"\nttl = \"off\"\n[[ignore]]\nrule = \"entity-extra\"\nviews = [\"legacy_*\", \"driver_hourly_stats_v1\"]\nreason = \"old\"\n";
+
+/// Pieces that stress the parsers: controls, bidi, huge numbers, deep nesting, YAML and
+/// JSON syntax, time zones, durations.
+const PIECES: &[&str] = &[
+    "\u{1b}[31m",
+    "\u{7}",
+    "\r",
+    "\u{202e}",
+    "\u{2066}",
+    "\u{0}",
+    "\u{85}",
+    "\u{feff}",
+    "99999999999999999999",
+    "-1",
+    "1e308",
+    ".nan",
+    ".inf",
+    "0x10",
+    "18446744073709551616",
+    "list<",
+    ">",
+    "[",
+    "]",
+    "{",
+    "}",
+    "&a",
+    "*a",
+    "<<: *a",
+    "---",
+    "...",
+    ": ",
+    "- ",
+    "\"",
+    "'",
+    "#",
+    "\t",
+    "\n",
+    "  ",
+    "timestamp[us, Mars/Olympus]",
+    "timestamp[ns]",
+    "embedding[0]",
+    "_v99999999999999999999999",
+    "99999999999999999999s",
+    "1d12h",
+    "!!binary",
+    "? ",
+    "\\u0000",
+    "\\ud800",
+    "null",
+    "true",
+    "featureViews",
+    "streamFeatureViews",
+    "spec",
+];
+
+fn mangled(base: &'static str) -> impl Strategy<Value = String> {
+    (proptest::collection::vec(
+        (any::<prop::sample::Index>(), 0..PIECES.len(), 0u8..4),
+        1..8,
+    ),)
+        .prop_map(move |(edits,)| {
+            let mut text = base.to_string();
+            for (at, piece, op) in edits {
+                let mut index = at.index(text.len() + 1);
+                while !text.is_char_boundary(index) {
+                    index -= 1;
+                }
+                let piece = PIECES[piece];
+                match op {
+                    0 => text.insert_str(index, piece),
+                    1 => {
+                        // Replace a line fragment.
+                        let end = text[index..].find('\n').map_or(text.len(), |e| index + e);
+                        text.replace_range(index..end, piece);
+                    }
+                    2 => text.truncate(index),
+                    _ => {
+                        // Repeat a piece many times (deep nesting, long names).
+                        text.insert_str(index, &piece.repeat(200));
+                    }
+                }
+            }
+            text
+        })
+}
+
+fn options() -> RenderOptions {
+    RenderOptions {
+        color: false,
+        deny_warnings: false,
+        command: "check",
+    }
+}
+
+/// Renders `report` in every format; no raw control character (but newlines) survives,
+/// and JSON/SARIF stay valid JSON.
+fn assert_clean(report: &Report) {
+    for name in Format::NAMES {
+        let format = Format::parse(name).unwrap();
+        let rendered = render(report, format, &options());
+        assert_rendered_clean(name, &rendered);
+    }
+}
+
+fn assert_rendered_clean(name: &str, rendered: &str) {
+    let bad: Vec<char> = rendered
+        .chars()
+        .filter(|c| *c != '\n' && is_unsafe_char(*c))
+        .collect();
+    assert!(bad.is_empty(), "{name}: raw {bad:?}");
+    if name == "json" || name == "sarif" {
+        serde_json::from_str::<serde_json::Value>(rendered).expect("valid JSON");
+    }
+}
+
+fn assert_message_clean(message: &str) {
+    assert!(
+        !message.chars().any(is_unsafe_char),
+        "raw control character in {message:?}"
+    );
+    for internal in ["untagged enum", "Documents {", "BudgetBreach", "oneOf"] {
+        assert!(!message.contains(internal), "{internal} in {message}");
+    }
+}
+
+fn check_schema_bytes(bytes: &[u8]) {
+    // Findings keep file text as it is (escaping happens at the renderer boundary, see
+    // assert_clean below); they must not show Rust internals.
+    let (report, _) = spec::load_bytes("fuzz.yaml", bytes);
+    for check in &report.checks {
+        assert_message_clean(&arrowfeat_validator::text::clean(&check.message));
+    }
+    let store = store::parse(REGISTRY.as_bytes()).unwrap();
+    let loaded = vec![spec::load_bytes("fuzz.yaml", bytes)];
+    let previous = vec![spec::load_bytes("old.yaml", SCHEMA.as_bytes())];
+    let targets = Targets {
+        store: Some(&store),
+        previous: Some(&previous),
+        against: "fuzz".into(),
+    };
+    let report = run::check(loaded, &targets, &Config::default());
+    assert_clean(&report);
+}
+
+fn check_registry_bytes(bytes: &[u8]) {
+    match store::parse(bytes) {
+        Ok(store) => {
+            let loaded = vec![spec::load_bytes("x.yaml", SCHEMA.as_bytes())];
+            let targets = Targets {
+                store: Some(&store),
+                previous: None,
+                against: "fuzz".into(),
+            };
+            assert_clean(&run::check(loaded, &targets, &Config::default()));
+        }
+        Err(message) => {
+            assert_message_clean(&message);
+            for name in Format::NAMES {
+                let format = Format::parse(name).unwrap();
+                assert_rendered_clean(name, &render_error(&message, format, &options()));
+            }
+        }
+    }
+}
+
+fn check_config_text(text: &str) {
+    if let Err(message) = Config::parse(text) {
+        assert_message_clean(&message);
+    }
+}
+
+fn check_type_text(text: &str) {
+    match FeatureType::parse(text) {
+        Ok(ty) => {
+            // What parses, prints and parses back to the same type.
+            assert_eq!(FeatureType::parse(&ty.to_string()).unwrap(), ty, "{text}");
+        }
+        Err(message) => assert_message_clean(&message),
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn schema_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+        check_schema_bytes(&bytes);
+    }
+
+    #[test]
+    fn schema_mangled(text in mangled(SCHEMA)) {
+        check_schema_bytes(text.as_bytes());
+    }
+
+    #[test]
+    fn registry_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+        check_registry_bytes(&bytes);
+    }
+
+    #[test]
+    fn registry_mangled(text in mangled(REGISTRY)) {
+        check_registry_bytes(text.as_bytes());
+    }
+
+    #[test]
+    fn config_arbitrary(text in "\\PC{0,200}") {
+        check_config_text(&text);
+    }
+
+    #[test]
+    fn config_mangled(text in mangled(CONFIG)) {
+        check_config_text(&text);
+    }
+
+    #[test]
+    fn types_arbitrary(text in "\\PC{0,80}") {
+        check_type_text(&text);
+    }
+
+    #[test]
+    fn types_structured(
+        depth in 0usize..40,
+        unit in prop::sample::select(vec!["s", "ms", "us", "ns", "h", ""]),
+        tz in prop::sample::select(vec!["", ", UTC", ", Europe/Paris", ", +05:30", ", Mars/Olympus", ", \u{1b}", ", +99:99"]),
+        dim in prop::sample::select(vec!["0", "1", "4294967295", "4294967296", "99999999999999999999", "-1", ""]),
+        leaf in 0usize..3,
+    ) {
+        let inner = match leaf {
+            0 => format!("timestamp[{unit}{tz}]"),
+            1 => format!("embedding[{dim}{}]", if tz.is_empty() { "" } else { ", float64" }),
+            _ => "int64".to_string(),
+        };
+        check_type_text(&format!("{}{inner}{}", "list<".repeat(depth), ">".repeat(depth)));
+    }
+
+    #[test]
+    fn durations_never_wrap(text in "[0-9smhdw]{0,40}") {
+        match spec::parse_duration_seconds(&text) {
+            Ok(seconds) => {
+                // Checked: recompute with u128 and compare.
+                let mut total: u128 = 0;
+                let mut number = String::new();
+                for c in text.chars() {
+                    if c.is_ascii_digit() { number.push(c); continue; }
+                    let unit: u128 = match c { 's' => 1, 'm' => 60, 'h' => 3600, 'd' => 86_400, _ => 604_800 };
+                    total += number.parse::<u128>().unwrap() * unit;
+                    number.clear();
+                }
+                prop_assert_eq!(u128::from(seconds), total);
+            }
+            Err(message) => assert_message_clean(&message),
+        }
+    }
+}
+
+/// Inputs that once broke a parser, kept as regression tests.
+#[test]
+fn regressions() {
+    // Deep nesting of every kind: no stack overflow.
+    check_schema_bytes(format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000)).as_bytes());
+    check_schema_bytes(format!("{}1", "- ".repeat(50_000)).as_bytes());
+    check_type_text(&format!(
+        "{}int64{}",
+        "list<".repeat(100_000),
+        ">".repeat(100_000)
+    ));
+    check_registry_bytes(format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)).as_bytes());
+    check_registry_bytes(
+        format!(
+            "{{\"featureViews\": {}{}}}",
+            "{\"a\":".repeat(100_000),
+            "}".repeat(100_000)
+        )
+        .as_bytes(),
+    );
+    check_config_text(&format!(
+        "a = {}1{}",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    ));
+    check_config_text(&format!(
+        "a = {}1{}",
+        "{b = ".repeat(10_000),
+        "}".repeat(10_000)
+    ));
+    // Numbers out of range.
+    check_schema_bytes(
+        SCHEMA
+            .replace("ttl: 1d", "ttl: 99999999999999999999s")
+            .as_bytes(),
+    );
+    check_schema_bytes(SCHEMA.replace("ttl: 1d", "ttl: 1e400").as_bytes());
+    check_schema_bytes(SCHEMA.replace("ttl: 1d", "ttl: .nan").as_bytes());
+    check_schema_bytes(SCHEMA.replace("min: 0", "min: .nan").as_bytes());
+    check_registry_bytes(
+        REGISTRY
+            .replacen("\"86400s\"", "\"99999999999999999999s\"", 1)
+            .as_bytes(),
+    );
+    // Found by schema_mangled: a `ttl` of the wrong shape showed JSON Schema's "oneOf".
+    check_schema_bytes(SCHEMA.replace("ttl: 1d", "ttl: [1]").as_bytes());
+    check_schema_bytes(SCHEMA.replace("ttl: 1d", "ttl: 1x").as_bytes());
+    // Found by schema_mangled: a key with tabs was quoted raw in the message.
+    check_schema_bytes(SCHEMA.replace("join_key", "join_\t\t\tkey").as_bytes());
+    // Multiple documents, tags, control characters in keys.
+    check_schema_bytes(b"a: 1\n---\nb: 2\n");
+    check_schema_bytes(b"!!binary aGVsbG8=\n");
+    check_schema_bytes("\"\u{1b}\": 1\n".as_bytes());
+}
