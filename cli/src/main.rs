@@ -40,6 +40,9 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
         format: OutputFormat,
+        /// Most rows the table format prints (0: all). The other formats stream every row.
+        #[arg(long, value_name = "N", default_value_t = sql::DEFAULT_MAX_ROWS)]
+        max_rows: usize,
     },
     /// Check feature schema files against a feature store and/or an earlier revision.
     ///
@@ -127,12 +130,13 @@ async fn run(cli: Cli) -> CliResult<i32> {
             file,
             tables,
             format,
+            max_rows,
         } => {
             let text = sql::read_sql(query, file.as_deref())?;
             let ctx = sql::session();
             sql::register_tables(&ctx, &tables).await?;
-            let batches = sql::run(&ctx, &text).await?;
-            sql::write_batches(&batches, format, &mut out)?;
+            let stream = sql::run(&ctx, &text).await?;
+            sql::write_stream(stream, format, max_rows, &mut out).await?;
         }
         Command::Check {
             schemas,
@@ -178,27 +182,95 @@ async fn run(cli: Cli) -> CliResult<i32> {
     Ok(0)
 }
 
+/// Stack of the threads that plan and run queries: deeply nested SQL (thousands of
+/// chained operators) recurses deeply in DataFusion's planner. Only touched pages use
+/// memory, so a large reservation costs nothing for ordinary queries.
+const STACK_BYTES: usize = 1 << 30;
+
+/// Marks a recorded panic raised inside the parquet crate (a corrupt input file).
+const CORRUPT_PARQUET: &str = "\u{0}parquet\u{0}";
+
+/// The message of the last panic, recorded by the hook for the boundary to report.
+static PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown cause".into())
+}
+
 fn main() -> ExitCode {
-    // A bug must still end in one readable line, not a Rust backtrace.
+    // A bug must still end in one readable line, not a Rust backtrace: the hook records
+    // the message and the boundary below prints it once.
     std::panic::set_hook(Box::new(|info| {
-        eprintln!("arrowfeat: internal error (please report it): {info}");
+        if let Ok(mut last) = PANIC.lock() {
+            last.get_or_insert_with(|| {
+                let message = panic_message(info.payload());
+                if std::env::var_os("ARROWFEAT_DEBUG_PANIC").is_some() {
+                    eprintln!("{info}");
+                }
+                // The parquet crate panics on some corrupt files instead of failing (also
+                // inside crates it calls, such as `bytes`): look for it on the stack.
+                let in_parquet = info
+                    .location()
+                    .is_some_and(|l| l.file().contains("/parquet-"))
+                    || std::backtrace::Backtrace::force_capture()
+                        .to_string()
+                        .contains("parquet::");
+                if in_parquet {
+                    format!("{CORRUPT_PARQUET}{message}")
+                } else {
+                    message
+                }
+            });
+        }
     }));
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("arrowfeat: cannot start the runtime: {e}");
-            return ExitCode::from(1);
-        }
+    let worker = std::thread::Builder::new()
+        .name("arrowfeat".into())
+        .stack_size(STACK_BYTES)
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .thread_stack_size(STACK_BYTES)
+                .build()
+                .map_err(|e| CliError::failure(format!("cannot start the runtime: {e}")))?;
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                runtime.block_on(run(cli))
+            }));
+            // Worker tasks may still hold the panicking query: do not wait for them.
+            runtime.shutdown_background();
+            result.unwrap_or_else(|payload| {
+                let message = PANIC
+                    .lock()
+                    .ok()
+                    .and_then(|mut p| p.take())
+                    .unwrap_or_else(|| panic_message(payload.as_ref()));
+                Err(match message.strip_prefix(CORRUPT_PARQUET) {
+                    Some(detail) => CliError::failure(format!(
+                        "a Parquet file is corrupt: the Parquet reader stopped with \"{detail}\""
+                    )),
+                    None => CliError {
+                        message: format!("internal error (please report it): {message}"),
+                        exit_code: 70,
+                    },
+                })
+            })
+        });
+    let result = match worker.map(|w| w.join()) {
+        Ok(Ok(result)) => result,
+        _ => Err(CliError {
+            message: "internal error (please report it): the worker thread failed".into(),
+            exit_code: 70,
+        }),
     };
-    let result =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.block_on(run(cli))));
     match result {
-        Ok(Ok(code)) => ExitCode::from(code as u8),
-        Ok(Err(e)) => {
+        Ok(code) => ExitCode::from(code as u8),
+        Err(e) => {
             eprintln!("arrowfeat: error: {e}");
             ExitCode::from(e.exit_code as u8)
         }
-        Err(_) => ExitCode::from(70),
     }
 }

@@ -6,9 +6,12 @@ use std::path::Path;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::execution::options::{CsvReadOptions, JsonReadOptions, ParquetReadOptions};
+use datafusion::execution::SendableRecordBatchStream;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion::sql::parser::DFParser;
 use datafusion::sql::sqlparser::dialect::dialect_from_str;
+
+use futures::StreamExt;
 
 use crate::{CliError, CliResult};
 
@@ -80,9 +83,15 @@ fn format_of(path: &str) -> Option<&'static str> {
 pub async fn register_tables(ctx: &SessionContext, tables: &[TableArg]) -> CliResult<()> {
     for table in tables {
         let TableArg { name, path } = table;
-        if !Path::new(path).exists() {
-            return Err(CliError::usage(format!(
+        let metadata = std::fs::metadata(path).map_err(|_| {
+            CliError::usage(format!(
                 "--table {name}={path}: no such file or directory `{path}`"
+            ))
+        })?;
+        // A FIFO or device would block the reader forever or never end.
+        if !(metadata.is_file() || metadata.is_dir()) {
+            return Err(CliError::usage(format!(
+                "--table {name}={path}: expected a regular file or a directory, found a FIFO, socket or device"
             )));
         }
         let registered = match format_of(path) {
@@ -106,8 +115,10 @@ pub async fn register_tables(ctx: &SessionContext, tables: &[TableArg]) -> CliRe
     Ok(())
 }
 
-/// Runs every statement in `sql` (separated by `;`) and returns the last one's batches.
-pub async fn run(ctx: &SessionContext, sql: &str) -> CliResult<Vec<RecordBatch>> {
+/// Runs every statement in `sql` (separated by `;`): the earlier ones to completion,
+/// their output discarded batch by batch, and returns the last one's output as a stream,
+/// so that results are written as they are computed rather than held in memory.
+pub async fn run(ctx: &SessionContext, sql: &str) -> CliResult<SendableRecordBatchStream> {
     let dialect_name = ctx
         .state()
         .config()
@@ -117,23 +128,98 @@ pub async fn run(ctx: &SessionContext, sql: &str) -> CliResult<Vec<RecordBatch>>
         .to_string();
     let dialect = dialect_from_str(&dialect_name)
         .ok_or_else(|| CliError::failure(format!("unsupported SQL dialect `{dialect_name}`")))?;
-    let statements = DFParser::parse_sql_with_dialect(sql, dialect.as_ref())
-        .map_err(|e| CliError::failure(format!("SQL syntax: {e}")))?;
-    if statements.is_empty() {
+    let statements = DFParser::parse_sql_with_dialect(sql, dialect.as_ref()).map_err(|e| {
+        let e = e.to_string();
+        if e.contains("RecursionLimitExceeded") {
+            CliError::failure(
+                "SQL syntax: the query nests expressions more than 50 levels deep (parentheses, subqueries or function calls)",
+            )
+        } else {
+            CliError::failure(format!("SQL syntax: {e}"))
+        }
+    })?;
+    let count = statements.len();
+    if count == 0 {
         return Err(CliError::usage("no SQL statement given"));
     }
-    let mut last = Vec::new();
-    for statement in statements {
-        let plan = ctx.state().statement_to_plan(statement).await?;
-        last = ctx.execute_logical_plan(plan).await?.collect().await?;
+    for (i, statement) in statements.into_iter().enumerate() {
+        check_file_references(ctx, &statement)?;
+        let plan = ctx
+            .state()
+            .statement_to_plan(statement)
+            .await
+            .map_err(CliError::from)?;
+        let mut stream = ctx
+            .execute_logical_plan(plan)
+            .await?
+            .execute_stream()
+            .await?;
+        if i + 1 == count {
+            return Ok(stream);
+        }
+        while let Some(batch) = stream.next().await {
+            batch?;
+        }
     }
-    Ok(last)
+    unreachable!("the last statement returns")
 }
 
-/// Writes `batches` to `out` in `format`.
-pub fn write_batches(
-    batches: &[RecordBatch],
+/// Files named in `FROM 'path'` must exist and be regular files or directories: a
+/// missing file is a usage error (exit 2, like a missing `--table` file), and a FIFO or
+/// device would block the reader forever.
+fn check_file_references(
+    ctx: &SessionContext,
+    statement: &datafusion::sql::parser::Statement,
+) -> CliResult<()> {
+    let references = ctx
+        .state()
+        .resolve_table_references(statement)
+        .map_err(CliError::from)?;
+    for reference in references {
+        let name = reference.table();
+        let path_like = reference.schema().is_none()
+            && !name.contains("://")
+            && (name.contains('/') || format_of(name).is_some());
+        if !path_like || ctx.table_exist(reference.clone()).unwrap_or(false) {
+            continue;
+        }
+        match std::fs::metadata(name) {
+            Err(_) => {
+                return Err(CliError::usage(format!(
+                    "FROM '{name}': no such file or directory"
+                )))
+            }
+            Ok(m) if !(m.is_file() || m.is_dir()) => {
+                return Err(CliError::usage(format!(
+                    "FROM '{name}': expected a regular file or a directory, found a FIFO, socket or device"
+                )))
+            }
+            Ok(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Runs `sql` and collects the last statement's result (for tests and small results).
+pub async fn run_collect(ctx: &SessionContext, sql: &str) -> CliResult<Vec<RecordBatch>> {
+    let mut stream = run(ctx, sql).await?;
+    let mut batches = Vec::new();
+    while let Some(batch) = stream.next().await {
+        batches.push(batch?);
+    }
+    Ok(batches)
+}
+
+/// Rows the `table` format prints unless told otherwise: a text table needs every row in
+/// memory to align its columns, so it stops here (the other formats stream every row).
+pub const DEFAULT_MAX_ROWS: usize = 10_000;
+
+/// Writes a result stream to `out` in `format`, batch by batch. The `table` format keeps
+/// at most `max_rows` rows (0: no limit) and says so when it stopped early.
+pub async fn write_stream(
+    mut stream: SendableRecordBatchStream,
     format: OutputFormat,
+    max_rows: usize,
     out: &mut dyn Write,
 ) -> CliResult<()> {
     let io = |e: std::io::Error| CliError::failure(format!("writing output: {e}"));
@@ -141,33 +227,66 @@ pub fn write_batches(
         |e: datafusion::arrow::error::ArrowError| CliError::failure(format!("writing output: {e}"));
     match format {
         OutputFormat::Table => {
-            let table = pretty_format_batches(batches).map_err(arrow)?;
+            let mut batches = Vec::new();
+            let mut rows = 0usize;
+            let mut truncated = false;
+            while let Some(batch) = stream.next().await {
+                let batch = batch?;
+                if max_rows > 0 && rows + batch.num_rows() > max_rows {
+                    batches.push(batch.slice(0, max_rows - rows));
+                    truncated = true;
+                    break;
+                }
+                rows += batch.num_rows();
+                batches.push(batch);
+            }
+            // An empty result still prints its header.
+            if batches.is_empty() {
+                batches.push(RecordBatch::new_empty(stream.schema()));
+            }
+            let table = pretty_format_batches(&batches).map_err(arrow)?;
             writeln!(out, "{table}").map_err(io)?;
+            if truncated {
+                writeln!(
+                    out,
+                    "(only the first {max_rows} rows are shown: use --max-rows N, --max-rows 0 for all, \
+                     or --format csv, json or ndjson, which stream every row)"
+                )
+                .map_err(io)?;
+            }
         }
         OutputFormat::Csv => {
             let mut writer = datafusion::arrow::csv::WriterBuilder::new()
                 .with_header(true)
-                .build(out);
-            for batch in batches {
-                writer.write(batch).map_err(arrow)?;
+                .build(&mut *out);
+            let mut any = false;
+            while let Some(batch) = stream.next().await {
+                writer.write(&batch?).map_err(arrow)?;
+                any = true;
+            }
+            if !any {
+                writer
+                    .write(&RecordBatch::new_empty(stream.schema()))
+                    .map_err(arrow)?;
             }
         }
         OutputFormat::Json => {
             let mut writer = datafusion::arrow::json::ArrayWriter::new(&mut *out);
-            for batch in batches {
-                writer.write(batch).map_err(arrow)?;
+            while let Some(batch) = stream.next().await {
+                writer.write(&batch?).map_err(arrow)?;
             }
             writer.finish().map_err(arrow)?;
             writeln!(out).map_err(io)?;
         }
         OutputFormat::Ndjson => {
             let mut writer = datafusion::arrow::json::LineDelimitedWriter::new(&mut *out);
-            for batch in batches {
-                writer.write(batch).map_err(arrow)?;
+            while let Some(batch) = stream.next().await {
+                writer.write(&batch?).map_err(arrow)?;
             }
             writer.finish().map_err(arrow)?;
         }
     }
+    out.flush().map_err(io)?;
     Ok(())
 }
 
@@ -211,15 +330,61 @@ mod tests {
     #[tokio::test]
     async fn runs_several_statements_and_returns_the_last() {
         let ctx = session();
-        let batches = run(
+        let stream = run(
             &ctx,
             "CREATE TABLE t AS VALUES (1), (2); SELECT count(*) AS n FROM t;",
         )
         .await
         .unwrap();
         let mut out = Vec::new();
-        write_batches(&batches, OutputFormat::Csv, &mut out).unwrap();
+        write_stream(stream, OutputFormat::Csv, 0, &mut out)
+            .await
+            .unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "n\n2\n");
+    }
+
+    #[tokio::test]
+    async fn table_output_stops_at_the_row_limit_and_says_so() {
+        let ctx = session();
+        let query = "SELECT value FROM generate_series(1, 100000)";
+        let mut out = Vec::new();
+        write_stream(
+            run(&ctx, query).await.unwrap(),
+            OutputFormat::Table,
+            3,
+            &mut out,
+        )
+        .await
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("| ")).count(),
+            4,
+            "{text}"
+        );
+        assert!(text.contains("only the first 3 rows are shown"), "{text}");
+        let mut out = Vec::new();
+        write_stream(
+            run(&ctx, query).await.unwrap(),
+            OutputFormat::Csv,
+            3,
+            &mut out,
+        )
+        .await
+        .unwrap();
+        assert_eq!(String::from_utf8(out).unwrap().lines().count(), 100_001);
+        // Empty results keep their header in every format.
+        let mut out = Vec::new();
+        let empty = "SELECT 1 AS a WHERE false";
+        write_stream(
+            run(&ctx, empty).await.unwrap(),
+            OutputFormat::Csv,
+            0,
+            &mut out,
+        )
+        .await
+        .unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "a\n");
     }
 
     #[tokio::test]
@@ -227,14 +392,15 @@ mod tests {
         let ctx = session();
         let err = run(&ctx, "SELECT standard_scale('a', 1, 2)")
             .await
-            .unwrap_err();
+            .err()
+            .expect("a planning error");
         let line = err.to_string();
         assert!(!line.contains('\n'), "{line}");
         assert!(
             line.contains("standard_scale(x: Float64, mean: Float64, std: Float64)"),
             "{line}"
         );
-        let err = run(&ctx, "SELEC 1").await.unwrap_err();
+        let err = run(&ctx, "SELEC 1").await.err().expect("a syntax error");
         assert!(err.to_string().starts_with("SQL syntax:"), "{err}");
     }
 }

@@ -142,3 +142,78 @@ fn functions_catalogue() {
     assert!(out.status.success());
     insta::assert_snapshot!("functions_hash_bucket", stdout(&out));
 }
+
+#[test]
+fn hostile_sql_input_ends_in_one_line_errors_not_crashes() {
+    // 1,500 chained operators: deep recursion in the planner, not a stack overflow.
+    let deep = format!("SELECT 1{} AS n", " + 1".repeat(1500));
+    let out = arrowfeat(&["sql", &deep, "--format", "csv"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "n\n1501\n");
+    // Parentheses nested past the parser's limit: a syntax error that says so.
+    let nested = format!("SELECT {}1{}", "(".repeat(1000), ")".repeat(1000));
+    let out = arrowfeat(&["sql", &nested]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("more than 50 levels deep"),
+        "{}",
+        stderr(&out)
+    );
+    // A Parquet file whose footer makes the parquet crate panic.
+    let corrupt = "t=tests/fixtures/corrupt/footer-panics-reader.parquet";
+    let out = arrowfeat(&["sql", "SELECT * FROM t", "--table", corrupt]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("arrowfeat: error: a Parquet file is corrupt"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!err.contains(".rs:"), "no Rust source locations: {err}");
+    // A missing file in FROM is a usage error, like a missing --table file.
+    let out = arrowfeat(&["sql", "SELECT * FROM 'no/such/file.parquet'"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "arrowfeat: error: FROM 'no/such/file.parquet': no such file or directory\n"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn fifos_are_refused_instead_of_blocking() {
+    let dir = std::env::temp_dir().join(format!("arrowfeat-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("events.csv");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let table = format!("t={}", fifo.display());
+    let out = arrowfeat(&["sql", "SELECT 1", "--table", &table]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("found a FIFO"), "{}", stderr(&out));
+    let query = format!("SELECT * FROM '{}'", fifo.display());
+    let out = arrowfeat(&["sql", &query]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("found a FIFO"), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn table_output_is_bounded_and_other_formats_stream() {
+    let query = "SELECT value FROM generate_series(1, 50000)";
+    let out = arrowfeat(&["sql", query, "--max-rows", "5"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("| ")).count(),
+        6,
+        "{text}"
+    );
+    assert!(text.contains("only the first 5 rows are shown"), "{text}");
+    let out = arrowfeat(&["sql", query, "--format", "ndjson", "--max-rows", "5"]);
+    assert_eq!(stdout(&out).lines().count(), 50_000);
+}
