@@ -22,6 +22,7 @@ mod accumulate;
 mod duration;
 mod groups;
 mod hop;
+mod point_in_time;
 mod rolling;
 mod session;
 mod tumble;
@@ -41,6 +42,7 @@ use arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit};
 
 pub use duration::{format_nanos, parse_duration};
 pub use hop::{hop_aggregate, hop_windows};
+pub use point_in_time::{point_in_time, PitAggregation, PointInTimeFeature, PointInTimeOptions};
 pub use rolling::{rolling, rolling_name};
 pub use session::{session_aggregate, session_window};
 pub use tumble::tumble_start;
