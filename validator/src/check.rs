@@ -1,7 +1,7 @@
 //! Checks of one schema file against the feature store's metadata.
 
-use crate::report::{Check, Severity};
-use crate::rules;
+use crate::report::{Actual, Check, Expected, Severity};
+use crate::rules::Rule;
 use crate::spec::{format_duration, SchemaFile};
 use crate::store::{StoreMetadata, StoreView};
 use crate::suggest;
@@ -17,10 +17,10 @@ pub fn check_against_store(file: &SchemaFile, store: &StoreMetadata) -> Vec<Chec
             .map(|s| format!("; did you mean `{s}`?"))
             .unwrap_or_default();
         return vec![Check::fail(
-            rules::VIEW_MISSING,
+            Rule::ViewMissing,
             "feature view",
-            spec.name.clone(),
-            "absent",
+            Expected(spec.name.clone()),
+            Actual("absent"),
             name_pos,
             format!(
                 "feature view `{}` is not in the {}{suggestion}",
@@ -29,10 +29,10 @@ pub fn check_against_store(file: &SchemaFile, store: &StoreMetadata) -> Vec<Chec
         )];
     };
     let mut checks = vec![Check::pass(
-        rules::VIEW_MISSING,
+        Rule::ViewMissing,
         "feature view",
-        spec.name.clone(),
-        "present",
+        Expected(spec.name.clone()),
+        Actual("present"),
         name_pos,
     )];
     checks.extend(version_tag(file, view));
@@ -48,21 +48,21 @@ fn version_tag(file: &SchemaFile, view: &StoreView) -> Option<Check> {
     let pos = file.key_pos("/schema_version");
     let subject = "store tag schema_version";
     Some(match view.tags.get("schema_version") {
-        Some(tag) if tag == declared => Check::pass(rules::VERSION_STORE_TAG, subject, declared.clone(), tag.clone(), pos),
+        Some(tag) if tag == declared => Check::pass(Rule::VersionStoreTag, subject, Expected(declared.clone()), Actual(tag.clone()), pos),
         Some(tag) => Check::fail(
-            rules::VERSION_STORE_TAG,
+            Rule::VersionStoreTag,
             subject,
-            declared.clone(),
-            tag.clone(),
+            Expected(declared.clone()),
+            Actual(tag.clone()),
             pos,
             format!("the store tags view `{}` with schema_version {tag}, the file declares {declared}", view.name),
         ),
         None => Check::finding(
-            rules::VERSION_STORE_TAG,
+            Rule::VersionStoreTag,
             Severity::Warning,
             subject,
-            declared.clone(),
-            "no tag",
+            Expected(declared.clone()),
+            Actual("no tag"),
             pos,
             format!(
                 "view `{}` has no schema_version tag in the store, so its version cannot be confirmed; tag it `schema_version: {declared}`",
@@ -73,7 +73,7 @@ fn version_tag(file: &SchemaFile, view: &StoreView) -> Option<Check> {
 }
 
 fn type_check(
-    rule: rules::Rule,
+    rule: Rule,
     subject: String,
     declared: &FeatureType,
     actual: &FeatureType,
@@ -86,13 +86,13 @@ fn type_check(
         format!("{actual} ({store_type})")
     };
     match compare(declared, actual) {
-        TypeMatch::Exact => Check::pass(rule, subject, declared.to_string(), actual_text, pos),
+        TypeMatch::Exact => Check::pass(rule, subject, Expected(declared.to_string()), Actual(actual_text), pos),
         TypeMatch::Compatible(why) => Check::finding(
             rule,
             Severity::Warning,
             subject.clone(),
-            declared.to_string(),
-            actual_text.clone(),
+            Expected(declared.to_string()),
+            Actual(actual_text.clone()),
             pos,
             format!("{subject}: declared {declared}, the store has {actual_text}; compatible: {why}"),
         ),
@@ -100,8 +100,8 @@ fn type_check(
             rule,
             Severity::Error,
             subject.clone(),
-            declared.to_string(),
-            actual_text.clone(),
+            Expected(declared.to_string()),
+            Actual(actual_text.clone()),
             pos,
             format!(
                 "{subject}: declared {declared} (Arrow {}), the store has {actual_text} (Arrow {}); these types are incompatible{}",
@@ -124,26 +124,26 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
                     .map(|s| format!("; the store has `{s}`"))
                     .unwrap_or_default();
             checks.push(Check::fail(
-                rules::FEATURE_MISSING,
+                Rule::FeatureMissing,
                 format!("feature {}", feature.name),
-                "present",
-                "absent",
+                Expected("present"),
+                Actual("absent"),
                 pos,
                 format!("feature `{}` is declared but view `{}` in the store has no such feature{suggestion}", feature.name, view.name),
             ));
             continue;
         };
         checks.push(Check::pass(
-            rules::FEATURE_MISSING,
+            Rule::FeatureMissing,
             format!("feature {}", feature.name),
-            "present",
-            "present",
+            Expected("present"),
+            Actual("present"),
             pos,
         ));
         // A type that does not parse was already reported by `type-syntax`.
         if let Ok(declared) = FeatureType::parse(&feature.type_name) {
             checks.push(type_check(
-                rules::FEATURE_TYPE,
+                Rule::FeatureType,
                 format!("feature {}: type", feature.name),
                 &declared,
                 &stored.ty,
@@ -160,18 +160,18 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
                 .map_or(pos, |node| node.pos);
             checks.push(if nullable == feature.nullable {
                 Check::pass(
-                    rules::FEATURE_NULLABILITY,
+                    Rule::FeatureNullability,
                     subject,
-                    show(feature.nullable),
-                    show(nullable),
+                    Expected(show(feature.nullable)),
+                    Actual(show(nullable)),
                     pos,
                 )
             } else {
                 Check::fail(
-                    rules::FEATURE_NULLABILITY,
+                    Rule::FeatureNullability,
                     subject.clone(),
-                    show(feature.nullable),
-                    show(nullable),
+                    Expected(show(feature.nullable)),
+                    Actual(show(nullable)),
                     pos,
                     format!(
                         "{subject}: declared {}, the store has {}",
@@ -193,10 +193,10 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
         .collect();
     for name in &extra {
         checks.push(Check::fail(
-            rules::FEATURE_EXTRA,
+            Rule::FeatureExtra,
             format!("feature {name}"),
-            "absent",
-            "present in store",
+            Expected("absent"),
+            Actual("present in store"),
             features_pos,
             format!(
                 "view `{}` in the store has feature `{name}`, which the schema does not declare",
@@ -206,28 +206,28 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
     }
     if extra.is_empty() {
         checks.push(Check::pass(
-            rules::FEATURE_EXTRA,
+            Rule::FeatureExtra,
             "undeclared store features",
-            "none",
-            "none",
+            Expected("none"),
+            Actual("none"),
             features_pos,
         ));
     }
     let (declared, stored) = (spec.features.len(), view.features.len());
     checks.push(if declared == stored {
         Check::pass(
-            rules::FEATURE_COUNT,
+            Rule::FeatureCount,
             "feature count",
-            declared.to_string(),
-            stored.to_string(),
+            Expected(declared.to_string()),
+            Actual(stored.to_string()),
             features_pos,
         )
     } else {
         Check::fail(
-            rules::FEATURE_COUNT,
+            Rule::FeatureCount,
             "feature count",
-            declared.to_string(),
-            stored.to_string(),
+            Expected(declared.to_string()),
+            Actual(stored.to_string()),
             features_pos,
             format!(
                 "the schema declares {declared} features, view `{}` in the store has {stored}",
@@ -255,20 +255,20 @@ fn entities(file: &SchemaFile, view: &StoreView, store: &StoreMetadata) -> Vec<C
                 view.entities.join(", ")
             };
             checks.push(Check::fail(
-                rules::ENTITY_MISSING,
+                Rule::EntityMissing,
                 subject,
-                entity.name.clone(),
-                actual,
+                Expected(entity.name.clone()),
+                Actual(actual),
                 pos,
                 format!("entity `{}` is declared but view `{}` in the store is keyed by [{}]{suggestion}", entity.name, view.name, view.entities.join(", ")),
             ));
             continue;
         }
         checks.push(Check::pass(
-            rules::ENTITY_MISSING,
+            Rule::EntityMissing,
             subject.clone(),
-            entity.name.clone(),
-            "present",
+            Expected(entity.name.clone()),
+            Actual("present"),
             pos,
         ));
         let stored_entity = store.entities.get(&entity.name);
@@ -277,18 +277,18 @@ fn entities(file: &SchemaFile, view: &StoreView, store: &StoreMetadata) -> Vec<C
         if let Some(join_key) = join_key {
             checks.push(if join_key == entity.join_key {
                 Check::pass(
-                    rules::ENTITY_JOIN_KEY,
+                    Rule::EntityJoinKey,
                     format!("{subject}: join key"),
-                    entity.join_key.clone(),
-                    join_key,
+                    Expected(entity.join_key.clone()),
+                    Actual(join_key),
                     key_pos,
                 )
             } else {
                 Check::fail(
-                    rules::ENTITY_JOIN_KEY,
+                    Rule::EntityJoinKey,
                     format!("{subject}: join key"),
-                    entity.join_key.clone(),
-                    join_key,
+                    Expected(entity.join_key.clone()),
+                    Actual(join_key),
                     key_pos,
                     format!(
                         "entity `{}`: declared join key `{}`, the store's is `{join_key}`",
@@ -312,7 +312,7 @@ fn entities(file: &SchemaFile, view: &StoreView, store: &StoreMetadata) -> Vec<C
             (FeatureType::parse(&entity.type_name), stored_type)
         {
             checks.push(type_check(
-                rules::ENTITY_TYPE,
+                Rule::EntityType,
                 format!("{subject}: type"),
                 &declared,
                 &actual,
@@ -329,20 +329,20 @@ fn entities(file: &SchemaFile, view: &StoreView, store: &StoreMetadata) -> Vec<C
         .collect();
     for name in &extra {
         checks.push(Check::fail(
-            rules::ENTITY_EXTRA,
+            Rule::EntityExtra,
             format!("entity {name}"),
-            "absent",
-            "present in store",
+            Expected("absent"),
+            Actual("present in store"),
             entities_pos,
             format!("view `{}` in the store is also keyed by entity `{name}`, which the schema does not declare", view.name),
         ));
     }
     if extra.is_empty() {
         checks.push(Check::pass(
-            rules::ENTITY_EXTRA,
+            Rule::EntityExtra,
             "undeclared store entities",
-            "none",
-            "none",
+            Expected("none"),
+            Actual("none"),
             entities_pos,
         ));
     }
@@ -358,21 +358,21 @@ fn timestamps(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
         .map_or(Pos::UNKNOWN, |n| n.pos);
     checks.push(match &view.timestamp_field {
         Some(field) if *field == ts.name => {
-            Check::pass(rules::TIMESTAMP_FIELD, "event timestamp: field", ts.name.clone(), field.clone(), name_pos)
+            Check::pass(Rule::TimestampField, "event timestamp: field", Expected(ts.name.clone()), Actual(field.clone()), name_pos)
         }
         Some(field) => Check::fail(
-            rules::TIMESTAMP_FIELD,
+            Rule::TimestampField,
             "event timestamp: field",
-            ts.name.clone(),
-            field.clone(),
+            Expected(ts.name.clone()),
+            Actual(field.clone()),
             name_pos,
             format!("event timestamp: declared column `{}`, the store's source uses `{field}` as its timestamp field", ts.name),
         ),
         None => Check::fail(
-            rules::TIMESTAMP_FIELD,
+            Rule::TimestampField,
             "event timestamp: field",
-            ts.name.clone(),
-            "none",
+            Expected(ts.name.clone()),
+            Actual("none"),
             name_pos,
             format!("event timestamp: declared column `{}`, but the store's source of view `{}` has no timestamp field", ts.name, view.name),
         ),
@@ -386,22 +386,22 @@ fn timestamps(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
             .map_or(name_pos, |n| n.pos);
         let subject = "event timestamp: type".to_string();
         checks.push(match compare(&declared, actual) {
-            TypeMatch::Exact => Check::pass(rules::TIMESTAMP_TYPE, subject, declared.to_string(), actual.to_string(), pos),
+            TypeMatch::Exact => Check::pass(Rule::TimestampType, subject, Expected(declared.to_string()), Actual(actual.to_string()), pos),
             TypeMatch::Compatible(why) => Check::finding(
-                rules::TIMESTAMP_TYPE,
+                Rule::TimestampType,
                 Severity::Warning,
                 subject,
-                declared.to_string(),
-                actual.to_string(),
+                Expected(declared.to_string()),
+                Actual(actual.to_string()),
                 pos,
                 format!("event timestamp `{}`: the schema declares {declared}, the store reads `{field}` as {actual}; {why}", ts.name),
             ),
             TypeMatch::Incompatible(why) => Check::finding(
-                rules::TIMESTAMP_TYPE,
+                Rule::TimestampType,
                 Severity::Error,
                 subject,
-                declared.to_string(),
-                actual.to_string(),
+                Expected(declared.to_string()),
+                Actual(actual.to_string()),
                 pos,
                 format!(
                     "event timestamp `{}`: the schema declares {declared}, the store reads `{field}` as {actual}; not lossless{}",
@@ -424,18 +424,18 @@ fn timestamps(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
     let show = |c: Option<&str>| c.unwrap_or("none").to_string();
     checks.push(if declared_created == stored_created {
         Check::pass(
-            rules::CREATED_TIMESTAMP,
+            Rule::CreatedTimestamp,
             "created timestamp",
-            show(declared_created),
-            show(stored_created),
+            Expected(show(declared_created)),
+            Actual(show(stored_created)),
             pos,
         )
     } else {
         Check::fail(
-            rules::CREATED_TIMESTAMP,
+            Rule::CreatedTimestamp,
             "created timestamp",
-            show(declared_created),
-            show(stored_created),
+            Expected(show(declared_created)),
+            Actual(show(stored_created)),
             pos,
             format!(
                 "created timestamp: the schema declares {}, the store's source has {}",
@@ -454,18 +454,18 @@ fn ttl(file: &SchemaFile, view: &StoreView) -> Option<Check> {
     let pos = file.key_pos("/ttl");
     Some(if declared == actual {
         Check::pass(
-            rules::TTL,
+            Rule::Ttl,
             "ttl",
-            format_duration(declared),
-            format_duration(actual),
+            Expected(format_duration(declared)),
+            Actual(format_duration(actual)),
             pos,
         )
     } else {
         Check::fail(
-            rules::TTL,
+            Rule::Ttl,
             "ttl",
-            format_duration(declared),
-            format_duration(actual),
+            Expected(format_duration(declared)),
+            Actual(format_duration(actual)),
             pos,
             format!(
                 "ttl: declared {} ({declared} s), the store has {} ({actual} s)",

@@ -10,19 +10,25 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::report::{Check, Severity};
-use crate::rules;
+use crate::report::{Actual, Check, Expected, Severity};
+use crate::rules::Rule;
 use crate::spec::{format_duration, SchemaFile};
 use crate::types::{compare, FeatureType, TypeMatch};
 use crate::yaml::Pos;
 
+/// Which changes between revisions a minor or patch version bump may carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
+    /// Consumers of the new schema can read data written with the old one.
     #[default]
     Backward,
+    /// Consumers of the old schema can read data written with the new one.
     Forward,
+    /// Both backward and forward.
     Full,
+    /// Only the version bump is checked; changes are listed.
     None,
 }
 
@@ -383,10 +389,10 @@ pub fn check_revision(old: &SchemaFile, new: &SchemaFile, mode: Mode) -> Vec<Che
     let mut checks = Vec::new();
     let Some(bump) = Bump::between(&v_old, &v_new) else {
         checks.push(Check::fail(
-            rules::COMPAT_VERSION_BUMP,
+            Rule::CompatVersionBump,
             "schema_version",
-            format!("≥ {v_old}"),
-            v_new.to_string(),
+            Expected(format!("≥ {v_old}")),
+            Actual(v_new.to_string()),
             version_pos,
             format!(
                 "schema_version went down from {v_old} (in {}) to {v_new}",
@@ -411,11 +417,11 @@ pub fn check_revision(old: &SchemaFile, new: &SchemaFile, mode: Mode) -> Vec<Che
         );
         let check = if bump >= needed {
             Check::finding(
-                rules::COMPAT_CHANGE,
+                Rule::CompatChange,
                 Severity::Info,
                 change.subject.clone(),
-                format!("{} bump", needed.as_str()),
-                format!("{} bump ({v_old} → {v_new})", bump.as_str()),
+                Expected(format!("{} bump", needed.as_str())),
+                Actual(format!("{} bump ({v_old} → {v_new})", bump.as_str())),
                 change.pos,
                 format!(
                     "{described}; allowed by the {} bump {v_old} → {v_new}",
@@ -424,19 +430,19 @@ pub fn check_revision(old: &SchemaFile, new: &SchemaFile, mode: Mode) -> Vec<Che
             )
         } else if breaking {
             Check::fail(
-                rules::COMPAT_BREAKING,
+                Rule::CompatBreaking,
                 change.subject.clone(),
-                "major bump",
-                format!("{} bump ({v_old} → {v_new})", bump.as_str()),
+                Expected("major bump"),
+                Actual(format!("{} bump ({v_old} → {v_new})", bump.as_str())),
                 change.pos,
                 format!("{described} breaks {mode} compatibility; it needs a major version bump, found {v_old} → {v_new}"),
             )
         } else {
             Check::fail(
-                rules::COMPAT_VERSION_BUMP,
+                Rule::CompatVersionBump,
                 change.subject.clone(),
-                format!("{} bump", needed.as_str()),
-                format!("{} bump ({v_old} → {v_new})", bump.as_str()),
+                Expected(format!("{} bump", needed.as_str())),
+                Actual(format!("{} bump ({v_old} → {v_new})", bump.as_str())),
                 change.pos,
                 format!(
                     "{described} needs at least a {} version bump, found {v_old} → {v_new}",
@@ -448,18 +454,22 @@ pub fn check_revision(old: &SchemaFile, new: &SchemaFile, mode: Mode) -> Vec<Che
     }
     if changes.is_empty() {
         checks.push(Check::pass(
-            rules::COMPAT_CHANGE,
+            Rule::CompatChange,
             format!("compatibility ({mode})"),
-            format!("compatible with {}", old.path),
-            "no changes",
+            Expected(format!("compatible with {}", old.path)),
+            Actual("no changes"),
             version_pos,
         ));
-    } else if checks.iter().all(|c| c.rule == rules::COMPAT_CHANGE.id) {
+    } else if checks.iter().all(|c| c.rule == Rule::CompatChange) {
         checks.push(Check::pass(
-            rules::COMPAT_BREAKING,
+            Rule::CompatBreaking,
             format!("compatibility ({mode})"),
-            format!("compatible with {}", old.path),
-            format!("{} change(s), {} bump", changes.len(), bump.as_str()),
+            Expected(format!("compatible with {}", old.path)),
+            Actual(format!(
+                "{} change(s), {} bump",
+                changes.len(),
+                bump.as_str()
+            )),
             version_pos,
         ));
     }

@@ -20,21 +20,20 @@ use serde::Deserialize;
 
 use crate::compat::Mode;
 use crate::report::{Report, Severity, Status};
-use crate::rules;
-use crate::suggest;
+use crate::rules::{Category, Rule};
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Config {
     pub compatibility: Mode,
     pub deny_warnings: bool,
     /// `None` turns the rule off.
-    pub severity: BTreeMap<String, Option<Severity>>,
+    pub severity: BTreeMap<Rule, Option<Severity>>,
     pub ignore: Vec<Ignore>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ignore {
-    pub rule: String,
+    pub rule: Rule,
     /// Empty: every view. A trailing `*` matches a prefix.
     pub views: Vec<String>,
     pub reason: Option<String>,
@@ -116,26 +115,19 @@ impl Config {
             let (line, column) = line_column(text, offset);
             format!("{line}:{column}")
         };
-        let check_rule = |id: &str| -> Result<(), String> {
-            if let Some(rule) = rules::by_id(id) {
-                // Unreadable input always fails the run (exit 2): a file that cannot be
-                // read must never vanish from the report because of a configuration.
-                if rule.category == rules::Category::Input {
-                    return Err(format!(
-                        "{}: rule `{id}` is of category `input` (unreadable files); its findings always fail the run with exit code 2 and cannot be turned off, downgraded or ignored",
-                        locate(id)
-                    ));
-                }
-                return Ok(());
+        let check_rule = |id: &str| -> Result<Rule, String> {
+            let rule: Rule = id
+                .parse()
+                .map_err(|unknown| format!("{}: {unknown}", locate(id)))?;
+            // Unreadable input always fails the run (exit 2): a file that cannot be
+            // read must never vanish from the report because of a configuration.
+            if rule.category() == Category::Input {
+                return Err(format!(
+                    "{}: rule `{rule}` is of category `input` (unreadable files); its findings always fail the run with exit code 2 and cannot be turned off, downgraded or ignored",
+                    locate(id)
+                ));
             }
-            let id = &crate::text::quote(id, 80);
-            let suggestion = suggest::closest(id, rules::ALL.iter().map(|r| r.id))
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_default();
-            Err(format!(
-                "{}: unknown rule `{id}` (rules are listed in docs/rules.md){suggestion}",
-                locate(id)
-            ))
+            Ok(rule)
         };
         let mut config = Config::default();
         if let Some(mode) = &file.compatibility {
@@ -148,8 +140,8 @@ impl Config {
             })?;
         }
         config.deny_warnings = file.deny_warnings.unwrap_or(false);
-        for (rule, severity) in &file.severity {
-            check_rule(rule)?;
+        for (id, severity) in &file.severity {
+            let rule = check_rule(id)?;
             let value = match severity.as_str() {
                 "error" => Some(Severity::Error),
                 "warning" => Some(Severity::Warning),
@@ -158,22 +150,22 @@ impl Config {
                 other => {
                     return Err(format!(
                         "{}: severity of `{rule}` must be error, warning, info or off, found `{}`",
-                        locate(rule),
+                        locate(id),
                         crate::text::quote(other, 80)
                     ))
                 }
             };
-            config.severity.insert(rule.clone(), value);
+            config.severity.insert(rule, value);
         }
         for ignore in file.ignore {
-            check_rule(&ignore.rule)?;
+            let rule = check_rule(&ignore.rule)?;
             let views = match ignore.views {
                 None => Vec::new(),
                 Some(views) if views.is_empty() => {
                     return Err(format!(
                         "{}: [[ignore]] of `{}` has `views = []`, which would match no view; omit `views` to ignore the rule for every view",
                         locate("views"),
-                        ignore.rule
+                        rule
                     ))
                 }
                 Some(views) => views,
@@ -183,13 +175,13 @@ impl Config {
                     format!(
                         "{}: [[ignore]] of `{}`: unsupported view pattern `{}`: {why}",
                         locate(&format!("\"{pattern}\"")),
-                        ignore.rule,
+                        rule,
                         crate::text::quote(pattern, 80)
                     )
                 })?;
             }
             config.ignore.push(Ignore {
-                rule: ignore.rule,
+                rule,
                 views,
                 reason: ignore.reason,
             });
@@ -197,7 +189,7 @@ impl Config {
         Ok(config)
     }
 
-    fn ignored(&self, rule: &str, view: Option<&str>) -> bool {
+    fn ignored(&self, rule: Rule, view: Option<&str>) -> bool {
         self.ignore.iter().any(|ignore| {
             ignore.rule == rule
                 && (ignore.views.is_empty()
@@ -221,13 +213,13 @@ impl Config {
             file.checks.retain_mut(|check| {
                 // Input findings (unreadable files) are never dropped or downgraded;
                 // `parse` refuses such settings, and this holds for a `Config` built in code.
-                if !check.status.is_finding() || check.category == rules::Category::Input {
+                if !check.status.is_finding() || check.category() == Category::Input {
                     return true;
                 }
                 if self.ignored(check.rule, view.as_deref()) {
                     return false;
                 }
-                match self.severity.get(check.rule) {
+                match self.severity.get(&check.rule) {
                     Some(None) => false,
                     Some(Some(severity)) => {
                         check.status = Status::from_severity(*severity);
@@ -250,6 +242,7 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::{Actual, Expected};
 
     #[test]
     fn parses_every_setting() {
@@ -260,10 +253,13 @@ mod tests {
         .unwrap();
         assert_eq!(config.compatibility, Mode::Full);
         assert!(config.deny_warnings);
-        assert_eq!(config.severity["feature-extra"], Some(Severity::Warning));
-        assert_eq!(config.severity["ttl"], None);
-        assert!(config.ignored("entity-extra", Some("legacy_stats_v1")));
-        assert!(!config.ignored("entity-extra", Some("driver_stats_v1")));
+        assert_eq!(
+            config.severity[&Rule::FeatureExtra],
+            Some(Severity::Warning)
+        );
+        assert_eq!(config.severity[&Rule::Ttl], None);
+        assert!(config.ignored(Rule::EntityExtra, Some("legacy_stats_v1")));
+        assert!(!config.ignored(Rule::EntityExtra, Some("driver_stats_v1")));
     }
 
     #[test]
@@ -298,9 +294,9 @@ mod tests {
         }
         // A Config built in code that tries anyway leaves input findings alone.
         let mut config = Config::default();
-        config.severity.insert("input-unreadable".into(), None);
+        config.severity.insert(Rule::InputUnreadable, None);
         config.ignore.push(Ignore {
-            rule: "yaml-syntax".into(),
+            rule: Rule::YamlSyntax,
             views: vec![],
             reason: None,
         });
@@ -308,12 +304,12 @@ mod tests {
             against: String::new(),
             files: vec![crate::report::FileReport::new("x.yaml")],
         };
-        for rule in [rules::INPUT_UNREADABLE, rules::YAML_SYNTAX] {
+        for rule in [Rule::InputUnreadable, Rule::YamlSyntax] {
             report.files[0].checks.push(crate::report::Check::fail(
                 rule,
                 "file",
-                "",
-                "",
+                Expected(""),
+                Actual(""),
                 crate::yaml::Pos::UNKNOWN,
                 "unreadable",
             ));

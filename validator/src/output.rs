@@ -6,15 +6,23 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::report::{Check, FileReport, Report, Status, Summary};
-use crate::rules;
+use crate::rules::{Category, Rule};
 
+/// A report format (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Format {
+    /// Tables per file and findings, for a terminal.
     Text,
+    /// The stable, versioned JSON report.
     Json,
+    /// JUnit XML, for test-report viewers (GitLab, Jenkins).
     Junit,
+    /// SARIF 2.1.0, for code scanning.
     Sarif,
+    /// GitHub Actions workflow commands (annotations on the diff).
     Github,
+    /// A pull-request comment.
     Markdown,
 }
 
@@ -357,12 +365,12 @@ fn junit(report: &Report, options: &RenderOptions) -> String {
         let suite_name = file.view.clone().unwrap_or_else(|| file.path.clone());
         let mut by_rule: BTreeMap<&str, Vec<&Check>> = BTreeMap::new();
         for check in &file.checks {
-            by_rule.entry(check.rule).or_default().push(check);
+            by_rule.entry(check.rule.as_str()).or_default().push(check);
         }
         let mut cases = String::new();
         let (mut failures, mut errors) = (0, 0);
         for (rule, checks) in &by_rule {
-            let is_input = rules::by_id(rule).is_some_and(|r| r.category == rules::Category::Input);
+            let is_input = checks[0].category() == Category::Input;
             let failing: Vec<&&Check> = checks
                 .iter()
                 .filter(|c| {
@@ -475,21 +483,21 @@ fn uri(path: &str) -> String {
 
 fn sarif(report: &Report) -> String {
     use serde_json::json;
-    let rule_index: BTreeMap<&str, usize> = rules::ALL
+    let rule_index: BTreeMap<&str, usize> = Rule::ALL
         .iter()
         .enumerate()
-        .map(|(i, r)| (r.id, i))
+        .map(|(i, r)| (r.as_str(), i))
         .collect();
-    let descriptors: Vec<_> = rules::ALL
+    let descriptors: Vec<_> = Rule::ALL
         .iter()
         .map(|rule| {
             json!({
-                "id": rule.id,
-                "name": rule.id,
-                "shortDescription": {"text": rule.summary},
-                "defaultConfiguration": {"level": sarif_level(crate::report::Status::from_severity(rule.severity))},
-                "helpUri": format!("https://github.com/arrowfeat/arrowfeat/blob/main/docs/rules.md#{}", rule.id),
-                "properties": {"category": rule.category.as_str()},
+                "id": rule.as_str(),
+                "name": rule.as_str(),
+                "shortDescription": {"text": rule.summary()},
+                "defaultConfiguration": {"level": sarif_level(Status::from_severity(rule.default_severity()))},
+                "helpUri": format!("https://github.com/arrowfeat/arrowfeat/blob/main/docs/rules.md#{}", rule.as_str()),
+                "properties": {"category": rule.category().as_str()},
             })
         })
         .collect();
@@ -507,7 +515,7 @@ fn sarif(report: &Report) -> String {
             "locations": [{"physicalLocation": physical}],
             "properties": {"subject": check.subject, "expected": check.expected, "actual": check.actual},
         });
-        if let Some(index) = rule_index.get(check.rule) {
+        if let Some(index) = rule_index.get(check.rule.as_str()) {
             result["ruleIndex"] = json!(index);
         }
         if let Some(view) = &file.view {
@@ -641,8 +649,7 @@ fn markdown(report: &Report, options: &RenderOptions) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Check;
-    use crate::rules;
+    use crate::report::{Actual, Expected};
     use crate::text::is_unsafe_char;
     use crate::yaml::Pos;
 
@@ -652,30 +659,30 @@ mod tests {
         let mut file = FileReport::new(format!("dir/{HOSTILE}.yaml"));
         file.view = Some(HOSTILE.into());
         file.schema_version = Some(HOSTILE.into());
-        for rule in [rules::FEATURE_TYPE, rules::YAML_SYNTAX, rules::TTL] {
+        for rule in [Rule::FeatureType, Rule::YamlSyntax, Rule::Ttl] {
             file.checks.push(Check::fail(
                 rule,
                 HOSTILE,
-                HOSTILE,
-                HOSTILE,
+                Expected(HOSTILE),
+                Actual(HOSTILE),
                 Pos::new(3, 4),
                 HOSTILE,
             ));
         }
         file.checks.push(Check::finding(
-            rules::COMPAT_CHANGE,
+            Rule::CompatChange,
             crate::report::Severity::Warning,
             HOSTILE,
-            HOSTILE,
-            HOSTILE,
+            Expected(HOSTILE),
+            Actual(HOSTILE),
             Pos::UNKNOWN,
             HOSTILE,
         ));
         file.checks.push(Check::pass(
-            rules::TTL,
+            Rule::Ttl,
             HOSTILE,
-            HOSTILE,
-            HOSTILE,
+            Expected(HOSTILE),
+            Actual(HOSTILE),
             Pos::new(1, 1),
         ));
         Report {

@@ -28,12 +28,12 @@ impl Severity {
 /// The result of one check. `status` is `Pass` or the severity of the finding.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Check {
-    pub rule: &'static str,
-    #[serde(skip)]
-    pub category: Category,
+    pub rule: Rule,
     /// What was checked, e.g. "feature conv_rate: type".
     pub subject: String,
+    /// What the schema file (or the rule) calls for.
     pub expected: String,
+    /// What was found: in the store, in the file, in the new revision.
     pub actual: String,
     pub status: Status,
     /// Empty when the check passed.
@@ -42,6 +42,15 @@ pub struct Check {
     pub line: u64,
     pub column: u64,
 }
+
+/// The expected side of a check (`Check::pass(rule, subject, Expected(..), Actual(..), pos)`):
+/// a named wrapper, so the two sides cannot be swapped without it showing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expected<T>(pub T);
+
+/// The side of a check that was found (see [`Expected`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Actual<T>(pub T);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -79,16 +88,15 @@ impl Check {
     pub fn pass(
         rule: Rule,
         subject: impl Into<String>,
-        expected: impl Into<String>,
-        actual: impl Into<String>,
+        expected: Expected<impl Into<String>>,
+        actual: Actual<impl Into<String>>,
         pos: Pos,
     ) -> Check {
         Check {
-            rule: rule.id,
-            category: rule.category,
+            rule,
             subject: subject.into(),
-            expected: expected.into(),
-            actual: actual.into(),
+            expected: expected.0.into(),
+            actual: actual.0.into(),
             status: Status::Pass,
             message: String::new(),
             line: pos.line,
@@ -100,20 +108,28 @@ impl Check {
     pub fn fail(
         rule: Rule,
         subject: impl Into<String>,
-        expected: impl Into<String>,
-        actual: impl Into<String>,
+        expected: Expected<impl Into<String>>,
+        actual: Actual<impl Into<String>>,
         pos: Pos,
         message: impl Into<String>,
     ) -> Check {
-        Check::finding(rule, rule.severity, subject, expected, actual, pos, message)
+        Check::finding(
+            rule,
+            rule.default_severity(),
+            subject,
+            expected,
+            actual,
+            pos,
+            message,
+        )
     }
 
     pub fn finding(
         rule: Rule,
         severity: Severity,
         subject: impl Into<String>,
-        expected: impl Into<String>,
-        actual: impl Into<String>,
+        expected: Expected<impl Into<String>>,
+        actual: Actual<impl Into<String>>,
         pos: Pos,
         message: impl Into<String>,
     ) -> Check {
@@ -122,6 +138,11 @@ impl Check {
             message: message.into(),
             ..Check::pass(rule, subject, expected, actual, pos)
         }
+    }
+
+    /// The rule's category: `input` findings make the run exit with 2.
+    pub fn category(&self) -> Category {
+        self.rule.category()
     }
 
     pub fn pos(&self) -> Pos {
@@ -193,7 +214,7 @@ impl Report {
                     Status::Warning => summary.warnings += 1,
                     Status::Error => summary.errors += 1,
                 }
-                if check.category == Category::Input && check.status.is_finding() {
+                if check.category() == Category::Input && check.status.is_finding() {
                     summary.unreadable += 1;
                 }
             }

@@ -26,92 +26,160 @@ impl Category {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-pub struct Rule {
-    pub id: &'static str,
-    pub category: Category,
-    pub severity: Severity,
-    pub summary: &'static str,
-}
-
 macro_rules! rules {
-    ($($name:ident = $id:literal, $category:ident, $severity:ident, $summary:literal;)*) => {
-        $(pub const $name: Rule = Rule {
-            id: $id, category: Category::$category, severity: Severity::$severity, summary: $summary,
-        };)*
-        /// Every rule, in documentation order.
-        pub const ALL: &[Rule] = &[$($name),*];
+    ($($variant:ident = $id:literal, $category:ident, $severity:ident, $summary:literal;)*) => {
+        /// A rule id. Its string form ([`Rule::as_str`]) is what reports print and what
+        /// `arrowfeat.toml` names; [`Rule::from_str`](std::str::FromStr) parses it back.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Rule {
+            $(#[doc = $summary] $variant,)*
+        }
+
+        impl Rule {
+            /// Every rule, in documentation order.
+            pub const ALL: &'static [Rule] = &[$(Rule::$variant),*];
+
+            /// The stable id: `feature-type`, `compat-breaking-change`, ...
+            pub const fn as_str(self) -> &'static str {
+                match self { $(Rule::$variant => $id,)* }
+            }
+
+            pub const fn category(self) -> Category {
+                match self { $(Rule::$variant => Category::$category,)* }
+            }
+
+            /// The severity of its findings unless `arrowfeat.toml` changes it.
+            pub const fn default_severity(self) -> Severity {
+                match self { $(Rule::$variant => Severity::$severity,)* }
+            }
+
+            /// What makes it fire (docs/rules.md).
+            pub const fn summary(self) -> &'static str {
+                match self { $(Rule::$variant => $summary,)* }
+            }
+        }
     };
 }
 
 rules! {
-    INPUT_UNREADABLE = "input-unreadable", Input, Error,
+    InputUnreadable = "input-unreadable", Input, Error,
         "The file or directory cannot be read: missing, a directory where a file was expected, no permission, not UTF-8, empty, or larger than the size limit.";
-    YAML_SYNTAX = "yaml-syntax", Input, Error,
+    YamlSyntax = "yaml-syntax", Input, Error,
         "The file is not well-formed YAML (or JSON, for registries).";
-    YAML_DUPLICATE_KEY = "yaml-duplicate-key", Input, Error,
+    YamlDuplicateKey = "yaml-duplicate-key", Input, Error,
         "A mapping has the same key twice; YAML parsers disagree on which one wins, so it is refused.";
-    YAML_LIMITS = "yaml-limits", Input, Error,
+    YamlLimits = "yaml-limits", Input, Error,
         "The document exceeds a parsing budget: alias expansion (\"billion laughs\"), nesting depth or node count.";
-    SCHEMA_VIOLATION = "schema-violation", Schema, Error,
+    SchemaViolation = "schema-violation", Schema, Error,
         "The file does not match `schemas/feature-view.schema.json`: a required key is missing or a value has the wrong type or form.";
-    SCHEMA_UNKNOWN_KEY = "schema-unknown-key", Schema, Error,
+    SchemaUnknownKey = "schema-unknown-key", Schema, Error,
         "A key the format does not define (usually a typo); the finding suggests the closest known key.";
-    TYPE_SYNTAX = "type-syntax", Schema, Error,
+    TypeSyntax = "type-syntax", Schema, Error,
         "A `type` is not in the type vocabulary (docs/schema-format.md#types).";
-    DUPLICATE_FEATURE = "duplicate-feature", Schema, Error,
+    DuplicateFeature = "duplicate-feature", Schema, Error,
         "Two features (or a feature and an entity join key) share a name.";
-    DUPLICATE_VIEW = "duplicate-view", Schema, Error,
+    DuplicateView = "duplicate-view", Schema, Error,
         "Two schema files declare the same feature view.";
-    CONSTRAINT_INVALID = "constraint-invalid", Schema, Error,
+    ConstraintInvalid = "constraint-invalid", Schema, Error,
         "Constraints that cannot hold: `min` greater than `max`, numeric bounds on a non-numeric type, allowed values of the wrong type.";
-    TIMESTAMP_DECLARATION = "timestamp-declaration", Schema, Error,
+    TimestampDeclaration = "timestamp-declaration", Schema, Error,
         "The event timestamp is declared inconsistently (`datetime64` with a unit other than `ns` or with a time zone) or not `required`.";
-    VERSION_SEMVER = "version-semver", Schema, Error,
+    VersionSemver = "version-semver", Schema, Error,
         "`schema_version` is not a semantic version (MAJOR.MINOR.PATCH).";
-    VERSION_NAME_SUFFIX = "version-name-suffix", Schema, Error,
+    VersionNameSuffix = "version-name-suffix", Schema, Error,
         "The view name ends in `_vN` but N is not the major version of `schema_version`.";
-    VIEW_MISSING = "view-missing", Store, Error,
+    ViewMissing = "view-missing", Store, Error,
         "The feature store has no feature view of this name.";
-    VERSION_STORE_TAG = "version-store-tag", Store, Error,
+    VersionStoreTag = "version-store-tag", Store, Error,
         "The store's `schema_version` tag differs from the file's `schema_version` (or is absent: warning).";
-    FEATURE_MISSING = "feature-missing", Store, Error,
+    FeatureMissing = "feature-missing", Store, Error,
         "A feature the schema declares is not in the store's feature view.";
-    FEATURE_EXTRA = "feature-extra", Store, Error,
+    FeatureExtra = "feature-extra", Store, Error,
         "The store's feature view has a feature the schema does not declare.";
-    FEATURE_COUNT = "feature-count", Store, Info,
+    FeatureCount = "feature-count", Store, Info,
         "The number of features differs between the schema and the store (a summary beside `feature-missing` and `feature-extra`).";
-    FEATURE_TYPE = "feature-type", Store, Error,
+    FeatureType = "feature-type", Store, Error,
         "A feature's type differs from the store's: incompatible is an error, a lossless difference (compatible) a warning.";
-    FEATURE_NULLABILITY = "feature-nullability", Store, Error,
+    FeatureNullability = "feature-nullability", Store, Error,
         "A feature's nullability differs from the store's, where the store records it.";
-    ENTITY_MISSING = "entity-missing", Store, Error,
+    EntityMissing = "entity-missing", Store, Error,
         "An entity the schema declares is not an entity of the store's feature view.";
-    ENTITY_EXTRA = "entity-extra", Store, Error,
+    EntityExtra = "entity-extra", Store, Error,
         "The store's feature view has an entity the schema does not declare.";
-    ENTITY_JOIN_KEY = "entity-join-key", Store, Error,
+    EntityJoinKey = "entity-join-key", Store, Error,
         "An entity's join key differs from the store's.";
-    ENTITY_TYPE = "entity-type", Store, Error,
+    EntityType = "entity-type", Store, Error,
         "An entity join key's type differs from the store's.";
-    TIMESTAMP_FIELD = "timestamp-field", Store, Error,
+    TimestampField = "timestamp-field", Store, Error,
         "The store's batch source uses another column (or none) as its event timestamp field.";
-    TIMESTAMP_TYPE = "timestamp-type", Store, Warning,
+    TimestampType = "timestamp-type", Store, Warning,
         "The event timestamp's declared type differs from the store's timestamp type (warning when it converts losslessly, error otherwise).";
-    CREATED_TIMESTAMP = "created-timestamp", Store, Error,
+    CreatedTimestamp = "created-timestamp", Store, Error,
         "The created timestamp column differs from the store's `createdTimestampColumn`.";
-    TTL = "ttl", Store, Error,
+    Ttl = "ttl", Store, Error,
         "The TTL differs from the store's.";
-    COMPAT_BREAKING = "compat-breaking-change", Compatibility, Error,
+    CompatBreaking = "compat-breaking-change", Compatibility, Error,
         "A change that breaks the configured compatibility mode (BACKWARD, FORWARD or FULL) without a major version bump, or a feature view removed from the new revision.";
-    COMPAT_VERSION_BUMP = "compat-version-bump", Compatibility, Error,
+    CompatVersionBump = "compat-version-bump", Compatibility, Error,
         "The version bump is too small for the change (an additive change needs at least a minor bump, any change at least a patch) or the version went down.";
-    COMPAT_CHANGE = "compat-change", Compatibility, Info,
+    CompatChange = "compat-change", Compatibility, Info,
         "A change between revisions that the version bump allows, listed for review.";
 }
 
-/// The rule with this id.
-pub fn by_id(id: &str) -> Option<&'static Rule> {
-    ALL.iter().find(|rule| rule.id == id)
+impl Rule {
+    /// The rule with this id.
+    pub fn from_id(id: &str) -> Option<Rule> {
+        Rule::ALL.iter().copied().find(|rule| rule.as_str() == id)
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// A rule id that is not in the catalogue, with the closest one when it looks like a typo.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownRule {
+    /// The id as given, escaped and cut for display.
+    pub id: String,
+    pub suggestion: Option<Rule>,
+}
+
+impl std::fmt::Display for UnknownRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "unknown rule `{}` (rules are listed in docs/rules.md)",
+            self.id
+        )?;
+        if let Some(rule) = self.suggestion {
+            write!(f, "; did you mean `{rule}`?")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnknownRule {}
+
+impl std::str::FromStr for Rule {
+    type Err = UnknownRule;
+
+    fn from_str(id: &str) -> Result<Rule, UnknownRule> {
+        Rule::from_id(id).ok_or_else(|| {
+            let id = crate::text::quote(id, 80);
+            let suggestion = crate::suggest::closest(&id, Rule::ALL.iter().map(|r| r.as_str()))
+                .and_then(Rule::from_id);
+            UnknownRule { id, suggestion }
+        })
+    }
 }
 
 /// `docs/rules.md`.
@@ -124,14 +192,39 @@ pub fn markdown() -> String {
          `arrowfeat check` exit with 2, whatever their severity.\n\n\
          | rule | category | default severity | fires when |\n|---|---|---|---|\n",
     );
-    for rule in ALL {
+    for rule in Rule::ALL {
         out.push_str(&format!(
             "| `{}` | {} | {} | {} |\n",
-            rule.id,
-            rule.category.as_str(),
-            rule.severity.as_str(),
-            rule.summary.replace('|', "\\|")
+            rule.as_str(),
+            rule.category().as_str(),
+            rule.default_severity().as_str(),
+            rule.summary().replace('|', "\\|")
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_and_typos_are_explained() {
+        for rule in Rule::ALL {
+            assert_eq!(rule.as_str().parse::<Rule>(), Ok(*rule));
+            assert_eq!(serde_json::to_value(rule).unwrap(), rule.as_str());
+        }
+        let error = "feature-extar".parse::<Rule>().unwrap_err();
+        assert_eq!(error.suggestion, Some(Rule::FeatureExtra));
+        assert_eq!(
+            error.to_string(),
+            "unknown rule `feature-extar` (rules are listed in docs/rules.md); did you mean `feature-extra`?"
+        );
+        let error = "\u{1b}zzz".parse::<Rule>().unwrap_err();
+        assert_eq!(error.suggestion, None);
+        assert_eq!(
+            error.to_string(),
+            "unknown rule `\\u{1b}zzz` (rules are listed in docs/rules.md)"
+        );
+    }
 }

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use crate::check::check_against_store;
 use crate::compat::check_revision;
 use crate::config::Config;
-use crate::report::{Check, FileReport, Report};
-use crate::rules;
+use crate::report::{Actual, Check, Expected, FileReport, Report};
+use crate::rules::Rule;
 use crate::spec::{self, SchemaFile};
 use crate::store::StoreMetadata;
 
@@ -46,10 +46,10 @@ fn label(path: &Path) -> String {
 fn refused(path: &Path, message: String) -> Loaded {
     let mut report = FileReport::new(label(path));
     report.checks.push(Check::fail(
-        rules::INPUT_UNREADABLE,
+        Rule::InputUnreadable,
         "file",
-        "a regular file inside the schema directory",
-        "refused",
+        Expected("a regular file inside the schema directory"),
+        Actual("refused"),
         crate::yaml::Pos::UNKNOWN,
         message,
     ));
@@ -220,10 +220,10 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
         if let Some(file) = &file {
             if let Some(first) = first_file_of_view.get(&file.spec.name) {
                 report.checks.push(Check::fail(
-                    rules::DUPLICATE_VIEW,
+                    Rule::DuplicateView,
                     "feature view",
-                    "declared once",
-                    format!("also in {first}"),
+                    Expected("declared once"),
+                    Actual(format!("also in {first}")),
                     file.key_pos("/name"),
                     format!(
                         "feature view `{}` is also declared in {first}",
@@ -263,20 +263,20 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
             .checks
             .push(if config.compatibility == crate::compat::Mode::None {
                 Check::finding(
-                    rules::COMPAT_CHANGE,
+                    Rule::CompatChange,
                     crate::report::Severity::Info,
                     "feature view",
-                    "present",
-                    "removed",
+                    Expected("present"),
+                    Actual("removed"),
                     crate::yaml::Pos::UNKNOWN,
                     message,
                 )
             } else {
                 Check::fail(
-                    rules::COMPAT_BREAKING,
+                    Rule::CompatBreaking,
                     "feature view",
-                    "present",
-                    "removed",
+                    Expected("present"),
+                    Actual("removed"),
                     crate::yaml::Pos::UNKNOWN,
                     format!(
                         "{message}; removing a view breaks {} compatibility for its consumers",
@@ -313,7 +313,11 @@ mod tests {
                 let name = report.path.rsplit('/').next().unwrap().to_string();
                 (
                     name,
-                    file.is_some() || report.checks.iter().all(|c| c.rule != "input-unreadable"),
+                    file.is_some()
+                        || report
+                            .checks
+                            .iter()
+                            .all(|c| c.rule != Rule::InputUnreadable),
                 )
             })
             .collect()

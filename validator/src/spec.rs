@@ -9,8 +9,8 @@ use jsonschema::error::ValidationErrorKind;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::report::{Check, FileReport};
-use crate::rules::{self, Rule};
+use crate::report::{Actual, Check, Expected, FileReport};
+use crate::rules::Rule;
 use crate::suggest;
 use crate::types::{FeatureType, TimeUnit};
 use crate::yaml::{self, Node, Pos, YamlErrorKind};
@@ -422,10 +422,10 @@ pub fn io_message(path: &Path, error: &std::io::Error) -> String {
 
 fn unreadable(message: String) -> Check {
     Check::fail(
-        rules::INPUT_UNREADABLE,
+        Rule::InputUnreadable,
         "file",
-        "a readable UTF-8 YAML file",
-        "unreadable",
+        Expected("a readable UTF-8 YAML file"),
+        Actual("unreadable"),
         Pos::UNKNOWN,
         message,
     )
@@ -459,15 +459,15 @@ pub fn load_bytes(label: &str, bytes: &[u8]) -> (FileReport, Option<SchemaFile>)
         Ok(root) => root,
         Err(error) => {
             let rule = match error.kind {
-                YamlErrorKind::Syntax => rules::YAML_SYNTAX,
-                YamlErrorKind::DuplicateKey => rules::YAML_DUPLICATE_KEY,
-                YamlErrorKind::Limits => rules::YAML_LIMITS,
+                YamlErrorKind::Syntax => Rule::YamlSyntax,
+                YamlErrorKind::DuplicateKey => Rule::YamlDuplicateKey,
+                YamlErrorKind::Limits => Rule::YamlLimits,
             };
             report.checks.push(Check::fail(
                 rule,
                 "file",
-                "well-formed YAML",
-                "malformed",
+                Expected("well-formed YAML"),
+                Actual("malformed"),
                 error.pos,
                 error.message,
             ));
@@ -492,10 +492,10 @@ pub fn load_bytes(label: &str, bytes: &[u8]) -> (FileReport, Option<SchemaFile>)
     report.checks.extend(violations);
     if valid {
         report.checks.push(Check::pass(
-            rules::SCHEMA_VIOLATION,
+            Rule::SchemaViolation,
             "format",
-            "feature-view.schema.json",
-            "matches",
+            Expected("feature-view.schema.json"),
+            Actual("matches"),
             Pos::new(1, 1),
         ));
     } else {
@@ -507,10 +507,10 @@ pub fn load_bytes(label: &str, bytes: &[u8]) -> (FileReport, Option<SchemaFile>)
             // The JSON Schema and the Rust types describe the same format; this only fires
             // if they drift apart, and then it still names the file.
             report.checks.push(Check::fail(
-                rules::SCHEMA_VIOLATION,
+                Rule::SchemaViolation,
                 "format",
-                "feature-view.schema.json",
-                "does not decode",
+                Expected("feature-view.schema.json"),
+                Actual("does not decode"),
                 Pos::new(1, 1),
                 format!(
                     "the file matches feature-view.schema.json but does not decode: {}",
@@ -582,10 +582,10 @@ fn json_schema_checks(root: &Node, json: &Value) -> Vec<Check> {
                         .map(|s| format!("; did you mean `{s}`?"))
                         .unwrap_or_default();
                     checks.push(Check::fail(
-                        rules::SCHEMA_UNKNOWN_KEY,
+                        Rule::SchemaUnknownKey,
                         format!("{subject}: key `{key}`"),
-                        format!("one of: {}", known.join(", ")),
-                        key.clone(),
+                        Expected(format!("one of: {}", known.join(", "))),
+                        Actual(key.clone()),
                         root.locate_key(&instance_path, key),
                         format!("unknown key `{key}` in {subject}{suggestion}"),
                     ));
@@ -596,10 +596,10 @@ fn json_schema_checks(root: &Node, json: &Value) -> Vec<Check> {
                     .as_str()
                     .map_or_else(|| property.to_string(), str::to_string);
                 checks.push(Check::fail(
-                    rules::SCHEMA_VIOLATION,
+                    Rule::SchemaViolation,
                     format!("{subject}: key `{property}`"),
-                    "present",
-                    "missing",
+                    Expected("present"),
+                    Actual("missing"),
                     root.locate(&instance_path),
                     format!("{subject} is missing the required key `{property}`"),
                 ));
@@ -621,10 +621,10 @@ fn json_schema_checks(root: &Node, json: &Value) -> Vec<Check> {
                     format!("{subject}: {}", error.masked()).replace("  ", " ")
                 };
                 checks.push(Check::fail(
-                    rules::SCHEMA_VIOLATION,
+                    Rule::SchemaViolation,
                     subject.clone(),
-                    expected,
-                    found,
+                    Expected(expected),
+                    Actual(found),
                     root.locate(&instance_path),
                     message,
                 ));
@@ -715,15 +715,15 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
                 Ok(ty) => checks.push(Check::pass(
                     rule,
                     subject,
-                    "a known type",
-                    ty.to_string(),
+                    Expected("a known type"),
+                    Actual(ty.to_string()),
                     root.locate(&pointer),
                 )),
                 Err(message) => checks.push(Check::fail(
                     rule,
                     subject.clone(),
-                    "a known type",
-                    type_name,
+                    Expected("a known type"),
+                    Actual(type_name),
                     root.locate(&pointer),
                     format!("{subject}: {message}"),
                 )),
@@ -731,7 +731,7 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
         };
     for (index, feature) in spec.features.iter().enumerate() {
         typed(
-            rules::TYPE_SYNTAX,
+            Rule::TypeSyntax,
             format!("feature {}: type syntax", feature.name),
             &feature.type_name,
             format!("/features/{index}/type"),
@@ -740,7 +740,7 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
     }
     for (index, entity) in spec.entities.iter().enumerate() {
         typed(
-            rules::TYPE_SYNTAX,
+            Rule::TypeSyntax,
             format!("entity {}: type syntax", entity.name),
             &entity.type_name,
             format!("/entities/{index}/type"),
@@ -755,10 +755,10 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
         if !seen.insert(&entity.join_key) {
             duplicates += 1;
             checks.push(Check::fail(
-                rules::DUPLICATE_FEATURE,
+                Rule::DuplicateFeature,
                 format!("entity {}: join key", entity.name),
-                "unique names",
-                format!("`{}` again", entity.join_key),
+                Expected("unique names"),
+                Actual(format!("`{}` again", entity.join_key)),
                 root.locate(&format!("/entities/{index}/join_key")),
                 format!("join key `{}` is declared twice", entity.join_key),
             ));
@@ -774,10 +774,10 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
                 "an earlier feature"
             };
             checks.push(Check::fail(
-                rules::DUPLICATE_FEATURE,
+                Rule::DuplicateFeature,
                 format!("feature {}", feature.name),
-                "unique names",
-                format!("`{}` again", feature.name),
+                Expected("unique names"),
+                Actual(format!("`{}` again", feature.name)),
                 root.locate(&format!("/features/{index}/name")),
                 format!("feature `{}` has the same name as {what}", feature.name),
             ));
@@ -785,10 +785,10 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
     }
     if duplicates == 0 {
         checks.push(Check::pass(
-            rules::DUPLICATE_FEATURE,
+            Rule::DuplicateFeature,
             "feature names",
-            "unique",
-            format!("{} unique", seen.len()),
+            Expected("unique"),
+            Actual(format!("{} unique", seen.len())),
             root.locate_key("", "features"),
         ));
     }
@@ -844,18 +844,18 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
         }
         if problems.is_empty() {
             checks.push(Check::pass(
-                rules::CONSTRAINT_INVALID,
+                Rule::ConstraintInvalid,
                 subject,
-                "satisfiable",
-                "ok",
+                Expected("satisfiable"),
+                Actual("ok"),
                 root.locate(&pointer),
             ));
         } else {
             checks.push(Check::fail(
-                rules::CONSTRAINT_INVALID,
+                Rule::ConstraintInvalid,
                 subject.clone(),
-                "satisfiable constraints",
-                problems.join("; "),
+                Expected("satisfiable constraints"),
+                Actual(problems.join("; ")),
                 root.locate(&pointer),
                 format!("{subject}: {}", problems.join("; ")),
             ));
@@ -891,18 +891,18 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
     }
     if ts_problems.is_empty() {
         checks.push(Check::pass(
-            rules::TIMESTAMP_DECLARATION,
+            Rule::TimestampDeclaration,
             "event timestamp: declaration",
-            "required timestamp",
-            format!("{} {}", ts.name, ts.feature_type()),
+            Expected("required timestamp"),
+            Actual(format!("{} {}", ts.name, ts.feature_type())),
             ts_pos,
         ));
     } else {
         checks.push(Check::fail(
-            rules::TIMESTAMP_DECLARATION,
+            Rule::TimestampDeclaration,
             "event timestamp: declaration",
-            "a required timestamp",
-            ts_problems.join("; "),
+            Expected("a required timestamp"),
+            Actual(ts_problems.join("; ")),
             ts_pos,
             format!("event timestamp `{}`: {}", ts.name, ts_problems.join("; ")),
         ));
@@ -912,10 +912,10 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
     if let Some(ttl) = &spec.ttl {
         if let Err(message) = ttl.seconds() {
             checks.push(Check::fail(
-                rules::SCHEMA_VIOLATION,
+                Rule::SchemaViolation,
                 "ttl",
-                format!("0 to {} s", crate::store::MAX_TTL_SECONDS),
-                "out of range",
+                Expected(format!("0 to {} s", crate::store::MAX_TTL_SECONDS)),
+                Actual("out of range"),
                 root.locate("/ttl"),
                 message,
             ));
@@ -927,19 +927,19 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
     match semver::Version::parse(&spec.schema_version) {
         Ok(version) => {
             checks.push(Check::pass(
-                rules::VERSION_SEMVER,
+                Rule::VersionSemver,
                 "schema_version",
-                "MAJOR.MINOR.PATCH",
-                version.to_string(),
+                Expected("MAJOR.MINOR.PATCH"),
+                Actual(version.to_string()),
                 version_pos,
             ));
             let name_pos = root.locate("/name");
             if let Some(Err(message)) = name_version_suffix(&spec.name) {
                 checks.push(Check::fail(
-                    rules::VERSION_NAME_SUFFIX,
+                    Rule::VersionNameSuffix,
                     "name suffix",
-                    format!("_v{}", version.major),
-                    "out of range",
+                    Expected(format!("_v{}", version.major)),
+                    Actual("out of range"),
                     name_pos,
                     message,
                 ));
@@ -947,22 +947,22 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
             if let Some(Ok(suffix)) = name_version_suffix(&spec.name) {
                 if suffix == version.major {
                     checks.push(Check::pass(
-                        rules::VERSION_NAME_SUFFIX,
+                        Rule::VersionNameSuffix,
                         "name suffix",
-                        format!("_v{}", version.major),
-                        format!("_v{suffix}"),
+                        Expected(format!("_v{}", version.major)),
+                        Actual(format!("_v{suffix}")),
                         name_pos,
                     ));
                 } else {
-                    checks.push(Check::fail(rules::VERSION_NAME_SUFFIX, "name suffix", format!("_v{}", version.major), format!("_v{suffix}"), name_pos, format!("view name `{}` ends in _v{suffix} but schema_version {} has major version {}", spec.name, version, version.major)));
+                    checks.push(Check::fail(Rule::VersionNameSuffix, "name suffix", Expected(format!("_v{}", version.major)), Actual(format!("_v{suffix}")), name_pos, format!("view name `{}` ends in _v{suffix} but schema_version {} has major version {}", spec.name, version, version.major)));
                 }
             }
         }
         Err(error) => checks.push(Check::fail(
-            rules::VERSION_SEMVER,
+            Rule::VersionSemver,
             "schema_version",
-            "MAJOR.MINOR.PATCH",
-            spec.schema_version.clone(),
+            Expected("MAJOR.MINOR.PATCH"),
+            Actual(spec.schema_version.clone()),
             version_pos,
             format!(
                 "schema_version `{}` is not a semantic version: {error}",

@@ -70,7 +70,7 @@ fn check(schema: &str, store_json: &str, previous: Option<&str>) -> Report {
 fn statuses(report: &Report, rule: Rule) -> Vec<Status> {
     report
         .findings()
-        .filter(|(_, c)| c.rule == rule.id)
+        .filter(|(_, c)| c.rule == rule)
         .map(|(_, c)| c.status)
         .collect()
 }
@@ -81,17 +81,17 @@ fn fires(rule: Rule, status: Status, schema: &str, store_json: &str) {
     assert!(
         statuses(&baseline, rule).is_empty(),
         "{} fired on the baseline: {baseline:#?}",
-        rule.id
+        rule
     );
     let report = check(schema, store_json, None);
     let found = statuses(&report, rule);
     assert!(
         found.contains(&status),
         "{} did not fire as {status:?}: {:#?}",
-        rule.id,
+        rule,
         report.findings().collect::<Vec<_>>()
     );
-    for (file, finding) in report.findings().filter(|(_, c)| c.rule == rule.id) {
+    for (file, finding) in report.findings().filter(|(_, c)| c.rule == rule) {
         assert!(!finding.message.is_empty());
         assert_eq!(file.path, "trips_v1.yaml");
     }
@@ -123,13 +123,13 @@ fn baseline_passes_everything() {
 fn input_rules() {
     let report = |bytes: &[u8]| spec::load_bytes("x.yaml", bytes).0;
     let rule_of = |bytes: &[u8]| report(bytes).checks[0].rule;
-    assert_eq!(rule_of(b""), rules::INPUT_UNREADABLE.id);
-    assert_eq!(rule_of(b"name: caf\xe9\n"), rules::INPUT_UNREADABLE.id);
-    assert_eq!(rule_of(b"name: [a\n"), rules::YAML_SYNTAX.id);
-    assert_eq!(rule_of(b"name: a\nname: b\n"), rules::YAML_DUPLICATE_KEY.id);
+    assert_eq!(rule_of(b""), Rule::InputUnreadable);
+    assert_eq!(rule_of(b"name: caf\xe9\n"), Rule::InputUnreadable);
+    assert_eq!(rule_of(b"name: [a\n"), Rule::YamlSyntax);
+    assert_eq!(rule_of(b"name: a\nname: b\n"), Rule::YamlDuplicateKey);
     assert_eq!(
         rule_of(format!("{}1{}", "[".repeat(500), "]".repeat(500)).as_bytes()),
-        rules::YAML_LIMITS.id
+        Rule::YamlLimits
     );
     let utf8 = report(b"name: ok\nowner: caf\xe9\n");
     assert_eq!((utf8.checks[0].line, utf8.checks[0].column), (2, 11));
@@ -138,25 +138,25 @@ fn input_rules() {
         .contains("not valid UTF-8: byte 0xe9 at line 2, column 11"));
     let huge = vec![b'#'; spec::MAX_SCHEMA_FILE_BYTES as usize + 1];
     assert!(report(&huge).checks[0].message.contains("the limit is"));
-    assert!(statuses(&check(SCHEMA, STORE, None), rules::INPUT_UNREADABLE).is_empty());
+    assert!(statuses(&check(SCHEMA, STORE, None), Rule::InputUnreadable).is_empty());
 }
 
 #[test]
 fn schema_violation() {
     fires(
-        rules::SCHEMA_VIOLATION,
+        Rule::SchemaViolation,
         Status::Error,
         &schema_with("schema_version: 1.2.0\n", ""),
         STORE,
     );
     fires(
-        rules::SCHEMA_VIOLATION,
+        Rule::SchemaViolation,
         Status::Error,
         &schema_with("ttl: 1d", "ttl: soon"),
         STORE,
     );
     fires(
-        rules::SCHEMA_VIOLATION,
+        Rule::SchemaViolation,
         Status::Error,
         &schema_with("nullable: false", "nullable: nope"),
         STORE,
@@ -166,11 +166,11 @@ fn schema_violation() {
 #[test]
 fn schema_unknown_key_suggests() {
     let schema = schema_with("features:", "feautres:");
-    fires(rules::SCHEMA_UNKNOWN_KEY, Status::Error, &schema, STORE);
+    fires(Rule::SchemaUnknownKey, Status::Error, &schema, STORE);
     let report = check(&schema, STORE, None);
     let (_, finding) = report
         .findings()
-        .find(|(_, c)| c.rule == rules::SCHEMA_UNKNOWN_KEY.id)
+        .find(|(_, c)| c.rule == Rule::SchemaUnknownKey)
         .unwrap();
     assert_eq!(
         finding.message,
@@ -184,7 +184,7 @@ fn schema_unknown_key_suggests() {
     );
     let (_, finding) = nested
         .findings()
-        .find(|(_, c)| c.rule == rules::SCHEMA_UNKNOWN_KEY.id)
+        .find(|(_, c)| c.rule == Rule::SchemaUnknownKey)
         .unwrap();
     assert_eq!(
         finding.message,
@@ -196,7 +196,7 @@ fn schema_unknown_key_suggests() {
 #[test]
 fn type_syntax() {
     fires(
-        rules::TYPE_SYNTAX,
+        Rule::TypeSyntax,
         Status::Error,
         &schema_with("type: float64", "type: flaot64"),
         STORE,
@@ -206,13 +206,13 @@ fn type_syntax() {
 #[test]
 fn duplicate_feature() {
     fires(
-        rules::DUPLICATE_FEATURE,
+        Rule::DuplicateFeature,
         Status::Error,
         &schema_with("name: city", "name: fare"),
         STORE,
     );
     fires(
-        rules::DUPLICATE_FEATURE,
+        Rule::DuplicateFeature,
         Status::Error,
         &schema_with("name: city", "name: driver_id"),
         STORE,
@@ -237,7 +237,7 @@ fn duplicate_view() {
     );
     assert!(report.files[0].findings().next().is_none());
     let finding = report.files[1].findings().next().unwrap();
-    assert_eq!(finding.rule, rules::DUPLICATE_VIEW.id);
+    assert_eq!(finding.rule, Rule::DuplicateView);
     assert_eq!(
         finding.message,
         "feature view `trips_v1` is also declared in a.yaml"
@@ -247,25 +247,25 @@ fn duplicate_view() {
 #[test]
 fn constraint_invalid() {
     fires(
-        rules::CONSTRAINT_INVALID,
+        Rule::ConstraintInvalid,
         Status::Error,
         &schema_with("{min: 0, max: 1000}", "{min: 10, max: 1}"),
         STORE,
     );
     fires(
-        rules::CONSTRAINT_INVALID,
+        Rule::ConstraintInvalid,
         Status::Error,
         &schema_with("[berlin, paris]", "[berlin, 3]"),
         STORE,
     );
     let on_string = schema_with("allowed_values: [berlin, paris]", "min: 3");
-    fires(rules::CONSTRAINT_INVALID, Status::Error, &on_string, STORE);
+    fires(Rule::ConstraintInvalid, Status::Error, &on_string, STORE);
 }
 
 #[test]
 fn timestamp_declaration() {
     fires(
-        rules::TIMESTAMP_DECLARATION,
+        Rule::TimestampDeclaration,
         Status::Error,
         &schema_with("  tz: UTC\n", "  tz: UTC\n  required: false\n"),
         STORE,
@@ -275,7 +275,7 @@ fn timestamp_declaration() {
         "  type: datetime64\n  unit: us\n",
     );
     fires(
-        rules::TIMESTAMP_DECLARATION,
+        Rule::TimestampDeclaration,
         Status::Error,
         &naive_with_unit,
         STORE,
@@ -285,7 +285,7 @@ fn timestamp_declaration() {
 #[test]
 fn version_semver() {
     fires(
-        rules::VERSION_SEMVER,
+        Rule::VersionSemver,
         Status::Error,
         &schema_with("schema_version: 1.2.0", "schema_version: \"1.2\""),
         STORE,
@@ -299,7 +299,7 @@ fn version_name_suffix() {
         "\"schema_version\": \"2.0.0\"",
     );
     fires(
-        rules::VERSION_NAME_SUFFIX,
+        Rule::VersionNameSuffix,
         Status::Error,
         &schema_with("schema_version: 1.2.0", "schema_version: 2.0.0"),
         &store,
@@ -309,7 +309,7 @@ fn version_name_suffix() {
 #[test]
 fn view_missing_suggests() {
     let store = store_with("\"name\": \"trips_v1\"", "\"name\": \"trip_v1\"");
-    fires(rules::VIEW_MISSING, Status::Error, SCHEMA, &store);
+    fires(Rule::ViewMissing, Status::Error, SCHEMA, &store);
     let report = check(SCHEMA, &store, None);
     let (_, finding) = report.findings().next().unwrap();
     assert_eq!(
@@ -322,7 +322,7 @@ fn view_missing_suggests() {
 #[test]
 fn version_store_tag() {
     fires(
-        rules::VERSION_STORE_TAG,
+        Rule::VersionStoreTag,
         Status::Error,
         SCHEMA,
         &store_with(
@@ -331,7 +331,7 @@ fn version_store_tag() {
         ),
     );
     fires(
-        rules::VERSION_STORE_TAG,
+        Rule::VersionStoreTag,
         Status::Warning,
         SCHEMA,
         &store_with("\"schema_version\": \"1.2.0\"", "\"team\": \"x\""),
@@ -344,14 +344,14 @@ fn feature_set_rules() {
         "\"nullable\": true}",
         "\"nullable\": true}, {\"name\": \"tip\", \"type\": \"float64\"}",
     );
-    fires(rules::FEATURE_EXTRA, Status::Error, SCHEMA, &extra_in_store);
-    fires(rules::FEATURE_COUNT, Status::Info, SCHEMA, &extra_in_store);
+    fires(Rule::FeatureExtra, Status::Error, SCHEMA, &extra_in_store);
+    fires(Rule::FeatureCount, Status::Info, SCHEMA, &extra_in_store);
     let missing = schema_with("name: city", "name: town");
-    fires(rules::FEATURE_MISSING, Status::Error, &missing, STORE);
+    fires(Rule::FeatureMissing, Status::Error, &missing, STORE);
     let report = check(&missing, STORE, None);
     let (_, finding) = report
         .findings()
-        .find(|(_, c)| c.rule == rules::FEATURE_MISSING.id)
+        .find(|(_, c)| c.rule == Rule::FeatureMissing)
         .unwrap();
     assert_eq!(
         finding.message,
@@ -363,14 +363,14 @@ fn feature_set_rules() {
 #[test]
 fn feature_type_three_outcomes() {
     fires(
-        rules::FEATURE_TYPE,
+        Rule::FeatureType,
         Status::Error,
         &schema_with("type: float64", "type: int64"),
         STORE,
     );
     // float32 declared, float64 stored: lossless, a warning.
     fires(
-        rules::FEATURE_TYPE,
+        Rule::FeatureType,
         Status::Warning,
         &schema_with("type: float64", "type: float32"),
         STORE,
@@ -378,7 +378,7 @@ fn feature_type_three_outcomes() {
     let report = check(&schema_with("type: float64", "type: int64"), STORE, None);
     let (_, finding) = report
         .findings()
-        .find(|(_, c)| c.rule == rules::FEATURE_TYPE.id)
+        .find(|(_, c)| c.rule == Rule::FeatureType)
         .unwrap();
     assert_eq!(finding.message, "feature fare: type: declared int64 (Arrow Int64), the store has float64 (Arrow Float64); these types are incompatible");
     assert_eq!((finding.line, finding.column), (17, 11));
@@ -387,7 +387,7 @@ fn feature_type_three_outcomes() {
 #[test]
 fn feature_nullability() {
     fires(
-        rules::FEATURE_NULLABILITY,
+        Rule::FeatureNullability,
         Status::Error,
         &schema_with("nullable: false", "nullable: true"),
         STORE,
@@ -397,13 +397,13 @@ fn feature_nullability() {
 #[test]
 fn entity_rules() {
     fires(
-        rules::ENTITY_MISSING,
+        Rule::EntityMissing,
         Status::Error,
         &schema_with("  - name: driver\n", "  - name: rider\n"),
         STORE,
     );
     fires(
-        rules::ENTITY_EXTRA,
+        Rule::EntityExtra,
         Status::Error,
         SCHEMA,
         &store_with(
@@ -412,13 +412,13 @@ fn entity_rules() {
         ),
     );
     fires(
-        rules::ENTITY_JOIN_KEY,
+        Rule::EntityJoinKey,
         Status::Error,
         &schema_with("join_key: driver_id", "join_key: driver"),
         STORE,
     );
     fires(
-        rules::ENTITY_TYPE,
+        Rule::EntityType,
         Status::Error,
         &schema_with("    type: int64", "    type: string"),
         STORE,
@@ -428,14 +428,14 @@ fn entity_rules() {
 #[test]
 fn timestamp_rules() {
     fires(
-        rules::TIMESTAMP_FIELD,
+        Rule::TimestampField,
         Status::Error,
         &schema_with("name: event_ts", "name: ts"),
         STORE,
     );
     // Lossy: naive nanoseconds against timestamp[us, UTC] truncate and change the instant.
     fires(
-        rules::TIMESTAMP_TYPE,
+        Rule::TimestampType,
         Status::Error,
         &schema_with(
             "  type: timestamp\n  unit: us\n  tz: UTC\n",
@@ -444,32 +444,32 @@ fn timestamp_rules() {
         STORE,
     );
     fires(
-        rules::TIMESTAMP_TYPE,
+        Rule::TimestampType,
         Status::Error,
         &schema_with("unit: us", "unit: ns"),
         STORE,
     );
     fires(
-        rules::TIMESTAMP_TYPE,
+        Rule::TimestampType,
         Status::Error,
         &schema_with("tz: UTC", "tz: null"),
         STORE,
     );
     // Lossless: a coarser unit, or the same instants in another zone.
     fires(
-        rules::TIMESTAMP_TYPE,
+        Rule::TimestampType,
         Status::Warning,
         &schema_with("unit: us", "unit: ms"),
         STORE,
     );
     fires(
-        rules::TIMESTAMP_TYPE,
+        Rule::TimestampType,
         Status::Warning,
         &schema_with("tz: UTC", "tz: Europe/Paris"),
         STORE,
     );
     fires(
-        rules::CREATED_TIMESTAMP,
+        Rule::CreatedTimestamp,
         Status::Error,
         &schema_with("name: created", "name: inserted_at"),
         STORE,
@@ -479,7 +479,7 @@ fn timestamp_rules() {
 #[test]
 fn ttl() {
     fires(
-        rules::TTL,
+        Rule::Ttl,
         Status::Error,
         &schema_with("ttl: 1d", "ttl: 12h"),
         STORE,
@@ -487,7 +487,7 @@ fn ttl() {
     // The same TTL spelt differently is the same TTL.
     assert!(statuses(
         &check(&schema_with("ttl: 1d", "ttl: 86400"), STORE, None),
-        rules::TTL
+        Rule::Ttl
     )
     .is_empty());
 }
@@ -506,7 +506,7 @@ fn compatibility_rules() {
     .replace("\"1.2.0\"", "\"1.3.0\"");
     let report = check(&added, &store, Some(SCHEMA));
     assert_eq!(
-        statuses(&report, rules::COMPAT_CHANGE),
+        statuses(&report, Rule::CompatChange),
         vec![Status::Info],
         "{report:#?}"
     );
@@ -515,7 +515,7 @@ fn compatibility_rules() {
     assert_eq!(
         statuses(
             &check(&patch, &store.replace("1.3.0", "1.2.1"), Some(SCHEMA)),
-            rules::COMPAT_VERSION_BUMP
+            Rule::CompatVersionBump
         ),
         vec![Status::Error]
     );
@@ -524,17 +524,14 @@ fn compatibility_rules() {
     let report = check(&narrowed.replace("1.2.0", "1.3.0"), STORE, Some(SCHEMA));
     let breaking: Vec<_> = report
         .findings()
-        .filter(|(_, c)| c.rule == rules::COMPAT_BREAKING.id)
+        .filter(|(_, c)| c.rule == Rule::CompatBreaking)
         .collect();
     assert_eq!(breaking.len(), 1);
     assert_eq!(breaking[0].1.message, "type narrowed: feature fare: type (float64 → float32) breaks BACKWARD compatibility; it needs a major version bump, found 1.2.0 → 1.3.0");
     // Version going down.
     let down = schema_with("schema_version: 1.2.0", "schema_version: 1.1.0");
     assert_eq!(
-        statuses(
-            &check(&down, STORE, Some(SCHEMA)),
-            rules::COMPAT_VERSION_BUMP
-        ),
+        statuses(&check(&down, STORE, Some(SCHEMA)), Rule::CompatVersionBump),
         vec![Status::Error]
     );
 }
@@ -557,25 +554,16 @@ fn removed_view_breaks_compatibility() {
         .filter(|(f, _)| f.path == "old/trips_v1.yaml")
         .collect();
     assert_eq!(removed.len(), 1, "{report:#?}");
-    assert_eq!(removed[0].1.rule, rules::COMPAT_BREAKING.id);
+    assert_eq!(removed[0].1.rule, Rule::CompatBreaking);
     assert_eq!(removed[0].1.message, "feature view `trips_v1` (old/trips_v1.yaml 1.2.0) was removed from this revision; removing a view breaks BACKWARD compatibility for its consumers");
 }
 
 #[test]
 fn every_rule_has_a_test_above() {
     let source = include_str!("rules.rs");
-    for rule in rules::ALL {
-        let constant = format!("rules::{}", constant_name(rule.id));
-        let mentioned = source.contains(&constant)
-            || source.contains(&format!("rules::{}.id", constant_name(rule.id)));
-        assert!(mentioned, "no test names {constant}");
-    }
-}
-
-fn constant_name(id: &str) -> String {
-    match id {
-        "compat-breaking-change" => "COMPAT_BREAKING".into(),
-        other => other.replace('-', "_").to_ascii_uppercase(),
+    for rule in Rule::ALL {
+        let variant = format!("Rule::{rule:?}");
+        assert!(source.contains(&variant), "no test names {variant}");
     }
 }
 
@@ -602,8 +590,8 @@ fn numbers_out_of_range_are_findings_with_a_location() {
         let found = report
             .checks
             .iter()
-            .find(|c| c.rule == rule.id && c.status == Status::Error)
-            .unwrap_or_else(|| panic!("no {} finding: {:#?}", rule.id, report.checks));
+            .find(|c| c.rule == rule && c.status == Status::Error)
+            .unwrap_or_else(|| panic!("no {} finding: {:#?}", rule, report.checks));
         assert!(found.message.contains(needle), "{}", found.message);
         assert!(found.line > 0, "{found:?}");
         (found.line, found.column)
@@ -617,20 +605,20 @@ fn numbers_out_of_range_are_findings_with_a_location() {
     ] {
         let at = finding(
             &schema_with("ttl: 1d", &format!("ttl: {ttl}")),
-            rules::SCHEMA_VIOLATION,
+            Rule::SchemaViolation,
             "out of range",
         );
         assert_eq!(at, (14, 6), "{ttl}");
     }
     let at = finding(
         &schema_with("ttl: 1d", "ttl: -5"),
-        rules::SCHEMA_VIOLATION,
+        Rule::SchemaViolation,
         "ttl",
     );
     assert_eq!(at.0, 14);
     let at = finding(
         &schema_with("name: trips_v1", "name: trips_v99999999999999999999999"),
-        rules::VERSION_NAME_SUFFIX,
+        Rule::VersionNameSuffix,
         "_v99999999999999999999999 which is out of range",
     );
     assert_eq!(at, (1, 7));
@@ -639,12 +627,12 @@ fn numbers_out_of_range_are_findings_with_a_location() {
             "schema_version: 1.2.0",
             "schema_version: 1.99999999999999999999.0",
         ),
-        rules::VERSION_SEMVER,
+        Rule::VersionSemver,
         "schema_version `1.99999999999999999999.0` is not a semantic version",
     );
     finding(
         &schema_with("type: string", "type: embedding[99999999999]"),
-        rules::TYPE_SYNTAX,
+        Rule::TypeSyntax,
         "embedding dimension `99999999999`",
     );
     finding(
@@ -653,14 +641,14 @@ fn numbers_out_of_range_are_findings_with_a_location() {
             "{allowed_values: [1, 3000000000]}",
         )
         .replace("type: string", "type: int32"),
-        rules::CONSTRAINT_INVALID,
+        Rule::ConstraintInvalid,
         "allowed value 3000000000 is not a int32 value",
     );
     // The largest TTL a registry can hold still passes.
     let report = check(&schema_with("ttl: 1d", "ttl: 315576000000"), STORE, None);
     assert!(report
         .findings()
-        .all(|(_, c)| c.rule != rules::SCHEMA_VIOLATION.id));
+        .all(|(_, c)| c.rule != Rule::SchemaViolation));
 }
 
 #[test]
@@ -672,7 +660,7 @@ fn unknown_time_zones_are_findings() {
     let found = report
         .checks
         .iter()
-        .find(|c| c.rule == rules::TIMESTAMP_DECLARATION.id && c.status == Status::Error)
+        .find(|c| c.rule == Rule::TimestampDeclaration && c.status == Status::Error)
         .expect("timestamp-declaration finding");
     assert!(
         found.message.contains("unknown time zone `Mars/Olympus`"),
@@ -686,7 +674,7 @@ fn unknown_time_zones_are_findings() {
     let found = report
         .checks
         .iter()
-        .find(|c| c.rule == rules::TYPE_SYNTAX.id && c.status == Status::Error)
+        .find(|c| c.rule == Rule::TypeSyntax && c.status == Status::Error)
         .expect("type-syntax finding");
     assert!(
         found.message.contains("unknown time zone `Mars/Olympus`"),
