@@ -9,7 +9,7 @@ DEMO_TABLES = --table events=examples/data/events.parquet --table users=examples
 # The Python crate is built by maturin, not by `cargo test`.
 RUST_PACKAGES = --workspace --exclude arrowfeat-python
 
-.PHONY: demo test test-rust test-python python-dev python-release example-data docs bench bench-python bench-windows
+.PHONY: demo test lint lint-rust lint-python test-rust test-python fuzz python-dev python-release example-data docs bench bench-python bench-windows
 
 ## Run the demo feature query over the bundled example data, then check the example
 ## feature schemas against the bundled Feast registry.
@@ -19,7 +19,27 @@ demo:
 
 ## The whole test suite: Rust (unit, property, SQL-logic, CLI), then Python (pytest,
 ## with a real local PySpark session). Creates .venv with pinned dependencies.
-test: test-rust test-python
+test: lint-rust test-rust test-python lint-python
+
+## Formatter and linters, as CI runs them: rustfmt, clippy (warnings are errors), ruff
+## (lint and format) and mypy (strict) on the Python package.
+lint: lint-rust lint-python
+
+lint-rust:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+
+lint-python: $(VENV)/.installed
+	cd python && $(VENV_ABS)/bin/ruff check arrowfeat tests benchmarks
+	cd python && $(VENV_ABS)/bin/ruff format --check arrowfeat tests benchmarks
+	cd python && $(VENV_ABS)/bin/mypy
+
+## Long fuzz-style runs of every parser of the gate and every kernel (stable Rust,
+## proptest). `make test` runs the same properties briefly. FUZZ_CASES sets the length.
+FUZZ_CASES ?= 20000
+fuzz:
+	ARROWFEAT_FUZZ_CASES=$(FUZZ_CASES) $(CARGO) test --locked -p arrowfeat-validator --test fuzz
+	ARROWFEAT_FUZZ_CASES=$(FUZZ_CASES) $(CARGO) test --locked -p arrowfeat-udf --test fuzz_kernels
 
 test-rust:
 	$(CARGO) test $(RUST_PACKAGES) --locked

@@ -13,36 +13,38 @@ UDFs in :mod:`arrowfeat.spark`, so results are bit-identical across engines.
 from __future__ import annotations
 
 import numbers
-from typing import Any, Callable, Sequence
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pyarrow as pa
 
 from . import _native
 
 __all__ = [
-    "standard_scale",
-    "min_max_scale",
     "bucketize",
-    "xxhash64",
-    "hash_bucket",
-    "dot_product",
     "cosine_similarity",
+    "dequantize_int8",
+    "dot_product",
+    "hash_bucket",
+    "haversine_km",
+    "hop_aggregate",
+    "hop_windows",
     "l2_norm",
     "l2_normalize",
+    "min_max_scale",
     "quantize_int8",
-    "dequantize_int8",
-    "haversine_km",
-    "tumble_start",
-    "hop_windows",
-    "hop_aggregate",
     "rolling",
-    "rolling_sum",
     "rolling_count",
+    "rolling_max",
     "rolling_mean",
     "rolling_min",
-    "rolling_max",
-    "session_window",
+    "rolling_sum",
     "session_aggregate",
+    "session_window",
+    "standard_scale",
+    "tumble_start",
+    "xxhash64",
 ]
 
 __version__ = "0.1.0"
@@ -61,9 +63,7 @@ def _is_ndarray(obj: Any) -> bool:
 
 
 def _is_column(obj: Any) -> bool:
-    return isinstance(obj, (pa.Array, pa.ChunkedArray)) or _is_series(obj) or (
-        _is_ndarray(obj) and obj.ndim >= 1
-    )
+    return isinstance(obj, (pa.Array, pa.ChunkedArray)) or _is_series(obj) or (_is_ndarray(obj) and obj.ndim >= 1)
 
 
 def _to_arrow(function: str, argument: str, obj: Any) -> pa.Array | pa.ChunkedArray:
@@ -82,8 +82,7 @@ def _to_arrow(function: str, argument: str, obj: Any) -> pa.Array | pa.ChunkedAr
             flat = pa.array(np.ascontiguousarray(obj).reshape(-1))
             return pa.FixedSizeListArray.from_arrays(flat, obj.shape[1])
         raise TypeError(
-            f"{function}: argument `{argument}`: expected a 1-D or 2-D numpy array, "
-            f"found {obj.ndim} dimensions"
+            f"{function}: argument `{argument}`: expected a 1-D or 2-D numpy array, found {obj.ndim} dimensions"
         )
     raise TypeError(
         f"{function}: argument `{argument}`: expected a pyarrow Array, ChunkedArray, "
@@ -137,7 +136,7 @@ def _integer(function: str, argument: str, value: Any) -> Any:
 
 
 def _is_list_type(t: pa.DataType) -> bool:
-    return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
+    return bool(pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t))
 
 
 def _with_element(t: pa.DataType, element: pa.DataType) -> pa.DataType:
@@ -150,9 +149,7 @@ def _with_element(t: pa.DataType, element: pa.DataType) -> pa.DataType:
 
 def _vector(function: str, argument: str, value: Any) -> Any:
     """A vector argument: a list column, or one vector (a list or 1-D array) as a scalar."""
-    if isinstance(value, (pa.Array, pa.ChunkedArray)) or _is_series(value) or (
-        _is_ndarray(value) and value.ndim == 2
-    ):
+    if isinstance(value, (pa.Array, pa.ChunkedArray)) or _is_series(value) or (_is_ndarray(value) and value.ndim == 2):
         arr = _to_arrow(function, argument, value)
         if not _is_list_type(arr.type):
             raise TypeError(
@@ -167,12 +164,16 @@ def _vector(function: str, argument: str, value: Any) -> Any:
 
         values = np.asarray(value)
         if values.ndim != 1 or values.dtype.kind not in "fiu":
-            raise TypeError(f"{function}: argument `{argument}`: expected one vector of numbers, found {values.dtype} with shape {values.shape}")
+            raise TypeError(
+                f"{function}: argument `{argument}`: expected one vector of numbers, found {values.dtype} with shape {values.shape}"
+            )
         element = pa.float32() if values.dtype == np.float32 else pa.float64()
         return pa.scalar(values.tolist(), pa.list_(element))
     if value is None:
         return pa.scalar(None, pa.list_(pa.float64()))
-    raise TypeError(f"{function}: argument `{argument}`: expected a vector column or one vector, found {_type_name(value)}")
+    raise TypeError(
+        f"{function}: argument `{argument}`: expected a vector column or one vector, found {_type_name(value)}"
+    )
 
 
 def _float_elements(function: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -209,7 +210,19 @@ def _hashable(function: str, argument: str, value: Any) -> Any:
         return pa.scalar(value, pa.string())
     if isinstance(value, (bytes, bytearray, memoryview)):
         return pa.scalar(bytes(value), pa.binary())
-    raise TypeError(f"{function}: argument `{argument}`: expected a column or a bool, int, float, str or bytes value, found {_type_name(value)}")
+    raise TypeError(
+        f"{function}: argument `{argument}`: expected a column or a bool, int, float, str or bytes value, found {_type_name(value)}"
+    )
+
+
+_ROW = re.compile(r"\b(rows?) (\d+)")
+
+
+def _shift_rows(message: str, offset: int) -> str:
+    """`message` with every "row N" moved on by `offset` rows."""
+    if offset == 0:
+        return message
+    return _ROW.sub(lambda m: f"{m.group(1)} {int(m.group(2)) + offset}", message)
 
 
 def _apply(function: str, native: Callable[..., pa.Array], args: Sequence[Any], original: Sequence[Any]) -> Any:
@@ -221,10 +234,16 @@ def _apply(function: str, native: Callable[..., pa.Array], args: Sequence[Any], 
         columns = [a for a in args if isinstance(a, pa.Array)]
         if len(layouts) == 1 and not columns:
             chunk_lengths = next(iter(layouts))
-            pieces = [
-                native(*[a.chunk(i) if isinstance(a, pa.ChunkedArray) else a for a in args])
-                for i in range(len(chunk_lengths))
-            ]
+            pieces = []
+            start = 0
+            for i, length in enumerate(chunk_lengths):
+                chunk_args = [a.chunk(i) if isinstance(a, pa.ChunkedArray) else a for a in args]
+                try:
+                    pieces.append(native(*chunk_args))
+                except (ValueError, TypeError) as e:
+                    # Row numbers count from the start of the input, not of the chunk.
+                    raise type(e)(_shift_rows(str(e), start)) from None
+                start += length
         else:
             # Chunk boundaries differ between arguments: align by combining (one copy).
             flat = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in args]
@@ -356,7 +375,7 @@ def haversine_km(lat1: Any, lon1: Any, lat2: Any, lon2: Any) -> Any:
     """Great-circle distance in km between points in degrees; null for |latitude| > 90."""
     f = "haversine_km"
     raw = [lat1, lon1, lat2, lon2]
-    args = [_number(f, n, v) for n, v in zip(["lat1", "lon1", "lat2", "lon2"], raw)]
+    args = [_number(f, n, v) for n, v in zip(["lat1", "lon1", "lat2", "lon2"], raw, strict=False)]
     return _apply(f, _native.haversine_km, args, raw)
 
 

@@ -26,9 +26,7 @@ def _check_version() -> None:
     try:
         import datafusion
     except ImportError as e:  # pragma: no cover - exercised only without datafusion
-        raise ImportError(
-            'arrowfeat.datafusion needs datafusion-python 55.x: pip install "datafusion>=55,<56"'
-        ) from e
+        raise ImportError('arrowfeat.datafusion needs datafusion-python 55.x: pip install "datafusion>=55,<56"') from e
     major = int(datafusion.__version__.split(".")[0])
     if major != SUPPORTED_MAJOR:
         raise RuntimeError(

@@ -20,12 +20,13 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from . import _native
 
-__all__ = ["Finding", "Report", "validate_feature_view", "validate_repo", "main"]
+__all__ = ["Finding", "Report", "main", "validate_feature_view", "validate_repo"]
 
 FORMATS = ("text", "json", "junit", "sarif", "github", "markdown")
 
@@ -111,22 +112,26 @@ class Report:
         return f"<arrowfeat.feast.Report against {self._against}: {s['views']} view(s): {s['errors']} error(s), {s['warnings']} warning(s), exit code {self.exit_code}>"
 
 
-def _feast():
+def _feast() -> Callable[..., str]:
     try:
         import feast  # noqa: F401
         from google.protobuf.json_format import MessageToJson
     except ImportError as e:  # pragma: no cover - exercised by users without Feast
         raise ImportError("arrowfeat.feast needs Feast: pip install feast") from e
-    return MessageToJson
+    to_json: Callable[..., str] = MessageToJson
+    return to_json
 
 
-def _proto_dict(obj: Any) -> dict:
+def _proto_dict(obj: Any) -> dict[str, Any]:
     # The same conversion `feast registry-dump` applies, so findings equal the CLI's.
     message_to_json = _feast()
-    return json.loads(message_to_json(obj.to_proto(), sort_keys=True))
+    parsed: dict[str, Any] = json.loads(message_to_json(obj.to_proto(), sort_keys=True))
+    return parsed
 
 
-def validate_feature_view(feature_view: Any, schema_path: str | os.PathLike, *, entities: Iterable[Any] = ()) -> Report:
+def validate_feature_view(
+    feature_view: Any, schema_path: str | os.PathLike[str], *, entities: Iterable[Any] = ()
+) -> Report:
     """Checks one Feast ``FeatureView`` (its schema fields, entity columns, batch source
     timestamp fields, TTL and tags) against a schema file or a directory of them.
 
@@ -141,7 +146,7 @@ def validate_feature_view(feature_view: Any, schema_path: str | os.PathLike, *, 
     return Report(os.fspath(schema_path), json.dumps(registry).encode(), f"Feast feature view {feature_view.name}")
 
 
-def validate_repo(repo_path: str | os.PathLike, schemas_dir: str | os.PathLike) -> Report:
+def validate_repo(repo_path: str | os.PathLike[str], schemas_dir: str | os.PathLike[str]) -> Report:
     """Loads the ``FeatureStore`` of a feature repo (whose registry ``feast apply`` has
     written) and checks every schema file under ``schemas_dir`` against it."""
     _feast()
@@ -175,7 +180,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except Exception as e:  # a broken feature repo: Feast raises many kinds
         detail = " ".join(str(e).split()) or type(e).__name__
-        print(f"arrowfeat.feast: error: cannot load the Feast repo {args.repo}: {type(e).__name__}: {detail}", file=sys.stderr)
+        print(
+            f"arrowfeat.feast: error: cannot load the Feast repo {args.repo}: {type(e).__name__}: {detail}",
+            file=sys.stderr,
+        )
         return 2
     sys.stdout.write(report.render(args.format, args.deny_warnings))
     return report.exit_code_with(args.deny_warnings)

@@ -20,7 +20,8 @@ return type, so Spark does not cast.
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 import pyarrow as pa
 from pyspark.sql import Column
@@ -33,7 +34,12 @@ Kind = Literal["arrow", "pandas"]
 
 _GROUPED = {"hop_aggregate", "rolling", "session_aggregate"}
 _NOT_PER_ROW = {
-    "rolling_sum", "rolling_count", "rolling_mean", "rolling_min", "rolling_max", "session_window",
+    "rolling_sum",
+    "rolling_count",
+    "rolling_mean",
+    "rolling_min",
+    "rolling_max",
+    "session_window",
 }
 __all__ = [n for n in _af.__all__ if n not in _NOT_PER_ROW]
 
@@ -72,7 +78,7 @@ def _udf(name: str, function: Callable[..., Any], return_type: T.DataType, args:
 
     def compute(arrays: list[pa.Array]) -> pa.Array:
         full = list(constants)
-        for i, array in zip(positions, arrays):
+        for i, array in zip(positions, arrays, strict=False):
             full[i] = array
         result = function(*full)
         return result if result.type == target else result.cast(target)
@@ -153,9 +159,9 @@ def l2_norm(a: Any, *, kind: Kind = "arrow") -> Column:
     return _udf("l2_norm", _af.l2_norm, T.DoubleType(), (a,), kind)
 
 
-def l2_normalize(a: Any, *, element: T.DataType = T.FloatType(), kind: Kind = "arrow") -> Column:
+def l2_normalize(a: Any, *, element: T.DataType | None = None, kind: Kind = "arrow") -> Column:
     """Unit-length vectors as array<float> (``element=T.DoubleType()`` for array<double>)."""
-    return _udf("l2_normalize", _af.l2_normalize, T.ArrayType(element), (a,), kind)
+    return _udf("l2_normalize", _af.l2_normalize, T.ArrayType(element or T.FloatType()), (a,), kind)
 
 
 def quantize_int8(x: Any, scale: Any, zero_point: Any, *, vectors: bool = False, kind: Kind = "arrow") -> Column:
@@ -202,7 +208,9 @@ def _check_columns(function: str, df: DataFrame, **columns: str) -> None:
         if not isinstance(name, str):
             raise TypeError(f"{function}: argument `{argument}`: expected a column name, found {type(name).__name__}")
         if name not in df.columns:
-            raise ValueError(f"{function}: argument `{argument}`: no column `{name}` in the DataFrame (columns: {', '.join(df.columns)})")
+            raise ValueError(
+                f"{function}: argument `{argument}`: no column `{name}` in the DataFrame (columns: {', '.join(df.columns)})"
+            )
     ts_type = df.schema[columns["ts"]].dataType
     if not isinstance(ts_type, (T.TimestampType, T.TimestampNTZType, T.LongType)):
         raise TypeError(
@@ -215,7 +223,9 @@ def _value_type(function: str, df: DataFrame, value: str, agg: str) -> T.DataTyp
     if agg == "count":
         return T.LongType()
     if not isinstance(source, T.NumericType):
-        raise TypeError(f"{function}: argument `value`: expected a numeric column for `{agg}`, found `{value}` of type {source.simpleString()}")
+        raise TypeError(
+            f"{function}: argument `value`: expected a numeric column for `{agg}`, found `{value}` of type {source.simpleString()}"
+        )
     if agg in ("sum", "min", "max") and isinstance(source, T.IntegralType):
         return T.LongType()
     return T.DoubleType()
@@ -239,8 +249,15 @@ def _conform(table: pa.Table, schema: T.StructType) -> pa.Table:
 
 
 def rolling(
-    df: DataFrame, by: str, ts: str, value: str, period: Any, agg: str = "sum", *,
-    closed: str = "right", output: str | None = None,
+    df: DataFrame,
+    by: str,
+    ts: str,
+    value: str,
+    period: Any,
+    agg: str = "sum",
+    *,
+    closed: str = "right",
+    output: str | None = None,
 ) -> DataFrame:
     """``df`` with a column ``output`` (default ``<agg>_<value>``): the ``agg`` of ``value``
     over each row's ``(ts - period, ts]`` among the rows of the same ``by`` key."""
@@ -253,14 +270,23 @@ def rolling(
 
     def per_key(table: pa.Table) -> pa.Table:
         result = _af.rolling(table.column(value), table.column(ts), period_ns, agg, closed=closed)
-        return _conform(table.append_column(output, pa.chunked_array([result]) if isinstance(result, pa.Array) else result), schema)
+        return _conform(
+            table.append_column(output, pa.chunked_array([result]) if isinstance(result, pa.Array) else result), schema
+        )
 
     return df.groupBy(by).applyInArrow(per_key, schema)
 
 
 def _per_key_aggregate(
-    function: str, df: DataFrame, by: str, ts: str, value: str, agg: str, output: str | None,
-    bounds: tuple[str, str], compute: Any,
+    function: str,
+    df: DataFrame,
+    by: str,
+    ts: str,
+    value: str,
+    agg: str,
+    output: str | None,
+    bounds: tuple[str, str],
+    compute: Any,
 ) -> DataFrame:
     """``df.groupBy(by).applyInArrow`` of ``compute(keys, ts, values, agg)``, a kernel that
     returns ``key, <start>, <end>, value`` per window, with Spark's types."""
@@ -268,12 +294,14 @@ def _per_key_aggregate(
     agg = _agg(function, agg)
     output = output or f"{agg}_{value}"
     bound = _bound_type(df, ts)
-    schema = T.StructType([
-        df.schema[by],
-        T.StructField(bounds[0], bound, False),
-        T.StructField(bounds[1], bound, False),
-        T.StructField(output, _value_type(function, df, value, agg), True),
-    ])
+    schema = T.StructType(
+        [
+            df.schema[by],
+            T.StructField(bounds[0], bound, False),
+            T.StructField(bounds[1], bound, False),
+            T.StructField(output, _value_type(function, df, value, agg), True),
+        ]
+    )
 
     def per_key(table: pa.Table) -> pa.Table:
         return _conform(compute(table.column(by), table.column(ts), table.column(value), agg), schema)
@@ -282,27 +310,58 @@ def _per_key_aggregate(
 
 
 def hop_aggregate(
-    df: DataFrame, by: str, ts: str, value: str, size: Any, step: Any, agg: str = "sum", *,
-    offset: Any = 0, output: str | None = None,
+    df: DataFrame,
+    by: str,
+    ts: str,
+    value: str,
+    size: Any,
+    step: Any,
+    agg: str = "sum",
+    *,
+    offset: Any = 0,
+    output: str | None = None,
 ) -> DataFrame:
     """One row per key and non-empty hopping window: ``by, window_start, window_end,
     <output>``: Spark's ``groupBy(by, window(ts, size, step)).agg(...)`` in O(rows + windows)."""
     f = "hop_aggregate"
-    size_ns, step_ns, offset_ns = (to_nanoseconds(f, a, v) for a, v in (("size", size), ("step", step), ("offset", offset)))
+    size_ns, step_ns, offset_ns = (
+        to_nanoseconds(f, a, v) for a, v in (("size", size), ("step", step), ("offset", offset))
+    )
     return _per_key_aggregate(
-        f, df, by, ts, value, agg, output, ("window_start", "window_end"),
+        f,
+        df,
+        by,
+        ts,
+        value,
+        agg,
+        output,
+        ("window_start", "window_end"),
         lambda k, t, v, a: _af.hop_aggregate(k, t, v, size_ns, step_ns, a, offset_ns),
     )
 
 
 def session_aggregate(
-    df: DataFrame, by: str, ts: str, value: str, gap: Any, agg: str = "sum", *, output: str | None = None,
+    df: DataFrame,
+    by: str,
+    ts: str,
+    value: str,
+    gap: Any,
+    agg: str = "sum",
+    *,
+    output: str | None = None,
 ) -> DataFrame:
     """One row per key and session: ``by, session_start, session_end, <output>``, the
     sessions of Spark's ``session_window(ts, gap)``."""
     gap_ns = to_nanoseconds("session_aggregate", "gap", gap)
     return _per_key_aggregate(
-        "session_aggregate", df, by, ts, value, agg, output, ("session_start", "session_end"),
+        "session_aggregate",
+        df,
+        by,
+        ts,
+        value,
+        agg,
+        output,
+        ("session_start", "session_end"),
         lambda k, t, v, a: _af.session_aggregate(k, t, v, gap_ns, a),
     )
 

@@ -16,22 +16,21 @@ from typing import Any
 
 import pyarrow as pa
 
-from . import _native
-from . import _is_series, _to_arrow, _type_name
+from . import _is_series, _native, _to_arrow, _type_name
 
 __all__ = [
-    "tumble_start",
-    "hop_windows",
     "hop_aggregate",
+    "hop_windows",
     "rolling",
-    "rolling_sum",
     "rolling_count",
+    "rolling_max",
     "rolling_mean",
     "rolling_min",
-    "rolling_max",
-    "session_window",
+    "rolling_sum",
     "session_aggregate",
+    "session_window",
     "to_nanoseconds",
+    "tumble_start",
 ]
 
 AGGREGATIONS = ("sum", "count", "mean", "min", "max")
@@ -94,7 +93,7 @@ def _values(function: str, value: Any) -> pa.Array:
 
 
 def _check_agg(function: str, agg: str) -> str:
-    if not isinstance(agg, str) or agg.lower() not in AGGREGATIONS + ("avg",):
+    if not isinstance(agg, str) or agg.lower() not in (*AGGREGATIONS, "avg"):
         raise ValueError(f"{function}: argument `agg`: expected one of {', '.join(AGGREGATIONS)}, found {agg!r}")
     return agg.lower()
 
@@ -121,7 +120,10 @@ def hop_windows(ts: Any, size: Any, step: Any, offset: Any = 0) -> Any:
     per row, ascending), as Spark's ``window(ts, size, step)``."""
     f = "hop_windows"
     result = _native.hop_windows(
-        _times(f, ts), to_nanoseconds(f, "size", size), to_nanoseconds(f, "step", step), to_nanoseconds(f, "offset", offset)
+        _times(f, ts),
+        to_nanoseconds(f, "size", size),
+        to_nanoseconds(f, "step", step),
+        to_nanoseconds(f, "offset", offset),
     )
     return _shape_like(result, ts)
 
@@ -165,9 +167,7 @@ def rolling_max(value: Any, ts: Any, period: Any, by: Any = None, closed: str = 
     return rolling(value, ts, period, "max", by=by, closed=closed)
 
 
-def hop_aggregate(
-    by: Any, ts: Any, value: Any, size: Any, step: Any, agg: str = "sum", offset: Any = 0
-) -> pa.Table:
+def hop_aggregate(by: Any, ts: Any, value: Any, size: Any, step: Any, agg: str = "sum", offset: Any = 0) -> pa.Table:
     """Every non-empty hopping window ``[start, start + size)`` (starts ``offset + k * step``)
     per key with the ``agg`` of its values. ``by`` may be None for one group.
 

@@ -52,12 +52,15 @@ def main():
     x = rng.normal(50, 20, N)
     xa = pa.array(x)
     xs = pl.Series(x)
-    compare("standard_scale, 10M f64", {
-        "arrowfeat": lambda: af.standard_scale(xa, 3.5, 2.25),
-        "numpy `(x - m) / s`": lambda: (x - 3.5) / 2.25,
-        "pyarrow.compute": lambda: pc.divide(pc.subtract(xa, 3.5), 2.25),
-        "polars": lambda: (xs - 3.5) / 2.25,
-    })
+    compare(
+        "standard_scale, 10M f64",
+        {
+            "arrowfeat": lambda: af.standard_scale(xa, 3.5, 2.25),
+            "numpy `(x - m) / s`": lambda: (x - 3.5) / 2.25,
+            "pyarrow.compute": lambda: pc.divide(pc.subtract(xa, 3.5), 2.25),
+            "polars": lambda: (xs - 3.5) / 2.25,
+        },
+    )
 
     a = rng.normal(size=(VEC_N, DIM)).astype(np.float32)
     b = rng.normal(size=(VEC_N, DIM)).astype(np.float32)
@@ -76,18 +79,24 @@ def main():
             / ((pl.col("a") * pl.col("a")).arr.sum().sqrt() * (pl.col("b") * pl.col("b")).arr.sum().sqrt())
         )
 
-    compare("cosine_similarity, 1M x 128 f32", {
-        "arrowfeat": lambda: af.cosine_similarity(fa, fb),
-        "numpy einsum + norm": numpy_cosine,
-        "polars array arithmetic": polars_cosine,
-    })
+    compare(
+        "cosine_similarity, 1M x 128 f32",
+        {
+            "arrowfeat": lambda: af.cosine_similarity(fa, fb),
+            "numpy einsum + norm": numpy_cosine,
+            "polars array arithmetic": polars_cosine,
+        },
+    )
 
     ids = pa.array([f"u{v:015d}" for v in rng.integers(0, 10**15, N)])
     ids_pl = pl.Series(ids)
-    compare("hash_bucket, 10M 16-byte strings", {
-        "arrowfeat": lambda: af.hash_bucket(ids, 1000),
-        "polars `hash() % n` (not Spark-compatible)": lambda: ids_pl.hash(seed=42) % 1000,
-    })
+    compare(
+        "hash_bucket, 10M 16-byte strings",
+        {
+            "arrowfeat": lambda: af.hash_bucket(ids, 1000),
+            "polars `hash() % n` (not Spark-compatible)": lambda: ids_pl.hash(seed=42) % 1000,
+        },
+    )
 
     lat1, lon1 = rng.uniform(-89, 89, N), rng.uniform(-179, 179, N)
     la, lo = pa.array(lat1), pa.array(lon1)
@@ -105,23 +114,37 @@ def main():
         h = ((p2 - p1) / 2).sin() ** 2 + p1.cos() * np.cos(p2) * (dl / 2).sin() ** 2
         return 2 * 6371.0088 * h.clip(upper_bound=1.0).sqrt().arcsin()
 
-    compare("haversine_km to a point, 10M", {
-        "arrowfeat": lambda: af.haversine_km(la, lo, 48.8566, 2.3522),
-        "numpy": numpy_haversine,
-        "polars": polars_haversine,
-    })
+    compare(
+        "haversine_km to a point, 10M",
+        {
+            "arrowfeat": lambda: af.haversine_km(la, lo, 48.8566, 2.3522),
+            "numpy": numpy_haversine,
+            "polars": polars_haversine,
+        },
+    )
 
     # GIL release: the same total work on one thread and split over two.
     halves = [xa.slice(0, N // 2), xa.slice(N // 2)]
     with ThreadPoolExecutor(2) as pool:
-        compare("standard_scale, 10M f64, 2 threads", {
-            "arrowfeat": lambda: list(pool.map(lambda h: af.standard_scale(h, 3.5, 2.25), halves)),
-            "arrowfeat, 1 thread": lambda: af.standard_scale(xa, 3.5, 2.25),
-        })
-        compare("haversine_km, 10M, 2 threads", {
-            "arrowfeat": lambda: list(pool.map(lambda s: af.haversine_km(la.slice(*s), lo.slice(*s), 48.8566, 2.3522), [(0, N // 2), (N // 2, N)])),
-            "arrowfeat, 1 thread": lambda: af.haversine_km(la, lo, 48.8566, 2.3522),
-        })
+        compare(
+            "standard_scale, 10M f64, 2 threads",
+            {
+                "arrowfeat": lambda: list(pool.map(lambda h: af.standard_scale(h, 3.5, 2.25), halves)),
+                "arrowfeat, 1 thread": lambda: af.standard_scale(xa, 3.5, 2.25),
+            },
+        )
+        compare(
+            "haversine_km, 10M, 2 threads",
+            {
+                "arrowfeat": lambda: list(
+                    pool.map(
+                        lambda s: af.haversine_km(la.slice(*s), lo.slice(*s), 48.8566, 2.3522),
+                        [(0, N // 2), (N // 2, N)],
+                    )
+                ),
+                "arrowfeat, 1 thread": lambda: af.haversine_km(la, lo, 48.8566, 2.3522),
+            },
+        )
 
 
 if __name__ == "__main__":

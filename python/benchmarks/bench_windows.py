@@ -18,14 +18,14 @@ import time
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
-import datafusion  # noqa: E402
-import duckdb  # noqa: E402
-import numpy as np  # noqa: E402
-import polars as pl  # noqa: E402
-import pyarrow as pa  # noqa: E402
+import datafusion
+import duckdb
+import numpy as np
+import polars as pl
+import pyarrow as pa
 
-import arrowfeat as af  # noqa: E402
-import arrowfeat.datafusion as afd  # noqa: E402
+import arrowfeat as af
+import arrowfeat.datafusion as afd
 
 N = int(os.environ.get("ARROWFEAT_BENCH_N", 10_000_000))
 KEYS = 1_000
@@ -38,7 +38,9 @@ def event_log(n: int, keys: int, seed: int = 0) -> pa.Table:
     rng = np.random.default_rng(seed)
     per_key = n // keys
     long_pause = rng.random((keys, per_key)) < 0.05
-    gaps = np.where(long_pause, rng.exponential(120 * MINUTE, (keys, per_key)), rng.exponential(MINUTE, (keys, per_key)))
+    gaps = np.where(
+        long_pause, rng.exponential(120 * MINUTE, (keys, per_key)), rng.exponential(MINUTE, (keys, per_key))
+    )
     # Microsecond times, so that Spark sees exactly the same events.
     ts = (1_700_000_000_000_000_000 + np.cumsum(gaps, axis=1)).astype(np.int64) // 1000 * 1000
     key = np.repeat(np.arange(keys, dtype=np.int64), per_key)
@@ -74,60 +76,122 @@ RESULTS = []
 
 def record(case: str, engine: str, seconds: float, threads: int, rows: int):
     RESULTS.append((case, engine, seconds, threads, rows))
-    print(f"{case:<28} {engine:<46} {seconds:8.3f} s  {rows / seconds / threads / 1e6:8.2f} M events/s/core", flush=True)
+    print(
+        f"{case:<28} {engine:<46} {seconds:8.3f} s  {rows / seconds / threads / 1e6:8.2f} M events/s/core", flush=True
+    )
 
 
 def rolling_case(table: pa.Table):
     case = "rolling_sum 5m"
     n = table.num_rows
-    record(case, f"arrowfeat af.rolling_sum ({CORES} threads)", best(lambda: af.rolling_sum(table["value"], table["ts"], "5m", by=table["key"])), CORES, n)
+    record(
+        case,
+        f"arrowfeat af.rolling_sum ({CORES} threads)",
+        best(lambda: af.rolling_sum(table["value"], table["ts"], "5m", by=table["key"])),
+        CORES,
+        n,
+    )
 
     df = pl.from_arrow(table)
-    record(case, f"Polars rolling_sum_by().over(key) ({CORES} threads)",
-           best(lambda: df.select(pl.col("value").rolling_sum_by("ts", "5m").over("key")).to_arrow()), CORES, n)
+    record(
+        case,
+        f"Polars rolling_sum_by().over(key) ({CORES} threads)",
+        best(lambda: df.select(pl.col("value").rolling_sum_by("ts", "5m").over("key")).to_arrow()),
+        CORES,
+        n,
+    )
 
     ctx = datafusion.SessionContext()
     afd.register(ctx)
     ctx.register_record_batches("t", [table.to_batches()])
-    builtin = ("SELECT sum(value) OVER (PARTITION BY key ORDER BY ts RANGE BETWEEN INTERVAL '5 minutes' "
-               "PRECEDING AND CURRENT ROW) FROM t")
-    record(case, f"DataFusion RANGE window ({CORES} threads)", best(lambda: ctx.sql(builtin).to_arrow_table()), CORES, n)
+    builtin = (
+        "SELECT sum(value) OVER (PARTITION BY key ORDER BY ts RANGE BETWEEN INTERVAL '5 minutes' "
+        "PRECEDING AND CURRENT ROW) FROM t"
+    )
+    record(
+        case, f"DataFusion RANGE window ({CORES} threads)", best(lambda: ctx.sql(builtin).to_arrow_table()), CORES, n
+    )
     ours_sql = "SELECT rolling_sum(value, ts, '5m') OVER (PARTITION BY key ORDER BY ts) FROM t"
-    record(case, f"arrowfeat rolling_sum in DataFusion ({CORES} threads)", best(lambda: ctx.sql(ours_sql).to_arrow_table()), CORES, n)
+    record(
+        case,
+        f"arrowfeat rolling_sum in DataFusion ({CORES} threads)",
+        best(lambda: ctx.sql(ours_sql).to_arrow_table()),
+        CORES,
+        n,
+    )
 
     con = duckdb.connect()
     con.register("t", table)
-    duck = ("SELECT sum(value) OVER (PARTITION BY key ORDER BY ts RANGE BETWEEN INTERVAL 5 MINUTE "
-            "PRECEDING AND CURRENT ROW) FROM t")
+    duck = (
+        "SELECT sum(value) OVER (PARTITION BY key ORDER BY ts RANGE BETWEEN INTERVAL 5 MINUTE "
+        "PRECEDING AND CURRENT ROW) FROM t"
+    )
     record(case, f"DuckDB RANGE window ({CORES} threads)", best(lambda: con.sql(duck).fetch_arrow_table()), CORES, n)
 
 
 def hop_case(table: pa.Table):
     case = "hop sum 10m / 1m"
     n = table.num_rows
-    record(case, f"arrowfeat af.hop_aggregate ({CORES} threads)",
-           best(lambda: af.hop_aggregate(table["key"], table["ts"], table["value"], "10m", "1m", "sum")), CORES, n)
+    record(
+        case,
+        f"arrowfeat af.hop_aggregate ({CORES} threads)",
+        best(lambda: af.hop_aggregate(table["key"], table["ts"], table["value"], "10m", "1m", "sum")),
+        CORES,
+        n,
+    )
     df = pl.from_arrow(table)
-    record(case, f"Polars group_by_dynamic ({CORES} threads)", best(lambda: df.group_by_dynamic(
-        "ts", every="1m", period="10m", group_by="key", closed="left").agg(pl.col("value").sum()).to_arrow()), CORES, n)
+    record(
+        case,
+        f"Polars group_by_dynamic ({CORES} threads)",
+        best(
+            lambda: (
+                df.group_by_dynamic("ts", every="1m", period="10m", group_by="key", closed="left")
+                .agg(pl.col("value").sum())
+                .to_arrow()
+            )
+        ),
+        CORES,
+        n,
+    )
 
 
 def dense_case(table: pa.Table):
     case = "hop sum 500ns / 100ns dense"
     n = table.num_rows
     # One key: nothing to split, so one thread.
-    record(case, "arrowfeat af.hop_aggregate (1 thread, one key)",
-           best(lambda: af.hop_aggregate(None, table["ts"], table["value"], "500ns", "100ns", "sum")), 1, n)
+    record(
+        case,
+        "arrowfeat af.hop_aggregate (1 thread, one key)",
+        best(lambda: af.hop_aggregate(None, table["ts"], table["value"], "500ns", "100ns", "sum")),
+        1,
+        n,
+    )
     df = pl.from_arrow(table)
-    record(case, f"Polars group_by_dynamic ({CORES} threads)", best(lambda: df.group_by_dynamic(
-        "ts", every="100ns", period="500ns", closed="left").agg(pl.col("value").sum()).to_arrow()), CORES, n)
+    record(
+        case,
+        f"Polars group_by_dynamic ({CORES} threads)",
+        best(
+            lambda: (
+                df.group_by_dynamic("ts", every="100ns", period="500ns", closed="left")
+                .agg(pl.col("value").sum())
+                .to_arrow()
+            )
+        ),
+        CORES,
+        n,
+    )
 
 
 def session_case(table: pa.Table):
     case = "session sum gap 30m"
     n = table.num_rows
-    record(case, f"arrowfeat af.session_aggregate ({CORES} threads)",
-           best(lambda: af.session_aggregate(table["key"], table["ts"], table["value"], "30m", "sum")), CORES, n)
+    record(
+        case,
+        f"arrowfeat af.session_aggregate ({CORES} threads)",
+        best(lambda: af.session_aggregate(table["key"], table["ts"], table["value"], "30m", "sum")),
+        CORES,
+        n,
+    )
 
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
@@ -135,10 +199,13 @@ def session_case(table: pa.Table):
     import arrowfeat.spark as afs
 
     spark = (
-        SparkSession.builder.master(f"local[{CORES}]").appName("arrowfeat-bench-windows")
-        .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+        SparkSession.builder.master(f"local[{CORES}]")
+        .appName("arrowfeat-bench-windows")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.memory", "8g").config("spark.sql.shuffle.partitions", str(CORES * 2))
+        .config("spark.driver.memory", "8g")
+        .config("spark.sql.shuffle.partitions", str(CORES * 2))
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
@@ -148,16 +215,33 @@ def session_case(table: pa.Table):
     pq.write_table(table.set_column(1, "ts", table["ts"].cast(pa.timestamp("us", tz="UTC"))), path)
     sdf = spark.read.parquet(path).cache()
     sdf.count()
-    builtin = lambda: sdf.groupBy("key", F.session_window("ts", "30 minutes")).agg(F.sum("value")).write.format("noop").mode("overwrite").save()  # noqa: E731
+
+    def builtin():
+        return (
+            sdf.groupBy("key", F.session_window("ts", "30 minutes"))
+            .agg(F.sum("value"))
+            .write.format("noop")
+            .mode("overwrite")
+            .save()
+        )
+
     record(case, f"Spark session_window, local[{CORES}]", best(builtin, rounds=2), CORES, n)
-    helper = lambda: afs.session_aggregate(sdf, "key", "ts", "value", "30m", "sum").write.format("noop").mode("overwrite").save()  # noqa: E731
+
+    def helper():
+        return (
+            afs.session_aggregate(sdf, "key", "ts", "value", "30m", "sum").write.format("noop").mode("overwrite").save()
+        )
+
     record(case, f"arrowfeat afs.session_aggregate in Spark, local[{CORES}]", best(helper, rounds=2), CORES, n)
     spark.stop()
 
 
 def main():
-    print(f"N = {N:,} events, {KEYS} keys, {CORES} cores, best of {ROUNDS}; arrowfeat {af.__version__}, "
-          f"polars {pl.__version__}, datafusion {datafusion.__version__}, duckdb {duckdb.__version__}", flush=True)
+    print(
+        f"N = {N:,} events, {KEYS} keys, {CORES} cores, best of {ROUNDS}; arrowfeat {af.__version__}, "
+        f"polars {pl.__version__}, datafusion {datafusion.__version__}, duckdb {duckdb.__version__}",
+        flush=True,
+    )
     table = event_log(N, KEYS)
     rolling_case(table)
     hop_case(table)

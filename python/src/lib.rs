@@ -13,7 +13,7 @@ use arrow_pyarrow::{FromPyArrow, ToPyArrow};
 use arrowfeat_udf::kernels::window::{self, Aggregation, Closed};
 use arrowfeat_udf::kernels::{self, embedding, geo, hash, numeric, ErrorKind, KernelError};
 use arrowfeat_udf::sql::ffi::{ffi_udfs, ffi_udwfs, FFI_ScalarUDF, FFI_WindowUDF};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyList};
 
@@ -56,6 +56,22 @@ fn import(function: &str, argument: &str, obj: &Bound<'_, PyAny>) -> PyResult<Ar
     )))
 }
 
+/// Runs `f` with the GIL released. A panic inside (a bug) becomes a `RuntimeError` that
+/// names the function, never a `PanicException`, which `except Exception` does not catch.
+fn detach<T: Send>(py: Python<'_>, function: &str, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+    py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)))
+        .map_err(|payload| {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown cause".into());
+            PyRuntimeError::new_err(format!(
+                "{function}: internal error (please report it): {message}"
+            ))
+        })
+}
+
 fn to_py_err(e: KernelError) -> PyErr {
     match e.kind {
         ErrorKind::WrongType => PyTypeError::new_err(e.to_string()),
@@ -79,10 +95,10 @@ fn run<const N: usize>(
     for (name, obj) in names.iter().zip(objs) {
         args.push(import(function, name, obj)?);
     }
-    let out = py.detach(|| {
+    let out = detach(py, function, || {
         let datums: [&dyn Datum; N] = std::array::from_fn(|i| args[i].datum());
         kernel(datums)
-    });
+    })?;
     export(py, out.map_err(to_py_err)?)
 }
 
@@ -141,10 +157,10 @@ fn import_all(function: &str, columns: &Bound<'_, PyList>) -> PyResult<Vec<Arg>>
 #[pyfunction]
 fn xxhash64(py: Python<'_>, columns: &Bound<'_, PyList>) -> PyResult<Py<PyAny>> {
     let args = import_all("xxhash64", columns)?;
-    let out = py.detach(|| {
+    let out = detach(py, "xxhash64", || {
         let datums: Vec<&dyn Datum> = args.iter().map(Arg::datum).collect();
         arc(hash::xxhash64(&datums))
-    });
+    })?;
     export(py, out.map_err(to_py_err)?)
 }
 
@@ -156,10 +172,10 @@ fn hash_bucket(
 ) -> PyResult<Py<PyAny>> {
     let args = import_all("hash_bucket", columns)?;
     let buckets = import("hash_bucket", "num_buckets", num_buckets)?;
-    let out = py.detach(|| {
+    let out = detach(py, "hash_bucket", || {
         let datums: Vec<&dyn Datum> = args.iter().map(Arg::datum).collect();
         arc(hash::hash_bucket(&datums, buckets.datum()))
-    });
+    })?;
     export(py, out.map_err(to_py_err)?)
 }
 
@@ -275,7 +291,9 @@ fn tumble_start(
     offset: i64,
 ) -> PyResult<Py<PyAny>> {
     let ts = import_column("tumble_start", "ts", ts)?;
-    let out = py.detach(|| window::tumble_start(ts.as_ref(), size, offset));
+    let out = detach(py, "tumble_start", || {
+        window::tumble_start(ts.as_ref(), size, offset)
+    })?;
     export(py, out.map_err(to_py_err)?)
 }
 
@@ -288,9 +306,9 @@ fn hop_windows(
     offset: i64,
 ) -> PyResult<Py<PyAny>> {
     let ts = import_column("hop_windows", "ts", ts)?;
-    let out = py.detach(|| {
+    let out = detach(py, "hop_windows", || {
         window::hop_windows(ts.as_ref(), size, step, offset).map(|a| Arc::new(a) as ArrayRef)
-    });
+    })?;
     export(py, out.map_err(to_py_err)?)
 }
 
@@ -311,7 +329,7 @@ fn rolling(
     let keys = import_keys(name, keys)?;
     let ts = import_column(name, "ts", ts)?;
     let values = import_column(name, "value", values)?;
-    let out = py.detach(|| {
+    let out = detach(py, "rolling", || {
         window::rolling(
             keys.as_ref(),
             ts.as_ref(),
@@ -320,7 +338,7 @@ fn rolling(
             closed,
             aggregation,
         )
-    });
+    })?;
     export(py, out.map_err(to_py_err)?)
 }
 
@@ -341,7 +359,7 @@ fn hop_aggregate(
     let keys = import_keys("hop_aggregate", keys)?;
     let ts = import_column("hop_aggregate", "ts", ts)?;
     let values = import_column("hop_aggregate", "values", values)?;
-    let out = py.detach(|| {
+    let out = detach(py, "hop_aggregate", || {
         window::hop_aggregate(
             keys.as_ref(),
             ts.as_ref(),
@@ -351,7 +369,7 @@ fn hop_aggregate(
             offset,
             aggregation,
         )
-    });
+    })?;
     Ok(out.map_err(to_py_err)?.to_pyarrow(py)?.unbind())
 }
 
@@ -365,9 +383,9 @@ fn session_window(
 ) -> PyResult<Py<PyAny>> {
     let keys = import_keys("session_window", keys)?;
     let ts = import_column("session_window", "ts", ts)?;
-    let out = py.detach(|| {
+    let out = detach(py, "session_window", || {
         window::session_window(keys.as_ref(), ts.as_ref(), gap).map(|a| Arc::new(a) as ArrayRef)
-    });
+    })?;
     export(py, out.map_err(to_py_err)?)
 }
 
@@ -385,7 +403,7 @@ fn session_aggregate(
     let keys = import_keys("session_aggregate", keys)?;
     let ts = import_column("session_aggregate", "ts", ts)?;
     let values = import_column("session_aggregate", "values", values)?;
-    let out = py.detach(|| {
+    let out = detach(py, "session_aggregate", || {
         window::session_aggregate(
             keys.as_ref(),
             ts.as_ref(),
@@ -393,7 +411,7 @@ fn session_aggregate(
             gap,
             aggregation,
         )
-    });
+    })?;
     Ok(out.map_err(to_py_err)?.to_pyarrow(py)?.unbind())
 }
 
@@ -436,11 +454,7 @@ impl DataFusionUdf {
     }
 
     fn __datafusion_scalar_udf__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
-        PyCapsule::new(
-            py,
-            self.ffi.clone(),
-            Some(c"datafusion_scalar_udf".to_owned()),
-        )
+        PyCapsule::new_with_value(py, self.ffi.clone(), c"datafusion_scalar_udf")
     }
 
     fn __repr__(&self) -> String {
@@ -464,11 +478,7 @@ impl DataFusionWindowUdf {
     }
 
     fn __datafusion_window_udf__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
-        PyCapsule::new(
-            py,
-            self.ffi.clone(),
-            Some(c"datafusion_window_udf".to_owned()),
-        )
+        PyCapsule::new_with_value(py, self.ffi.clone(), c"datafusion_window_udf")
     }
 
     fn __repr__(&self) -> String {
@@ -515,7 +525,7 @@ fn check_schemas(
             output::Format::NAMES.join(", ")
         ))
     })?;
-    py.detach(move || {
+    detach(py, "check_schemas", move || {
         let metadata = store::parse(&registry_json).map_err(|e| format!("{against}: {e}"))?;
         let loaded = run::load_path(&schemas)?;
         if loaded.is_empty() {
@@ -539,7 +549,7 @@ fn check_schemas(
             output::render(&report, format, &options),
             report.exit_code(deny_warnings),
         ))
-    })
+    })?
     .map_err(PyValueError::new_err)
 }
 

@@ -150,7 +150,9 @@ def test_zero_copy_in_and_out():
 def test_type_errors():
     with pytest.raises(TypeError, match=r"standard_scale: argument `x`: expected numbers, found string"):
         af.standard_scale(pa.array(["a"]), 0, 1)
-    with pytest.raises(TypeError, match=r"standard_scale: argument `mean`: expected a number or a column, found builtins.str"):
+    with pytest.raises(
+        TypeError, match=r"standard_scale: argument `mean`: expected a number or a column, found builtins.str"
+    ):
         af.standard_scale(pa.array([1.0]), "0", 1)
     with pytest.raises(TypeError, match=r"xxhash64: argument `#1`: expected one of boolean"):
         af.xxhash64(pa.array([1], pa.uint32()))
@@ -158,7 +160,9 @@ def test_type_errors():
         af.hash_bucket(pa.array([1]), pa.array([1.5]))
     with pytest.raises(TypeError, match=r"dot_product: argument `a`: expected a list or fixed-size list column"):
         af.dot_product(pa.array([1.0]), [1.0])
-    with pytest.raises(TypeError, match=r"l2_norm: argument `a`: expected one vector of numbers, found float64 with shape \(2, 2, 2\)"):
+    with pytest.raises(
+        TypeError, match=r"l2_norm: argument `a`: expected one vector of numbers, found float64 with shape \(2, 2, 2\)"
+    ):
         af.l2_norm(np.zeros((2, 2, 2)))
 
 
@@ -167,7 +171,10 @@ def test_value_errors():
         af.standard_scale(pa.array([1.0]), 0, 0)
     with pytest.raises(ValueError, match=r"expected 2 rows like argument `x`, found 3 rows"):
         af.standard_scale(pa.array([1.0, 2.0]), pa.array([1.0, 2.0, 3.0]), 1)
-    with pytest.raises(ValueError, match=r"dot_product: argument `b`: expected a vector of 2 elements like `a`, found 3 elements at row 0"):
+    with pytest.raises(
+        ValueError,
+        match=r"dot_product: argument `b`: expected a vector of 2 elements like `a`, found 3 elements at row 0",
+    ):
         af.dot_product(pa.array([[1.0, 2.0]]), pa.array([[1.0, 2.0, 3.0]]))
     with pytest.raises(ValueError, match=r"bucketize: argument `boundaries`: expected strictly increasing"):
         af.bucketize(pa.array([1.0]), [3, 1])
@@ -175,7 +182,9 @@ def test_value_errors():
         af.hash_bucket(pa.array([1]), -1)
     with pytest.raises(ValueError, match=r"dequantize_int8: argument `q`: expected uint8 values in 0..=255"):
         af.dequantize_int8(pa.array([300]), 1.0, 0)
-    with pytest.raises(ValueError, match=r"quantize_int8: argument `zero_point`: expected a zero point in 0..=255, found 300"):
+    with pytest.raises(
+        ValueError, match=r"quantize_int8: argument `zero_point`: expected a zero point in 0..=255, found 300"
+    ):
         af.quantize_int8(pa.array([1.0]), 1.0, 300)
 
 
@@ -185,3 +194,20 @@ def test_gil_is_released_threads_agree():
     with ThreadPoolExecutor(2) as pool:
         results = list(pool.map(lambda _: af.standard_scale(x, 1.0, 2.0), range(4)))
     assert all(r.equals(expected) for r in results)
+
+
+def test_errors_count_rows_from_the_start_of_chunked_input():
+    x = pa.chunked_array([[1.0, 2.0], [3.0, 4.0, 5.0]])
+    std = pa.chunked_array([[1.0, 1.0], [1.0, 1.0, -1.0]])
+    with pytest.raises(ValueError, match=r"found -1 at row 4$"):
+        af.standard_scale(x, 0.0, std)
+
+
+def test_extremes_of_float64_give_representable_results():
+    assert af.min_max_scale(pa.array([1e308]), -1e308, 1e308).to_pylist() == [1.0]
+    assert af.standard_scale(pa.array([1e308]), -1e308, 4.0).to_pylist() == [5e307]
+    huge = pa.array([[1e200, 1e200]])
+    assert af.cosine_similarity(huge, huge).to_pylist() == pytest.approx([1.0])
+    assert af.l2_norm(huge).to_pylist() == pytest.approx([1e200 * math.sqrt(2)])
+    tiny = pa.array([[1e-200, 1e-200]])
+    assert af.cosine_similarity(tiny, tiny).to_pylist() == pytest.approx([1.0])

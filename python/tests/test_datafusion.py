@@ -41,7 +41,9 @@ def test_window_functions_cross_the_ffi(ctx):
     assert out["s"].to_pylist() == af.rolling_sum(v, ts, 2, by=k).to_pylist()
     assert out["c"].to_pylist() == af.rolling_count(v, ts, 2, by=k, closed="left").to_pylist()
     assert out["sess"].to_pylist() == af.session_window(ts, 10, by=k).to_pylist()
-    scalars = ctx.sql("SELECT tumble_start(ts, 2) AS t, hop_windows(ts, 4, 2) AS h FROM w ORDER BY k, ts, v").to_arrow_table()
+    scalars = ctx.sql(
+        "SELECT tumble_start(ts, 2) AS t, hop_windows(ts, 4, 2) AS h FROM w ORDER BY k, ts, v"
+    ).to_arrow_table()
     assert scalars["t"].to_pylist() == af.tumble_start(ts, 2).to_pylist()
     assert scalars["h"].to_pylist() == af.hop_windows(ts, 4, 2).to_pylist()
     with pytest.raises(Exception, match="rolling_sum: argument `period`: expected a duration > 0"):

@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 
 import arrowfeat as af
 
@@ -54,7 +53,10 @@ SQL = {
     "l2_norm": ("l2_norm(emb)", lambda t: af.l2_norm(t["emb"])),
     "l2_normalize": ("l2_normalize(emb)", lambda t: af.l2_normalize(t["emb"])),
     "quantize_int8": ("quantize_int8(emb, 0.05, 128)", lambda t: af.quantize_int8(t["emb"], 0.05, 128)),
-    "haversine_km": ("haversine_km(lat, lon, 48.8566, 2.3522)", lambda t: af.haversine_km(t["lat"], t["lon"], 48.8566, 2.3522)),
+    "haversine_km": (
+        "haversine_km(lat, lon, 48.8566, 2.3522)",
+        lambda t: af.haversine_km(t["lat"], t["lon"], 48.8566, 2.3522),
+    ),
 }
 
 
@@ -62,7 +64,7 @@ def same(a, b):
     if isinstance(a, float) and isinstance(b, float):
         return (math.isnan(a) and math.isnan(b)) or a == b
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=False))
     return a == b
 
 
@@ -81,5 +83,5 @@ def test_datafusion_sql_equals_python(tmp_path):
     for name, (_, in_process) in SQL.items():
         sql_values = result[name].to_pylist()
         py_values = in_process(table).to_pylist()
-        bad = [i for i, (a, b) in enumerate(zip(sql_values, py_values)) if not same(a, b)]
+        bad = [i for i, (a, b) in enumerate(zip(sql_values, py_values, strict=False)) if not same(a, b)]
         assert len(sql_values) == len(py_values) and not bad, f"{name}: rows {bad[:5]} differ"

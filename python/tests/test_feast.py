@@ -108,7 +108,9 @@ def test_validate_feature_view_on_real_objects(applied, tmp_path):
     # A wrong major version and a missing timestamp field are errors.
     text = (EXAMPLES / "driver_hourly_stats_v1.yaml").read_text()
     wrong = tmp_path / "wrong.yaml"
-    wrong.write_text(text.replace("schema_version: 1.2.0", "schema_version: 2.0.0").replace("name: event_timestamp", "name: ts"))
+    wrong.write_text(
+        text.replace("schema_version: 1.2.0", "schema_version: 2.0.0").replace("name: event_timestamp", "name: ts")
+    )
     report = validate_feature_view(view, wrong, entities=entities)
     errors = {f.rule for f in report.errors}
     assert {"version-name-suffix", "version-store-tag", "timestamp-field"} <= errors
@@ -128,8 +130,12 @@ def test_in_memory_feature_view_before_apply():
         name="driver_hourly_stats_v1",
         entities=[driver],
         ttl=timedelta(days=1),
-        schema=[Field(name="driver_id", dtype=Int64), Field(name="conv_rate", dtype=Float32),
-                Field(name="acc_rate", dtype=Float32), Field(name="avg_daily_trips", dtype=Int64)],
+        schema=[
+            Field(name="driver_id", dtype=Int64),
+            Field(name="conv_rate", dtype=Float32),
+            Field(name="acc_rate", dtype=Float32),
+            Field(name="avg_daily_trips", dtype=Int64),
+        ],
         source=FileSource(path="x.parquet", timestamp_field="event_timestamp", created_timestamp_column="created"),
         tags={"schema_version": "1.2.0"},
     )
@@ -153,8 +159,10 @@ def test_module_cli_exits_like_arrowfeat(applied):
 
 
 def test_feast_not_installed_is_explained(tmp_path):
-    out = run([str(BINARY), "check", "--schemas", str(EXAMPLES), "--feast-repo", str(REPO / "tests" / "feast" / "repo")],
-              env_extra={"ARROWFEAT_FEAST": str(tmp_path / "no-feast")})
+    out = run(
+        [str(BINARY), "check", "--schemas", str(EXAMPLES), "--feast-repo", str(REPO / "tests" / "feast" / "repo")],
+        env_extra={"ARROWFEAT_FEAST": str(tmp_path / "no-feast")},
+    )
     assert out.returncode == 2
     assert "needs the Feast CLI" in out.stderr and "pip install feast" in out.stderr
     assert out.stderr.count("\n") == 1
@@ -169,7 +177,9 @@ def test_broken_repo_is_a_clear_error(tmp_path):
 
 
 def test_empty_registry_is_a_clear_error(tmp_path):
-    repo = make_repo(tmp_path, features_py="from feast import Entity\ndriver = Entity(name='driver', join_keys=['driver_id'])\n")
+    repo = make_repo(
+        tmp_path, features_py="from feast import Entity\ndriver = Entity(name='driver', join_keys=['driver_id'])\n"
+    )
     assert run([FEAST, "apply"], cwd=repo).returncode == 0
     out = run([str(BINARY), "check", "--schemas", str(EXAMPLES), "--feast-repo", str(repo)])
     assert out.returncode == 2

@@ -46,7 +46,9 @@ def make_rows():
                 1.5 + (i % 3),
                 None if i % 29 == 0 else -80.0 + (i * 0.61) % 160,
                 -170.0 + (i * 1.3) % 340,
-                None if i % 31 == 0 else dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc) - dt.timedelta(days=i * 40, microseconds=i * 7),
+                None
+                if i % 31 == 0
+                else dt.datetime(2026, 1, 1, tzinfo=dt.UTC) - dt.timedelta(days=i * 40, microseconds=i * 7),
                 None if i % 5 == 0 else i % 2 == 0,
                 None if null else [float((i * k) % 7) - 3.0 for k in range(1, 9)],
                 [float((i + k) % 5) - 2.0 for k in range(1, 9)],
@@ -72,30 +74,51 @@ def same(a, b):
     if isinstance(a, float) and isinstance(b, float):
         return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=False))
     return a == b
 
 
 def assert_same(spark_values, python_values, what):
     assert len(spark_values) == len(python_values), what
-    bad = [(i, s, p) for i, (s, p) in enumerate(zip(spark_values, python_values)) if not same(s, p)]
+    bad = [(i, s, p) for i, (s, p) in enumerate(zip(spark_values, python_values, strict=False)) if not same(s, p)]
     assert not bad, f"{what}: first mismatches {bad[:3]}"
 
 
 CASES = {
-    "standard_scale": (lambda: afs.standard_scale("x", "mean", 2.5), lambda t: af.standard_scale(t["x"], t["mean"], 2.5)),
+    "standard_scale": (
+        lambda: afs.standard_scale("x", "mean", 2.5),
+        lambda t: af.standard_scale(t["x"], t["mean"], 2.5),
+    ),
     "min_max_scale": (lambda: afs.min_max_scale("x", -10, 40), lambda t: af.min_max_scale(t["x"], -10, 40)),
     "bucketize": (lambda: afs.bucketize("x", [-10, 0, 10, 50]), lambda t: af.bucketize(t["x"], [-10, 0, 10, 50])),
-    "xxhash64": (lambda: afs.xxhash64("id", "name", "ts", "flag"), lambda t: af.xxhash64(t["id"], t["name"], t["ts"], t["flag"])),
+    "xxhash64": (
+        lambda: afs.xxhash64("id", "name", "ts", "flag"),
+        lambda t: af.xxhash64(t["id"], t["name"], t["ts"], t["flag"]),
+    ),
     "hash_bucket": (lambda: afs.hash_bucket("name", "i32", 1000), lambda t: af.hash_bucket(t["name"], t["i32"], 1000)),
     "dot_product": (lambda: afs.dot_product("emb", "emb2"), lambda t: af.dot_product(t["emb"], t["emb2"])),
-    "cosine_similarity": (lambda: afs.cosine_similarity("emb", [1.0, 0, 1, 0, 1, 0, 1, 0]), lambda t: af.cosine_similarity(t["emb"], [1.0, 0, 1, 0, 1, 0, 1, 0])),
+    "cosine_similarity": (
+        lambda: afs.cosine_similarity("emb", [1.0, 0, 1, 0, 1, 0, 1, 0]),
+        lambda t: af.cosine_similarity(t["emb"], [1.0, 0, 1, 0, 1, 0, 1, 0]),
+    ),
     "l2_norm": (lambda: afs.l2_norm("emb"), lambda t: af.l2_norm(t["emb"])),
     "l2_normalize": (lambda: afs.l2_normalize("emb"), lambda t: af.l2_normalize(t["emb"])),
-    "quantize_int8": (lambda: afs.quantize_int8("x", 0.25, 128), lambda t: af.quantize_int8(t["x"], 0.25, 128).cast(pa.int16())),
-    "quantize_vectors": (lambda: afs.quantize_int8("emb", 0.05, 128, vectors=True), lambda t: af.quantize_int8(t["emb"], 0.05, 128).cast(pa.list_(pa.int16()))),
-    "dequantize_vectors": (lambda: afs.dequantize_int8("q", 0.01, 128, vectors=True), lambda t: af.dequantize_int8(t["q"], 0.01, 128)),
-    "haversine_km": (lambda: afs.haversine_km("lat", "lon", 48.8566, 2.3522), lambda t: af.haversine_km(t["lat"], t["lon"], 48.8566, 2.3522)),
+    "quantize_int8": (
+        lambda: afs.quantize_int8("x", 0.25, 128),
+        lambda t: af.quantize_int8(t["x"], 0.25, 128).cast(pa.int16()),
+    ),
+    "quantize_vectors": (
+        lambda: afs.quantize_int8("emb", 0.05, 128, vectors=True),
+        lambda t: af.quantize_int8(t["emb"], 0.05, 128).cast(pa.list_(pa.int16())),
+    ),
+    "dequantize_vectors": (
+        lambda: afs.dequantize_int8("q", 0.01, 128, vectors=True),
+        lambda t: af.dequantize_int8(t["q"], 0.01, 128),
+    ),
+    "haversine_km": (
+        lambda: afs.haversine_km("lat", "lon", 48.8566, 2.3522),
+        lambda t: af.haversine_km(t["lat"], t["lon"], 48.8566, 2.3522),
+    ),
 }
 
 
@@ -147,11 +170,16 @@ def test_hashes_equal_spark_builtins(spark, df):
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "50")
     try:
         out = df.select(
-            afs.xxhash64("id").alias("a1"), F.xxhash64("id").alias("b1"),
-            afs.xxhash64("name", "i32", "x").alias("a2"), F.xxhash64("name", "i32", "x").alias("b2"),
-            afs.xxhash64("ts", "flag", "lat").alias("a3"), F.xxhash64("ts", "flag", "lat").alias("b3"),
-            afs.hash_bucket("id", "name", 1000).alias("a4"), F.pmod(F.xxhash64("id", "name"), F.lit(1000)).alias("b4"),
-            afs.hash_bucket("name", 7).alias("a5"), F.pmod(F.xxhash64("name"), F.lit(7)).alias("b5"),
+            afs.xxhash64("id").alias("a1"),
+            F.xxhash64("id").alias("b1"),
+            afs.xxhash64("name", "i32", "x").alias("a2"),
+            F.xxhash64("name", "i32", "x").alias("b2"),
+            afs.xxhash64("ts", "flag", "lat").alias("a3"),
+            F.xxhash64("ts", "flag", "lat").alias("b3"),
+            afs.hash_bucket("id", "name", 1000).alias("a4"),
+            F.pmod(F.xxhash64("id", "name"), F.lit(1000)).alias("b4"),
+            afs.hash_bucket("name", 7).alias("a5"),
+            F.pmod(F.xxhash64("name"), F.lit(7)).alias("b5"),
         ).collect()
     finally:
         spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")

@@ -4,11 +4,10 @@ session, and the PySpark helpers (groupBy(key).applyInArrow) against both."""
 import pyarrow as pa
 import pytest
 from pyspark.sql import functions as F
+from test_windows import random_events
 
 import arrowfeat as af
 import arrowfeat.spark as afs
-
-from test_windows import random_events
 
 
 def spark_events(spark, nulls=True):
@@ -35,8 +34,11 @@ def test_hop_aggregate_equals_spark_window(spark):
     assert rows(helper, "key", "window_start", "window_end", "total") == expected
     local = af.hop_aggregate(table["key"], table["ts"], table["ivalue"], "10m", "1m", "sum")
     # As Spark collects them: naive microsecond datetimes in the session time zone (UTC).
-    naive = [local[c].cast(pa.timestamp("us", tz="UTC")).cast(pa.timestamp("us")).to_pylist() for c in ("window_start", "window_end")]
-    local_rows = sorted(zip(local["key"].to_pylist(), naive[0], naive[1], local["value"].to_pylist()))
+    naive = [
+        local[c].cast(pa.timestamp("us", tz="UTC")).cast(pa.timestamp("us")).to_pylist()
+        for c in ("window_start", "window_end")
+    ]
+    local_rows = sorted(zip(local["key"].to_pylist(), naive[0], naive[1], local["value"].to_pylist(), strict=False))
     assert [r[:3] for r in local_rows] == [r[:3] for r in expected]
     assert [r[3] for r in local_rows] == [r[3] for r in expected]
 
@@ -46,7 +48,9 @@ def test_session_aggregate_equals_spark_session_window(spark):
     spark_out = (
         df.groupBy("key", F.session_window("ts", "2 minutes"))
         .agg(F.count("value").alias("n"), F.max("value").alias("top"))
-        .select("key", F.col("session_window.start").alias("start"), F.col("session_window.end").alias("end"), "n", "top")
+        .select(
+            "key", F.col("session_window.start").alias("start"), F.col("session_window.end").alias("end"), "n", "top"
+        )
     )
     counts = afs.session_aggregate(df, "key", "ts", "value", "2m", "count", output="n")
     tops = afs.session_aggregate(df, "key", "ts", "value", "2m", "max", output="top")

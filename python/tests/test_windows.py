@@ -53,9 +53,9 @@ def test_rolling_matches_polars_rolling_by(agg, closed):
     if closed in ("left", "none") and agg == "sum":
         # An empty window (possible when the current time is excluded): Polars sums it to
         # 0.0, arrowfeat gives null as SQL's SUM does (its count gives 0).
-        theirs_list = [None if o is None and t == 0 else t for o, t in zip(ours_list, theirs_list)]
+        theirs_list = [None if o is None and t == 0 else t for o, t in zip(ours_list, theirs_list, strict=False)]
     assert len(ours_list) == len(theirs_list)
-    for i, (a, b) in enumerate(zip(ours_list, theirs_list)):
+    for i, (a, b) in enumerate(zip(ours_list, theirs_list, strict=False)):
         if a is None or b is None:
             assert a == b, f"row {i}: {a} != {b}"
         else:
@@ -74,7 +74,7 @@ def test_rolling_integer_sums_are_exact_and_nulls_ignored():
         g = g.sort_values(["ts", "row"])
         times = g["ts"].astype("int64").to_numpy()
         vals = g["ivalue"].to_numpy()
-        for row, t in zip(g["row"], times):
+        for row, t in zip(g["row"], times, strict=False):
             inside = (times > t - 5 * MINUTE) & (times <= t)
             window = [v for v in vals[inside] if not pd.isna(v)]
             expected[row] = int(sum(window)) if window else None
@@ -87,7 +87,9 @@ def test_hop_aggregate_matches_polars_group_by_dynamic():
     assert ours.column_names == ["key", "window_start", "window_end", "value"]
     df = pl.from_arrow(table).sort("ts")
     theirs = (
-        df.group_by_dynamic("ts", every="1m", period="10m", group_by="key", closed="left", label="left", start_by="window")
+        df.group_by_dynamic(
+            "ts", every="1m", period="10m", group_by="key", closed="left", label="left", start_by="window"
+        )
         .agg(pl.col("value").sum().alias("value"), pl.len().alias("n"))
         .filter(pl.col("n") > 0)
         .sort("key", "ts")
@@ -97,7 +99,9 @@ def test_hop_aggregate_matches_polars_group_by_dynamic():
     first = {k: t for k, t in df.group_by("key").agg(pl.col("ts").min()).iter_rows()}
     ours_rows = {
         (k, s): v
-        for k, s, v in zip(ours["key"].to_pylist(), ours["window_start"].to_pylist(), ours["value"].to_pylist())
+        for k, s, v in zip(
+            ours["key"].to_pylist(), ours["window_start"].to_pylist(), ours["value"].to_pylist(), strict=False
+        )
     }
     theirs_rows = {(k, s): v for k, s, v, _ in theirs.iter_rows()}
     assert set(theirs_rows) == {ks for ks in ours_rows if ks[1] >= _floor_minute(first[ks[0]])}
@@ -118,7 +122,14 @@ def test_session_aggregate_and_session_window():
     assert per_row.type == pa.struct([("start", pa.timestamp("ns", tz="UTC")), ("end", pa.timestamp("ns", tz="UTC"))])
     # The per-row sessions grouped and counted give the per-session counts.
     grouped = (
-        pa.table({"key": table["key"], "start": pc.struct_field(per_row, "start"), "end": pc.struct_field(per_row, "end"), "v": table["ivalue"]})
+        pa.table(
+            {
+                "key": table["key"],
+                "start": pc.struct_field(per_row, "start"),
+                "end": pc.struct_field(per_row, "end"),
+                "v": table["ivalue"],
+            }
+        )
         .group_by(["key", "start", "end"])
         .aggregate([("v", "count")])
         .sort_by([("key", "ascending"), ("start", "ascending")])
@@ -145,7 +156,7 @@ def test_polars_rolling_over_dense_nanoseconds():
         .with_columns(pl.col("ts").cast(pl.Int64))
     )
     # Compare as integer nanoseconds (Python datetimes stop at microseconds).
-    ours_map = dict(zip(ours["window_start"].cast(pa.int64()).to_pylist(), ours["value"].to_pylist()))
+    ours_map = dict(zip(ours["window_start"].cast(pa.int64()).to_pylist(), ours["value"].to_pylist(), strict=False))
     assert theirs.height > 150
     for start, v in theirs.iter_rows():
         assert ours_map[start] == v, start
@@ -154,7 +165,9 @@ def test_polars_rolling_over_dense_nanoseconds():
 
 
 def test_inputs_pandas_chunked_and_durations():
-    ts = pd.Series(pd.to_datetime(["2024-03-01 10:07:42", "1969-12-31 23:59:59.5", None], format="ISO8601"), index=[10, 11, 12])
+    ts = pd.Series(
+        pd.to_datetime(["2024-03-01 10:07:42", "1969-12-31 23:59:59.5", None], format="ISO8601"), index=[10, 11, 12]
+    )
     out = af.tumble_start(ts, "5m")
     assert isinstance(out, pd.Series) and list(out.index) == [10, 11, 12]
     assert out.iloc[0] == pd.Timestamp("2024-03-01 10:05:00")
@@ -175,9 +188,15 @@ def test_errors_name_function_and_argument():
         af.rolling_sum(ts, ts, 0)
     with pytest.raises(ValueError, match=r"session_aggregate: argument `gap`: .*unknown unit `fortnights`"):
         af.session_aggregate(None, ts, ts, "2 fortnights")
-    with pytest.raises(ValueError, match=r"session_aggregate: argument `agg`: expected one of sum, count, mean, min, max, found 'median'"):
+    with pytest.raises(
+        ValueError,
+        match=r"session_aggregate: argument `agg`: expected one of sum, count, mean, min, max, found 'median'",
+    ):
         af.session_aggregate(None, ts, ts, 5, "median")
-    with pytest.raises(TypeError, match=r"rolling_max: argument `ts`: expected a timestamp \(any unit\), a date or Int64 nanoseconds, found Float64"):
+    with pytest.raises(
+        TypeError,
+        match=r"rolling_max: argument `ts`: expected a timestamp \(any unit\), a date or Int64 nanoseconds, found Float64",
+    ):
         af.rolling_max(ts, pa.array([0.0, 1.0]), 5)
     with pytest.raises(TypeError, match=r"tumble_start: argument `size`: expected a duration"):
         af.tumble_start(ts, 1.5)

@@ -79,7 +79,9 @@ impl VectorPair {
                 DOC_SECTION,
                 "Dot product of two vectors (FixedSizeList, List or LargeList of Float32 or \
                  Float64), accumulated in Float64. Vectors of different lengths are an error that \
-                 names the row. Either side may be a constant vector, e.g. a query embedding.",
+                 names the row. Either side may be a constant vector, e.g. a query embedding. A sum \
+                 whose intermediate overflows or underflows is computed again over scaled \
+                 vectors, so the result is infinite or zero only when the true product is.",
                 "dot_product(a, b)",
             )
             .with_argument("a", "Vector column or constant.")
@@ -103,7 +105,8 @@ impl VectorPair {
             doc: Documentation::builder(
                 DOC_SECTION,
                 "Cosine similarity `dot(a, b) / (|a| |b|)` of two vectors, clamped to [-1, 1]. \
-                 A zero vector has no direction: the result is null.",
+                 A zero vector has no direction: the result is null. Vectors of huge or tiny \
+                 elements (1e200, 1e-200) are scaled first, so they still give their cosine.",
                 "cosine_similarity(a, b)",
             )
             .with_argument("a", "Vector column or constant.")
@@ -220,7 +223,10 @@ impl L2Norm {
             signature: single_signature(),
             doc: Documentation::builder(
                 DOC_SECTION,
-                "Euclidean norm `sqrt(sum(a[i]^2))` of a vector, accumulated in Float64.",
+                "Euclidean norm `sqrt(sum(a[i]^2))` of a vector, accumulated in Float64. Like \
+                 `hypot`, it neither overflows nor underflows where the norm is representable: \
+                 `l2_norm([1e200, 1e200])` is 1.414e200 and `l2_norm([1e-200, 1e-200])` is \
+                 1.414e-200.",
                 "l2_norm(a)",
             )
             .with_argument(
@@ -246,7 +252,8 @@ impl L2Norm {
             doc: Documentation::builder(
                 DOC_SECTION,
                 "Scales a vector to unit length, `a / |a|`, keeping its list type and element \
-                 type. A zero vector has no direction: the result is null.",
+                 type. A zero vector has no direction: the result is null. Vectors of huge or tiny \
+                 elements (1e200, 1e-200) are scaled first, so they still give their cosine.",
                 "l2_normalize(a)",
             )
             .with_argument(

@@ -40,7 +40,9 @@ impl StandardScale {
             doc: Documentation::builder(
                 DOC_SECTION,
                 "Standardizes `x` to a z-score: `(x - mean) / std`. `std` must be greater than 0 \
-                 (zero is an error, not infinity). Null in any argument gives null; NaN gives NaN.",
+                 (zero is an error, not infinity). Null in any argument gives null; NaN gives NaN. \
+                 A difference `x - mean` beyond the Float64 range does not make the result \
+                 infinite when the z-score itself is representable.",
                 "standard_scale(x, mean, std)",
             )
             .with_argument("x", "Numeric column or value to scale (cast to Float64).")
@@ -93,7 +95,8 @@ impl MinMaxScale {
             doc: Documentation::builder(
                 DOC_SECTION,
                 "Rescales `x` to [0, 1]: `(x - lo) / (hi - lo)`, clamped to [0, 1]. `hi` must be \
-                 greater than `lo`. NaN stays NaN.",
+                 greater than `lo`. NaN stays NaN. Bounds more than `f64::MAX` apart (such as \
+                 -1e308 and 1e308) still give exact results, not NaN.",
                 "min_max_scale(x, lo, hi)",
             )
             .with_argument("x", "Numeric column or value to scale (cast to Float64).")
