@@ -48,31 +48,9 @@ enum Command {
     ///
     /// Exit codes: 0 pass; 1 findings at error level (or warnings with --deny-warnings);
     /// 2 usage error or unreadable input.
-    Check {
-        /// A schema file, or a directory searched for *.yaml / *.yml.
-        #[arg(long, value_name = "PATH")]
-        schemas: PathBuf,
-        /// Feature-store metadata: `feast registry-dump` JSON or arrowfeat store metadata.
-        #[arg(long, value_name = "FILE")]
-        registry: Option<PathBuf>,
-        /// A Feast feature repo; its registry is read with the installed `feast` CLI.
-        #[arg(long, value_name = "DIR")]
-        feast_repo: Option<PathBuf>,
-        /// Earlier revision to check compatibility against: a directory or a git revision.
-        #[arg(long, value_name = "DIR|GIT-REF")]
-        against: Option<String>,
-        #[command(flatten)]
-        report: ReportArgs,
-    },
+    Check(CheckArgs),
     /// Compare two revisions of schema files: classify changes and enforce semver.
-    Diff {
-        /// The old revision: a file, a directory or a git revision of NEW's path.
-        old: String,
-        /// The new revision: a file or a directory.
-        new: PathBuf,
-        #[command(flatten)]
-        report: ReportArgs,
-    },
+    Diff(DiffArgs),
     /// List the functions, or show one with its arguments and an example.
     Functions {
         /// Function to describe.
@@ -81,33 +59,6 @@ enum Command {
         #[arg(long, value_enum, default_value_t = CatalogueFormat::Text)]
         format: CatalogueFormat,
     },
-}
-
-#[derive(clap::Args)]
-struct ReportArgs {
-    /// Report format: text, json, junit, sarif, github, markdown.
-    #[arg(long, default_value = "text")]
-    format: String,
-    /// Fail (exit 1) on warnings too.
-    #[arg(long)]
-    deny_warnings: bool,
-    /// Configuration file (default: ./arrowfeat.toml if present).
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// Compatibility mode between revisions: backward (default), forward, full, none.
-    #[arg(long, value_name = "MODE")]
-    compatibility: Option<String>,
-    /// Write the report to FILE instead of stdout (also when the run cannot start: a
-    /// valid report with the error, exit code 2).
-    #[arg(short, long, value_name = "FILE")]
-    output: Option<PathBuf>,
-    /// Follow symbolic links that lead out of a schema directory (refused by default).
-    #[arg(long)]
-    follow_symlinks: bool,
-    /// Seconds `feast registry-dump` (--feast-repo) may run before it is stopped.
-    #[arg(long, value_name = "SECONDS", default_value_t = arrowfeat_cli::feast::DEFAULT_TIMEOUT_SECS,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    feast_timeout: u64,
 }
 
 fn emit(outcome: Outcome, out: &mut impl Write) -> CliResult<i32> {
@@ -138,41 +89,8 @@ async fn run(cli: Cli) -> CliResult<i32> {
             let stream = sql::run(&ctx, &text).await?;
             sql::write_stream(stream, format, max_rows, &mut out).await?;
         }
-        Command::Check {
-            schemas,
-            registry,
-            feast_repo,
-            against,
-            report,
-        } => {
-            let args = CheckArgs {
-                schemas,
-                registry,
-                feast_repo,
-                against,
-                format: report.format,
-                deny_warnings: report.deny_warnings,
-                config: report.config,
-                compatibility: report.compatibility,
-                output: report.output,
-                follow_symlinks: report.follow_symlinks,
-                feast_timeout: report.feast_timeout,
-            };
-            return emit(check::check(&args)?, &mut out);
-        }
-        Command::Diff { old, new, report } => {
-            let args = DiffArgs {
-                old,
-                new,
-                format: report.format,
-                deny_warnings: report.deny_warnings,
-                config: report.config,
-                compatibility: report.compatibility,
-                output: report.output,
-                follow_symlinks: report.follow_symlinks,
-            };
-            return emit(check::diff(&args)?, &mut out);
-        }
+        Command::Check(args) => return emit(check::check(&args)?, &mut out),
+        Command::Diff(args) => return emit(check::diff(&args)?, &mut out),
         Command::Functions { name, format } => {
             let text = catalogue(name.as_deref(), format)?;
             out.write_all(text.as_bytes())

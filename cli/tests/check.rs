@@ -395,18 +395,47 @@ fn bad_input_never_panics() {
     insta::assert_snapshot!("bad_input", lines.join("\n"));
 
     // Unreadable top-level inputs are usage errors with one line each.
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 4] = [
         (&["check", "--schemas", "missing_dir"], "arrowfeat: error: --schemas missing_dir: no such file or directory\n"),
         (&["check", "--schemas", "good.yaml", "--registry", "missing.json"], "arrowfeat: error: --registry missing.json: no such file or directory\n"),
         (&["check", "--schemas", "good.yaml", "--registry", "empty.yaml"], "arrowfeat: error: --registry empty.yaml: empty file; expected Feast `registry-dump` JSON or arrowfeat store metadata\n"),
         (&["check", "--schemas", "good.yaml", "--registry", "list.yaml"], "arrowfeat: error: --registry list.yaml: 1:2: malformed JSON: invalid number\n"),
-        (&["check", "--schemas", "good.yaml", "--format", "xml"], "arrowfeat: error: --format: expected one of text, json, junit, sarif, github, markdown, found `xml`\n"),
     ];
     for (args, expected) in cases {
         let out = arrowfeat_in(&dir, args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(stderr(&out), expected, "{args:?}");
     }
+    // --format and --compatibility are clap value enums: a usage error listing the values.
+    for (args, expected) in [
+        (
+            &["check", "--schemas", "good.yaml", "--format", "xml"][..],
+            "[possible values: text, json, junit, sarif, github, markdown]",
+        ),
+        (
+            &[
+                "diff",
+                "good.yaml",
+                "good.yaml",
+                "--compatibility",
+                "sideways",
+            ][..],
+            "[possible values: backward, forward, full, none]",
+        ),
+    ] {
+        let out = arrowfeat_in(&dir, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&out).contains(expected),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    let out = arrowfeat_in(
+        &dir,
+        &["diff", "good.yaml", "good.yaml", "--compatibility", "FULL"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
 // ---- hostile input (issue 11) ------------------------------------------------------------

@@ -4,7 +4,9 @@
 pub mod check;
 pub mod compat;
 pub mod config;
+pub mod git;
 pub mod output;
+pub mod pipeline;
 pub mod report;
 pub mod rules;
 pub mod run;

@@ -1,0 +1,522 @@
+//! One run of the gate, from its inputs to a report ready to render: the configuration
+//! (`arrowfeat.toml` discovered or named), the schema files, the store metadata, the earlier
+//! revision (a directory or a git revision), the checks and the configured severities.
+//! `arrowfeat check` / `arrowfeat diff` and the Python module (`arrowfeat.feast`) call
+//! [`run`]; neither assembles a run of its own.
+
+use std::path::{Path, PathBuf};
+
+use crate::compat::Mode;
+use crate::config::Config;
+use crate::output::{render, render_error, Format, RenderOptions};
+use crate::report::Report;
+use crate::run::{self, LoadOptions, Loaded, Targets};
+use crate::store::{self, StoreMetadata};
+
+/// `arrowfeat check` (schemas against a store and/or an earlier revision) or `arrowfeat
+/// diff` (only the revision checks, and the old revision must be readable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Check,
+    Diff,
+}
+
+impl Command {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Command::Check => "check",
+            Command::Diff => "diff",
+        }
+    }
+}
+
+/// How error messages name the inputs: the CLI's flags, or the Python arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Names {
+    pub schemas: &'static str,
+    pub registry: &'static str,
+    pub against: &'static str,
+    pub config: &'static str,
+    /// The report's `against` when there is nothing to compare with (a lint).
+    pub nothing_to_compare: &'static str,
+}
+
+impl Names {
+    /// `arrowfeat check` and `arrowfeat diff`.
+    pub fn cli(command: Command) -> Names {
+        let (schemas, against) = match command {
+            Command::Check => ("--schemas", "--against"),
+            Command::Diff => ("NEW", "OLD"),
+        };
+        Names {
+            schemas,
+            registry: "--registry",
+            against,
+            config: "--config",
+            nothing_to_compare: "the schema format only (no --registry, --feast-repo or --against)",
+        }
+    }
+
+    /// Keyword arguments of a library call (Python's `arrowfeat.feast`).
+    pub const ARGUMENTS: Names = Names {
+        schemas: "schemas",
+        registry: "registry",
+        against: "against",
+        config: "config",
+        nothing_to_compare: "the schema format only (no store and no earlier revision)",
+    };
+}
+
+/// Where the feature store's metadata comes from.
+pub enum StoreSource<'a> {
+    /// A `feast registry-dump` JSON or arrowfeat store metadata file.
+    File(PathBuf),
+    /// The same, in memory (e.g. built from Feast objects); `label` names it in the report.
+    Json { json: Vec<u8>, label: String },
+    /// Metadata the caller obtains (the CLI runs `feast registry-dump`), when the run gets
+    /// to it; its error is reported as it is.
+    Loader {
+        label: String,
+        load: Box<dyn FnOnce() -> Result<StoreMetadata, String> + Send + 'a>,
+    },
+}
+
+/// Where the configuration comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConfigSource {
+    /// `arrowfeat.toml` in this directory if it exists (the CLI: the working directory).
+    /// One that exists but cannot be read (a FIFO, a broken link, a directory) is an
+    /// error, not silently skipped.
+    Discover(PathBuf),
+    /// This file; it must exist.
+    File(PathBuf),
+    /// Built in code.
+    Given(Config),
+}
+
+/// What one run checks, and against what.
+pub struct Inputs<'a> {
+    pub command: Command,
+    /// A schema file, or a directory searched for `*.yaml` / `*.yml`.
+    pub schemas: PathBuf,
+    /// Always `None` for [`Command::Diff`].
+    pub store: Option<StoreSource<'a>>,
+    /// The earlier revision: a path, else a git revision of `schemas`' path. Required for
+    /// [`Command::Diff`].
+    pub previous: Option<String>,
+    pub config: ConfigSource,
+    /// Overrides the configuration's mode.
+    pub compatibility: Option<Mode>,
+    /// Warnings fail the run too (besides the configuration's `deny_warnings`).
+    pub deny_warnings: bool,
+    pub load: LoadOptions,
+    pub names: Names,
+}
+
+impl<'a> Inputs<'a> {
+    /// `arrowfeat check` of `schemas` with everything else unset: no store, no revision,
+    /// `arrowfeat.toml` discovered in the working directory, the CLI's names.
+    pub fn check(schemas: impl Into<PathBuf>) -> Inputs<'a> {
+        Inputs {
+            command: Command::Check,
+            schemas: schemas.into(),
+            store: None,
+            previous: None,
+            config: ConfigSource::Discover(PathBuf::from(".")),
+            compatibility: None,
+            deny_warnings: false,
+            load: LoadOptions::default(),
+            names: Names::cli(Command::Check),
+        }
+    }
+
+    /// `arrowfeat diff OLD NEW`.
+    pub fn diff(old: impl Into<String>, new: impl Into<PathBuf>) -> Inputs<'a> {
+        Inputs {
+            command: Command::Diff,
+            previous: Some(old.into()),
+            names: Names::cli(Command::Diff),
+            ..Inputs::check(new)
+        }
+    }
+}
+
+/// A run that could not check anything (exit code 2): a missing path, an unreadable
+/// registry or configuration. The message is escaped (it may quote hostile input).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GateError {
+    pub command: Command,
+    pub message: String,
+}
+
+impl GateError {
+    fn new(command: Command, message: impl AsRef<str>) -> GateError {
+        GateError {
+            command,
+            message: crate::text::clean(message.as_ref()),
+        }
+    }
+
+    /// A valid report of the error in `format` (see [`render_error`]).
+    pub fn render(&self, format: Format) -> String {
+        let options = RenderOptions {
+            color: false,
+            deny_warnings: false,
+            command: self.command.as_str(),
+        };
+        render_error(&self.message, format, &options)
+    }
+
+    pub fn exit_code(&self) -> i32 {
+        2
+    }
+}
+
+impl std::fmt::Display for GateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for GateError {}
+
+/// The report of a run, with what rendering it needs: the command and whether warnings
+/// fail it. Rendering never checks again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunReport {
+    pub report: Report,
+    pub command: Command,
+    /// `Inputs::deny_warnings` or the configuration's `deny_warnings`.
+    pub deny_warnings: bool,
+}
+
+impl RunReport {
+    /// 0 pass; 1 errors (or warnings when denied); 2 unreadable input.
+    pub fn exit_code(&self) -> i32 {
+        self.report.exit_code(self.deny_warnings)
+    }
+
+    /// The exit code if warnings were denied (or not) regardless of the run's setting.
+    pub fn exit_code_with(&self, deny_warnings: bool) -> i32 {
+        self.report.exit_code(deny_warnings)
+    }
+
+    pub fn render(&self, format: Format, color: bool) -> String {
+        self.render_with(format, color, self.deny_warnings)
+    }
+
+    /// [`RunReport::render`] with warnings denied (or not) regardless of the run's setting.
+    pub fn render_with(&self, format: Format, color: bool, deny_warnings: bool) -> String {
+        let options = RenderOptions {
+            color,
+            deny_warnings,
+            command: self.command.as_str(),
+        };
+        render(&self.report, format, &options)
+    }
+}
+
+fn load_config(source: ConfigSource, names: &Names) -> Result<Config, String> {
+    match source {
+        ConfigSource::Given(config) => Ok(config),
+        ConfigSource::File(path) => {
+            Config::load(&path).map_err(|e| format!("{} {e}", names.config))
+        }
+        ConfigSource::Discover(dir) => {
+            // `arrowfeat.toml`, not `./arrowfeat.toml`, in messages about the working directory.
+            let path = if dir.as_os_str().is_empty() || dir == Path::new(".") {
+                PathBuf::from("arrowfeat.toml")
+            } else {
+                dir.join("arrowfeat.toml")
+            };
+            if path.symlink_metadata().is_ok() {
+                Config::load(&path)
+            } else {
+                Ok(Config::default())
+            }
+        }
+    }
+}
+
+fn load_store(source: StoreSource<'_>, names: &Names) -> Result<(StoreMetadata, String), String> {
+    match source {
+        StoreSource::File(path) => {
+            let metadata = store::load(&path).map_err(|e| format!("{} {e}", names.registry))?;
+            Ok((metadata, path.display().to_string()))
+        }
+        StoreSource::Json { json, label } => {
+            let metadata = store::parse(&json).map_err(|e| format!("{label}: {e}"))?;
+            Ok((metadata, label))
+        }
+        StoreSource::Loader { label, load } => Ok((load()?, label)),
+    }
+}
+
+/// The schema files of an earlier revision, and how the report names it: a file or
+/// directory on disk if `reference` exists, else a git revision of `schemas`' path.
+fn load_revision(
+    reference: &str,
+    schemas: &Path,
+    options: &LoadOptions,
+    names: &Names,
+) -> Result<(Vec<Loaded>, String), String> {
+    let as_path = Path::new(reference);
+    if as_path.symlink_metadata().is_ok() {
+        return Ok((
+            run::load_path_with(as_path, options)?,
+            reference.to_string(),
+        ));
+    }
+    let sources = crate::git::schema_sources(reference, schemas).map_err(|e| {
+        format!(
+            "{} `{reference}`: not an existing path, and not a git revision: {e}",
+            names.against
+        )
+    })?;
+    Ok((
+        run::load_sources(&sources),
+        format!("git revision {reference}"),
+    ))
+}
+
+/// Runs the gate: reads the configuration, the schema files, the store metadata and the
+/// earlier revision (in this order; the first that cannot be read is the error), checks,
+/// and applies the configuration.
+pub fn run(inputs: Inputs<'_>) -> Result<RunReport, GateError> {
+    let command = inputs.command;
+    let deny_warnings = inputs.deny_warnings;
+    run_inner(inputs)
+        .map(|(report, config)| RunReport {
+            report,
+            command,
+            deny_warnings: deny_warnings || config.deny_warnings,
+        })
+        .map_err(|message| GateError::new(command, message))
+}
+
+fn run_inner(inputs: Inputs<'_>) -> Result<(Report, Config), String> {
+    let names = inputs.names;
+    let mut config = load_config(inputs.config, &names)?;
+    if let Some(mode) = inputs.compatibility {
+        config.compatibility = mode;
+    }
+    let loaded = run::load_path_with(&inputs.schemas, &inputs.load)
+        .map_err(|e| format!("{} {e}", names.schemas))?;
+    if inputs.command == Command::Check && loaded.is_empty() {
+        return Err(format!(
+            "{} {}: no schema files (*.yaml, *.yml) found",
+            names.schemas,
+            inputs.schemas.display()
+        ));
+    }
+    let store = match inputs.store {
+        Some(source) => Some(load_store(source, &names)?),
+        None => None,
+    };
+    let previous = match &inputs.previous {
+        Some(reference) => Some(load_revision(
+            reference,
+            &inputs.schemas,
+            &inputs.load,
+            &names,
+        )?),
+        None => None,
+    };
+    if inputs.command == Command::Diff {
+        // Only the new revision's files are reported; the old one is the baseline, and
+        // must be readable.
+        let unreadable: Vec<&str> = previous
+            .iter()
+            .flat_map(|(old, _)| old)
+            .filter(|(_, file)| file.is_none())
+            .map(|(report, _)| report.path.as_str())
+            .collect();
+        if !unreadable.is_empty() {
+            return Err(format!(
+                "{}: cannot read {} (run `arrowfeat check --schemas` on it to see why)",
+                names.against,
+                unreadable.join(", ")
+            ));
+        }
+    }
+    let mut against = Vec::new();
+    if let Some((_, label)) = &store {
+        against.push(label.clone());
+    }
+    if let Some((_, label)) = &previous {
+        against.push(format!("{label} ({} compatibility)", config.compatibility));
+    }
+    if against.is_empty() {
+        against.push(names.nothing_to_compare.to_string());
+    }
+    let targets = Targets {
+        store: store.as_ref().map(|(metadata, _)| metadata),
+        previous: previous.as_ref().map(|(loaded, _)| loaded.as_slice()),
+        against: against.join(" and "),
+    };
+    let report = run::check(loaded, &targets, &config);
+    Ok((report, config))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Status;
+    use crate::rules::Rule;
+
+    fn repo(path: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
+    }
+
+    fn tempdir(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("arrowfeat-pipeline-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn registry() -> StoreSource<'static> {
+        StoreSource::File(repo("tests/fixtures/feast/registry.json"))
+    }
+
+    fn statuses(run: &RunReport, rule: Rule) -> Vec<Status> {
+        run.report
+            .findings()
+            .filter(|(_, c)| c.rule == rule)
+            .map(|(_, c)| c.status)
+            .collect()
+    }
+
+    #[test]
+    fn a_discovered_config_applies_and_render_does_not_check_again() {
+        let drifted = repo("tests/fixtures/schemas/drifted");
+        let plain = run(Inputs {
+            store: Some(registry()),
+            config: ConfigSource::Given(Config::default()),
+            ..Inputs::check(&drifted)
+        })
+        .unwrap();
+        assert!(statuses(&plain, Rule::Ttl).contains(&Status::Error));
+
+        let dir = tempdir("config");
+        std::fs::write(
+            dir.join("arrowfeat.toml"),
+            "deny_warnings = true\n[severity]\nttl = \"warning\"\n",
+        )
+        .unwrap();
+        let configured = run(Inputs {
+            store: Some(registry()),
+            config: ConfigSource::Discover(dir.clone()),
+            ..Inputs::check(&drifted)
+        })
+        .unwrap();
+        assert!(!statuses(&configured, Rule::Ttl).is_empty());
+        assert!(statuses(&configured, Rule::Ttl)
+            .iter()
+            .all(|s| *s == Status::Warning));
+        assert!(configured.deny_warnings, "deny_warnings from the config");
+        // Every format renders from the same report.
+        let json: serde_json::Value =
+            serde_json::from_str(&configured.render(Format::Json, false)).unwrap();
+        assert_eq!(json["exit_code"], configured.exit_code());
+        assert_eq!(json["command"], "check");
+
+        // The same directory given as a file; a broken one names the input.
+        let named = run(Inputs {
+            store: Some(registry()),
+            config: ConfigSource::File(dir.join("arrowfeat.toml")),
+            ..Inputs::check(&drifted)
+        })
+        .unwrap();
+        assert_eq!(named.report, configured.report);
+        std::fs::write(dir.join("arrowfeat.toml"), "[severity]\nttl = \"loud\"\n").unwrap();
+        let error = run(Inputs {
+            config: ConfigSource::Discover(dir.clone()),
+            ..Inputs::check(&drifted)
+        })
+        .unwrap_err();
+        assert!(
+            error
+                .message
+                .contains("arrowfeat.toml:2:1: severity of `ttl`"),
+            "{error}"
+        );
+        let error = run(Inputs {
+            config: ConfigSource::File(dir.join("missing.toml")),
+            ..Inputs::check(&drifted)
+        })
+        .unwrap_err();
+        assert!(error.message.starts_with("--config "), "{error}");
+    }
+
+    #[test]
+    fn json_store_matches_the_file_and_errors_use_the_names() {
+        let schemas = repo("schemas/examples");
+        let json = std::fs::read(repo("tests/fixtures/feast/registry.json")).unwrap();
+        let from_file = run(Inputs {
+            store: Some(registry()),
+            ..Inputs::check(&schemas)
+        })
+        .unwrap();
+        let from_json = run(Inputs {
+            store: Some(StoreSource::Json {
+                json,
+                label: "in memory".into(),
+            }),
+            ..Inputs::check(&schemas)
+        })
+        .unwrap();
+        assert_eq!(from_file.report.files, from_json.report.files);
+        assert_eq!(from_json.report.against, "in memory");
+        assert_eq!(from_json.exit_code(), 0);
+
+        let error = run(Inputs {
+            store: Some(StoreSource::Json {
+                json: b"[".to_vec(),
+                label: "bad\x1b".into(),
+            }),
+            ..Inputs::check(&schemas)
+        })
+        .unwrap_err();
+        assert!(error.message.starts_with("bad\\u{1b}: "), "{error}");
+        let error = run(Inputs {
+            names: Names::ARGUMENTS,
+            ..Inputs::check(repo("no/such/dir"))
+        })
+        .unwrap_err();
+        assert!(error.message.starts_with("schemas "), "{error}");
+        let rendered = error.render(Format::Sarif);
+        assert!(
+            rendered.contains("\"executionSuccessful\": false"),
+            "{rendered}"
+        );
+    }
+
+    #[test]
+    fn diff_needs_a_readable_old_revision() {
+        let revisions = repo("tests/fixtures/schemas/revisions");
+        let diffed = run(Inputs::diff(
+            revisions.join("old").display().to_string(),
+            revisions.join("new"),
+        ))
+        .unwrap();
+        assert_eq!(diffed.command, Command::Diff);
+        assert!(diffed.report.against.ends_with("(BACKWARD compatibility)"));
+        let dir = tempdir("diff");
+        std::fs::write(dir.join("broken.yaml"), "name: [\n").unwrap();
+        let error = run(Inputs::diff(
+            dir.display().to_string(),
+            revisions.join("new"),
+        ))
+        .unwrap_err();
+        assert!(error.message.starts_with("OLD: cannot read "), "{error}");
+        let error = run(Inputs::diff("no-such-ref", revisions.join("new"))).unwrap_err();
+        assert!(
+            error
+                .message
+                .starts_with("OLD `no-such-ref`: not an existing path"),
+            "{error}"
+        );
+    }
+}
