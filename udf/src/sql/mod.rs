@@ -22,6 +22,7 @@ pub mod ffi;
 mod geo;
 mod hash;
 mod numeric;
+pub mod point_in_time;
 mod window;
 
 use std::fmt::Debug;

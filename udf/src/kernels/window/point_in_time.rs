@@ -710,7 +710,7 @@ impl Windows {
         let mut runs = Vec::new();
         let mut start = 0;
         for &b in &self.blocks[1..] {
-            if self.work(b) - self.work(start) >= target {
+            if runs.len() + 1 < parts && self.work(b) - self.work(start) >= target {
                 runs.push(start..b);
                 start = b;
             }

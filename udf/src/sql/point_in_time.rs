@@ -1,0 +1,350 @@
+//! Point-in-time training sets on DataFusion [`DataFrame`]s, for embedders: the spine with
+//! one column per feature, computed by [`crate::kernels::window::point_in_time`].
+//!
+//! ```no_run
+//! # async fn example(ctx: datafusion::prelude::SessionContext) -> datafusion::common::Result<()> {
+//! use arrowfeat_udf::kernels::window::{parse_duration, PitAggregation};
+//! use arrowfeat_udf::sql::point_in_time::{point_in_time_join, FeatureSpec, PointInTimeJoin};
+//!
+//! let labels = ctx.read_parquet("labels.parquet", Default::default()).await?;
+//! let events = ctx.read_parquet("events.parquet", Default::default()).await?;
+//! let five_minutes = parse_duration("example", "period", "5m").unwrap();
+//! let join = PointInTimeJoin::new(&["user_id"], "label_time", &["user_id"], "event_time")
+//!     .ttl(Some(parse_duration("example", "ttl", "30d").unwrap()))
+//!     .feature(FeatureSpec::as_of("amount"))                  // column `amount`
+//!     .feature(FeatureSpec::window("amount", PitAggregation::Sum, five_minutes)); // `amount_sum_5m`
+//! let training_set = point_in_time_join(labels, events, &join).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! Both sides are collected into memory (the events only with the columns the features
+//! need), the kernel runs once over them, and the result is a [`DataFrame`] over one
+//! in-memory batch in the spine's session, in the spine's row order.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{ArrayRef, RecordBatch, StructArray};
+use datafusion::arrow::compute::concat_batches;
+use datafusion::arrow::datatypes::{Field, Fields, Schema, SchemaRef};
+use datafusion::common::{DataFusionError, Result};
+use datafusion::datasource::{provider_as_source, MemTable};
+use datafusion::logical_expr::LogicalPlanBuilder;
+use datafusion::prelude::DataFrame;
+
+use super::kernel_error;
+use crate::kernels::window::{
+    point_in_time, Closed, PitAggregation, PointInTimeFeature, PointInTimeOptions,
+};
+use crate::kernels::KernelError;
+
+const FUNCTION: &str = "point_in_time";
+
+/// One feature: `aggregation` of event column `column` over the trailing `period`
+/// nanoseconds (`None`: every earlier event, within the TTL).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeatureSpec {
+    pub column: String,
+    pub aggregation: PitAggregation,
+    pub period: Option<i64>,
+    /// Output column name; `None`: [`PointInTimeFeature::name`] (`amount`,
+    /// `amount_sum_5m`, ...).
+    pub name: Option<String>,
+}
+
+impl FeatureSpec {
+    /// The as-of value of `column`, named `column`.
+    pub fn as_of(column: &str) -> Self {
+        Self {
+            column: column.to_string(),
+            aggregation: PitAggregation::Last,
+            period: None,
+            name: None,
+        }
+    }
+
+    /// `aggregation` of `column` over the trailing `period` ns, named
+    /// `{column}_{aggregation}_{period}`.
+    pub fn window(column: &str, aggregation: PitAggregation, period: i64) -> Self {
+        Self {
+            column: column.to_string(),
+            aggregation,
+            period: Some(period),
+            name: None,
+        }
+    }
+
+    /// The same feature under another output name.
+    pub fn named(mut self, name: &str) -> Self {
+        self.name = Some(name.to_string());
+        self
+    }
+}
+
+/// How to join: key and time columns on each side, the features, and the options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PointInTimeJoin {
+    /// Spine key columns (several: matched as one composite key); empty: no key.
+    pub spine_keys: Vec<String>,
+    pub spine_time: String,
+    /// Event key columns, matched in order with `spine_keys` (same types).
+    pub event_keys: Vec<String>,
+    pub event_time: String,
+    /// Event created (ingestion) time column breaking ties on `event_time`.
+    pub event_created: Option<String>,
+    pub features: Vec<FeatureSpec>,
+    /// `threads == 0`: the session's `target_partitions`.
+    pub options: PointInTimeOptions,
+}
+
+impl PointInTimeJoin {
+    pub fn new(
+        spine_keys: &[&str],
+        spine_time: &str,
+        event_keys: &[&str],
+        event_time: &str,
+    ) -> Self {
+        Self {
+            spine_keys: spine_keys.iter().map(|s| s.to_string()).collect(),
+            spine_time: spine_time.to_string(),
+            event_keys: event_keys.iter().map(|s| s.to_string()).collect(),
+            event_time: event_time.to_string(),
+            event_created: None,
+            features: Vec::new(),
+            options: PointInTimeOptions {
+                threads: 0,
+                ..Default::default()
+            },
+        }
+    }
+
+    pub fn feature(mut self, feature: FeatureSpec) -> Self {
+        self.features.push(feature);
+        self
+    }
+
+    pub fn created(mut self, column: &str) -> Self {
+        self.event_created = Some(column.to_string());
+        self
+    }
+
+    pub fn ttl(mut self, ttl: Option<i64>) -> Self {
+        self.options.ttl = ttl;
+        self
+    }
+
+    pub fn closed(mut self, closed: Closed) -> Self {
+        self.options.closed = closed;
+        self
+    }
+
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.options.threads = threads;
+        self
+    }
+
+    /// The output column name of each feature.
+    pub fn feature_names(&self) -> Vec<String> {
+        self.features
+            .iter()
+            .map(|f| {
+                f.name.clone().unwrap_or_else(|| {
+                    PointInTimeFeature {
+                        value: 0,
+                        aggregation: f.aggregation,
+                        period: f.period,
+                    }
+                    .name(&f.column)
+                })
+            })
+            .collect()
+    }
+}
+
+fn error(argument: &str, message: String) -> DataFusionError {
+    kernel_error(KernelError::new(FUNCTION, argument, message))
+}
+
+fn column_names(schema: &Schema) -> String {
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    names.join(", ")
+}
+
+/// Checks that `side` has every column in `columns`.
+fn ensure_columns(df: &DataFrame, side: &str, argument: &str, columns: &[&String]) -> Result<()> {
+    let schema = df.schema().as_arrow();
+    for c in columns {
+        if schema.field_with_name(c).is_err() {
+            return Err(error(
+                argument,
+                format!(
+                    "expected a column `{c}` in the {side}, found columns {}",
+                    column_names(schema)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+async fn collect(df: DataFrame) -> Result<RecordBatch> {
+    let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
+    let batches = df.collect().await?;
+    Ok(concat_batches(&schema, &batches)?)
+}
+
+/// The key columns as one array: the column itself, or a struct of them (fields named
+/// by position, so spine and event key names may differ).
+fn key_array(batch: &RecordBatch, columns: &[String]) -> Result<Option<ArrayRef>> {
+    let arrays: Vec<ArrayRef> = columns
+        .iter()
+        .map(|c| batch.column_by_name(c).expect("checked").clone())
+        .collect();
+    Ok(match arrays.len() {
+        0 => None,
+        1 => Some(arrays[0].clone()),
+        _ => {
+            let fields: Fields = arrays
+                .iter()
+                .enumerate()
+                .map(|(i, a)| Field::new(format!("k{i}"), a.data_type().clone(), true))
+                .collect();
+            Some(Arc::new(StructArray::try_new(fields, arrays, None)?))
+        }
+    })
+}
+
+/// The spine with one column per feature of `join`, in the spine's row order.
+pub async fn point_in_time_join(
+    spine: DataFrame,
+    events: DataFrame,
+    join: &PointInTimeJoin,
+) -> Result<DataFrame> {
+    if join.spine_keys.len() != join.event_keys.len() {
+        return Err(error(
+            "event_keys",
+            format!(
+                "expected {} key columns like `spine_keys` ({}), found {} ({})",
+                join.spine_keys.len(),
+                join.spine_keys.join(", "),
+                join.event_keys.len(),
+                join.event_keys.join(", ")
+            ),
+        ));
+    }
+    let spine_columns: Vec<&String> = join.spine_keys.iter().chain([&join.spine_time]).collect();
+    ensure_columns(&spine, "spine", "spine_keys", &spine_columns)?;
+    // Distinct value columns, in first-use order.
+    let mut values: Vec<&String> = Vec::new();
+    for f in &join.features {
+        if !values.contains(&&f.column) {
+            values.push(&f.column);
+        }
+    }
+    let mut event_columns: Vec<&String> =
+        join.event_keys.iter().chain([&join.event_time]).collect();
+    event_columns.extend(join.event_created.iter());
+    ensure_columns(&events, "events", "event_keys", &event_columns)?;
+    ensure_columns(&events, "events", "features", &values)?;
+    for (s, e) in join.spine_keys.iter().zip(&join.event_keys) {
+        let (st, et) = (
+            spine
+                .schema()
+                .as_arrow()
+                .field_with_name(s)?
+                .data_type()
+                .clone(),
+            events
+                .schema()
+                .as_arrow()
+                .field_with_name(e)?
+                .data_type()
+                .clone(),
+        );
+        if st != et {
+            return Err(kernel_error(KernelError::wrong_type(
+                FUNCTION,
+                "event_keys",
+                format!(
+                    "expected event key `{e}` of the type of spine key `{s}` ({st}), found {et}"
+                ),
+            )));
+        }
+    }
+    let names = join.feature_names();
+    let spine_schema = spine.schema().as_arrow().clone();
+    for (i, name) in names.iter().enumerate() {
+        if spine_schema.field_with_name(name).is_ok() || names[..i].contains(name) {
+            return Err(error(
+                "features",
+                format!("expected distinct output column names, found `{name}` twice (name the feature)"),
+            ));
+        }
+    }
+
+    let (state, _) = spine.clone().into_parts();
+    let mut options = join.options;
+    if options.threads == 0 {
+        options.threads = state.config().target_partitions().max(1);
+    }
+    let needed: Vec<&str> = event_columns
+        .iter()
+        .chain(&values)
+        .map(|s| s.as_str())
+        .collect();
+    let mut unique: Vec<&str> = Vec::new();
+    for c in needed {
+        if !unique.contains(&c) {
+            unique.push(c);
+        }
+    }
+    let events = collect(events.select_columns(&unique)?).await?;
+    let spine = collect(spine).await?;
+
+    let column =
+        |batch: &RecordBatch, name: &str| batch.column_by_name(name).expect("checked").clone();
+    let spine_keys = key_array(&spine, &join.spine_keys)?;
+    let event_keys = key_array(&events, &join.event_keys)?;
+    let event_values: Vec<ArrayRef> = values.iter().map(|c| column(&events, c)).collect();
+    let features: Vec<PointInTimeFeature> = join
+        .features
+        .iter()
+        .map(|f| PointInTimeFeature {
+            value: values.iter().position(|c| *c == &f.column).expect("listed"),
+            aggregation: f.aggregation,
+            period: f.period,
+        })
+        .collect();
+    let created = join.event_created.as_ref().map(|c| column(&events, c));
+    let outputs = point_in_time(
+        spine_keys.as_ref(),
+        column(&spine, &join.spine_time).as_ref(),
+        event_keys.as_ref(),
+        column(&events, &join.event_time).as_ref(),
+        created.as_deref(),
+        &event_values,
+        &features,
+        &options,
+    )
+    .map_err(kernel_error)?;
+
+    let mut fields: Vec<Arc<Field>> = spine_schema.fields().iter().cloned().collect();
+    let mut columns: Vec<ArrayRef> = spine.columns().to_vec();
+    for (name, array) in names.iter().zip(outputs) {
+        fields.push(Arc::new(Field::new(name, array.data_type().clone(), true)));
+        columns.push(array);
+    }
+    let schema = Arc::new(Schema::new_with_metadata(
+        fields,
+        spine_schema.metadata().clone(),
+    ));
+    let batch = RecordBatch::try_new(schema.clone(), columns)?;
+    let table = MemTable::try_new(schema, vec![vec![batch]])?;
+    let plan =
+        LogicalPlanBuilder::scan("point_in_time", provider_as_source(Arc::new(table)), None)?
+            .build()?;
+    Ok(DataFrame::new(state, plan))
+}
+
+#[cfg(test)]
+#[path = "point_in_time_tests.rs"]
+mod tests;
