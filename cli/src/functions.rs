@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use arrowfeat_udf::sql::{FunctionDoc, FunctionKind};
+use arrowfeat_validator::suggest::closest;
 
 use crate::{CliError, CliResult};
 
@@ -24,22 +25,6 @@ fn kind_note(udf: &FunctionDoc) -> &'static str {
         FunctionKind::Scalar => "",
         FunctionKind::Window => " (window function)",
     }
-}
-
-/// Levenshtein distance, for "did you mean" on a mistyped function name.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 fn describe_text(udf: &FunctionDoc, out: &mut String) {
@@ -107,13 +92,7 @@ pub fn catalogue(name: Option<&str>, format: CatalogueFormat) -> CliResult<Strin
                     .iter()
                     .find(|u| u.name.as_str().contains(&lower))
                     .map(|u| u.name.as_str())
-                    .or_else(|| {
-                        udfs.iter()
-                            .map(|u| (edit_distance(&lower, u.name.as_str()), u.name.as_str()))
-                            .min()
-                            .filter(|(d, _)| *d <= 3)
-                            .map(|(_, n)| n)
-                    })
+                    .or_else(|| closest(&lower, udfs.iter().map(|u| u.name.as_str())))
                     .map(|n| format!("; did you mean `{n}`?"))
                     .unwrap_or_default();
                 return Err(CliError::usage(format!(
