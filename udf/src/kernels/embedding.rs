@@ -285,7 +285,7 @@ fn norm<T: Element>(a: &[T]) -> f64 {
     match max_abs(a) {
         // NaN or infinite elements: the plain sum says what IEEE arithmetic says.
         None => squares.sqrt(),
-        Some(m) if m == 0.0 => 0.0,
+        Some(0.0) => 0.0,
         Some(m) => {
             let (scale, e) = unit_scale(m);
             lane_sum(a, a, |x, _| {
@@ -1068,8 +1068,9 @@ mod tests {
             .contains("0..=255"));
     }
 
-    fn arb_vectors() -> impl Strategy<Value = (usize, Vec<Option<Vec<f32>>>, Vec<Option<Vec<f32>>>)>
-    {
+    type Rows = Vec<Option<Vec<f32>>>;
+
+    fn arb_vectors() -> impl Strategy<Value = (usize, Rows, Rows)> {
         (1usize..20)
             .prop_flat_map(|dim| {
                 let row = prop::option::weighted(0.9, prop::collection::vec(-100f32..100.0, dim));

@@ -50,9 +50,12 @@ pub fn min_max_scale(x: &dyn Datum, lo: &dyn Datum, hi: &dyn Datum) -> Result<Fl
     // hi > lo is checked only where both are present; NaN bounds fail the check.
     let constant_bounds = lo.len().is_none() && hi.len().is_none();
     let rows = if constant_bounds { 1 } else { len };
-    if let Some(row) =
-        (0..rows).find(|&r| lo.is_valid(r) && hi.is_valid(r) && !(hi.value(r) > lo.value(r)))
-    {
+    if let Some(row) = (0..rows).find(|&r| {
+        // NaN bounds are incomparable and fail too.
+        lo.is_valid(r)
+            && hi.is_valid(r)
+            && hi.value(r).partial_cmp(&lo.value(r)) != Some(std::cmp::Ordering::Greater)
+    }) {
         let at = if constant_bounds {
             String::new()
         } else {
@@ -408,7 +411,7 @@ mod tests {
             for (i, v) in col.iter().enumerate() {
                 let expected = v.map(|v| {
                     let r = (v - lo) / (hi - lo);
-                    if r.is_nan() { r } else if r < 0.0 { 0.0 } else if r > 1.0 { 1.0 } else { r }
+                    if r.is_nan() { r } else { r.clamp(0.0, 1.0) }
                 });
                 let got = out.is_valid(i).then(|| out.value(i));
                 prop_assert!(same(got, expected));

@@ -171,7 +171,7 @@ fn constant_column(
     column: &ArrayRef,
 ) -> Result<ScalarValue> {
     if column.is_empty() {
-        return Ok(ScalarValue::try_from(column.data_type())?);
+        return ScalarValue::try_from(column.data_type());
     }
     let first = ScalarValue::try_from_array(column, 0)?;
     for row in 1..column.len() {

@@ -107,6 +107,7 @@ pub(crate) fn aggregate_schema(
 }
 
 /// Assembles an aggregate result from per-window parts.
+#[allow(clippy::too_many_arguments)] // the columns of one result, each named at the call
 pub(crate) fn aggregate_batch(
     function: &'static str,
     keys: Option<&ArrayRef>,

@@ -362,9 +362,9 @@ proptest! {
         let windows = session_window(Some(&keys), ts.as_ref(), gap).unwrap();
         let starts = windows.column(0).as_primitive::<arrow::datatypes::TimestampNanosecondType>();
         let ends = windows.column(1).as_primitive::<arrow::datatypes::TimestampNanosecondType>();
-        for row in 0..e.ts.len() {
+        for (row, expected) in session_of.iter().enumerate() {
             let found = windows.is_valid(row).then(|| (starts.value(row), ends.value(row)));
-            prop_assert_eq!(found, session_of[row], "row {}", row);
+            prop_assert_eq!(found, *expected, "row {}", row);
         }
         for aggregation in AGGREGATIONS {
             let batch = session_aggregate(Some(&keys), ts.as_ref(), values.as_ref(), gap, aggregation).unwrap();
