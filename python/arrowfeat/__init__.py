@@ -22,6 +22,8 @@ import pyarrow as pa
 from . import _native
 
 __all__ = [
+    "Feature",
+    "as_of",
     "bucketize",
     "cosine_similarity",
     "dequantize_int8",
@@ -33,6 +35,7 @@ __all__ = [
     "l2_norm",
     "l2_normalize",
     "min_max_scale",
+    "point_in_time",
     "quantize_int8",
     "rolling",
     "rolling_count",
@@ -44,6 +47,7 @@ __all__ = [
     "session_window",
     "standard_scale",
     "tumble_start",
+    "window",
     "xxhash64",
 ]
 
@@ -380,6 +384,7 @@ def haversine_km(lat1: Any, lon1: Any, lat2: Any, lon2: Any) -> Any:
 
 
 # Event-time windows (imported last: the module uses the helpers above).
+from .point_in_time import Feature, as_of, point_in_time, window  # noqa: E402
 from .windows import (  # noqa: E402
     hop_aggregate,
     hop_windows,

@@ -45,3 +45,17 @@ class DataFusionUdf:
     def __datafusion_scalar_udf__(self) -> object: ...
 
 def datafusion_udfs() -> list[DataFusionUdf]: ...
+def point_in_time(
+    spine_keys: pa.Array | None,
+    spine_ts: pa.Array,
+    event_keys: pa.Array | None,
+    event_ts: pa.Array,
+    event_created: pa.Array | None,
+    event_values: list[pa.Array],
+    names: list[str],
+    features: list[tuple[int, str, int | None]],
+    closed: str,
+    ttl: int | None,
+    threads: int,
+    null_keys_match: bool,
+) -> list[tuple[str, pa.Array]]: ...

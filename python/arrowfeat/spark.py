@@ -367,3 +367,54 @@ def session_aggregate(
 
 
 __all__ += sorted(_GROUPED)
+
+
+def point_in_time(
+    spine: DataFrame,
+    events: DataFrame,
+    *,
+    by: str | list[str],
+    spine_time: str,
+    event_time: str,
+    features: list[Any],
+    created: str | None = None,
+    ttl: Any = None,
+    closed: str = "right",
+    null_keys_match: bool = False,
+    threads: int = 1,
+) -> DataFrame:
+    """Point-in-time features of ``events`` at each row of ``spine``, as
+    :func:`arrowfeat.point_in_time` computes them in process, for data past one machine:
+    ``spine.groupBy(by).cogroup(events.groupBy(by)).applyInArrow(...)`` (Spark 4.0+) runs
+    the same kernel on each key's rows (one key's spine and events must fit in a
+    worker's memory). Returns the spine's columns plus one column per feature, with the
+    same names and values as in process. ``threads`` (default 1): threads per key
+    within a Spark task; Spark already runs tasks in parallel."""
+    from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+
+    keys = [by] if isinstance(by, str) else list(by)
+    options: dict[str, Any] = {
+        "by": keys,
+        "spine_time": spine_time,
+        "event_time": event_time,
+        "features": features,
+        "created": created,
+        "ttl": ttl,
+        "closed": closed,
+        "null_keys_match": null_keys_match,
+    }
+    # The output types: the in-process function on empty tables of the same schemas.
+    probe = _af.point_in_time(
+        to_arrow_schema(spine.schema, timezone="UTC").empty_table(),
+        to_arrow_schema(events.schema, timezone="UTC").empty_table(),
+        threads=1,
+        **options,
+    )
+    added = from_arrow_schema(probe.schema.remove_metadata(), prefer_timestamp_ntz=False)
+    schema = T.StructType([*spine.schema.fields, *added.fields[len(spine.schema.fields) :]])
+
+    def per_key(spine_rows: pa.Table, event_rows: pa.Table) -> pa.Table:
+        result = _af.point_in_time(spine_rows, event_rows, threads=threads, **options)
+        return _conform(result, schema)
+
+    return spine.groupBy(*keys).cogroup(events.groupBy(*keys)).applyInArrow(per_key, schema)

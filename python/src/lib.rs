@@ -10,7 +10,9 @@ use std::sync::Arc;
 use arrow::array::{make_array, Array, ArrayData, ArrayRef, Datum, Float64Array, Scalar};
 use arrow::datatypes::DataType;
 use arrow_pyarrow::{FromPyArrow, ToPyArrow};
-use arrowfeat_udf::kernels::window::{self, Aggregation, Closed};
+use arrowfeat_udf::kernels::window::{
+    self, Aggregation, Closed, PitAggregation, PointInTimeFeature, PointInTimeOptions,
+};
 use arrowfeat_udf::kernels::{self, embedding, geo, hash, numeric, ErrorKind, KernelError};
 use arrowfeat_udf::sql::ffi::{ffi_udfs, ffi_udwfs, FFI_ScalarUDF, FFI_WindowUDF};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -272,6 +274,83 @@ fn import_keys(function: &str, keys: Option<&Bound<'_, PyAny>>) -> PyResult<Opti
     keys.filter(|k| !k.is_none())
         .map(|k| import_column(function, "by", k))
         .transpose()
+}
+
+/// Point-in-time features of `event_values` at each spine row: `features` are
+/// `(value index, aggregation, period in ns or None)`, `names` the value columns' names
+/// (for the output names). Returns `[(name, array)]`, one per feature, in spine order.
+#[pyfunction]
+#[pyo3(signature = (spine_keys, spine_ts, event_keys, event_ts, event_created, event_values, names, features, closed, ttl, threads, null_keys_match))]
+#[allow(clippy::too_many_arguments)]
+fn point_in_time(
+    py: Python<'_>,
+    spine_keys: Option<&Bound<'_, PyAny>>,
+    spine_ts: &Bound<'_, PyAny>,
+    event_keys: Option<&Bound<'_, PyAny>>,
+    event_ts: &Bound<'_, PyAny>,
+    event_created: Option<&Bound<'_, PyAny>>,
+    event_values: Vec<Bound<'_, PyAny>>,
+    names: Vec<String>,
+    features: Vec<(usize, String, Option<i64>)>,
+    closed: &str,
+    ttl: Option<i64>,
+    threads: usize,
+    null_keys_match: bool,
+) -> PyResult<Vec<(String, Py<PyAny>)>> {
+    const NAME: &str = "point_in_time";
+    let closed = Closed::parse(NAME, "closed", closed).map_err(to_py_err)?;
+    let spine_keys = import_keys(NAME, spine_keys)?;
+    let event_keys = import_keys(NAME, event_keys)?;
+    let spine_ts = import_column(NAME, "spine_time", spine_ts)?;
+    let event_ts = import_column(NAME, "event_time", event_ts)?;
+    let event_created = event_created
+        .filter(|c| !c.is_none())
+        .map(|c| import_column(NAME, "created", c))
+        .transpose()?;
+    let event_values = event_values
+        .iter()
+        .zip(&names)
+        .map(|(v, name)| import_column(NAME, name, v))
+        .collect::<PyResult<Vec<_>>>()?;
+    let features = features
+        .into_iter()
+        .map(|(value, aggregation, period)| {
+            let aggregation =
+                PitAggregation::parse(NAME, "features", &aggregation).map_err(to_py_err)?;
+            Ok(PointInTimeFeature {
+                value,
+                aggregation,
+                period,
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let options = PointInTimeOptions {
+        closed,
+        ttl,
+        threads,
+        null_keys_match,
+    };
+    let out = detach(py, NAME, || {
+        window::point_in_time(
+            spine_keys.as_ref(),
+            spine_ts.as_ref(),
+            event_keys.as_ref(),
+            event_ts.as_ref(),
+            event_created.as_deref(),
+            &event_values,
+            &features,
+            &options,
+        )
+    })?
+    .map_err(to_py_err)?;
+    features
+        .iter()
+        .zip(out)
+        .map(|(f, array)| {
+            let name = names.get(f.value).map_or("value", String::as_str);
+            Ok((f.name(name), export(py, array)?))
+        })
+        .collect()
 }
 
 /// Parses an interval string ("500ns", "5m", "1h 30m") into nanoseconds.
@@ -560,6 +639,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<DataFusionWindowUdf>()?;
     m.add_function(wrap_pyfunction!(datafusion_udwfs, m)?)?;
     m.add_function(wrap_pyfunction!(check_schemas, m)?)?;
+    m.add_function(wrap_pyfunction!(point_in_time, m)?)?;
     m.add_function(wrap_pyfunction!(standard_scale, m)?)?;
     m.add_function(wrap_pyfunction!(min_max_scale, m)?)?;
     m.add_function(wrap_pyfunction!(bucketize, m)?)?;

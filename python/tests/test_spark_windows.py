@@ -88,3 +88,36 @@ def test_per_row_columns_and_errors(spark):
         afs.hop_aggregate(df, "key", "ts", "nope", "10m", "1m")
     with pytest.raises(TypeError, match=r"session_aggregate: argument `ts`: expected a timestamp or bigint"):
         afs.session_aggregate(df, "key", "value", "value", "2m")
+
+
+def test_point_in_time_in_spark_equals_in_process(spark):
+    from test_point_in_time import make_events, make_spine
+
+    events = make_events(5, n=600)
+    spine = make_spine(events, 6)
+    events_table = pa.Table.from_pandas(events, preserve_index=False)
+    spine_table = pa.Table.from_pandas(spine, preserve_index=False)
+    for table in (events_table, spine_table):
+        assert table.schema.field("event_timestamp").type == pa.timestamp("ns", tz="UTC")
+    # Spark holds microseconds: the random times are whole seconds, so nothing is lost.
+    events_table = events_table.set_column(
+        1, "event_timestamp", events_table["event_timestamp"].cast(pa.timestamp("us", tz="UTC"))
+    )
+    spine_table = spine_table.set_column(
+        1, "event_timestamp", spine_table["event_timestamp"].cast(pa.timestamp("us", tz="UTC"))
+    )
+    features = [af.as_of("conv_rate"), af.window("trips", "sum", "6h"), af.window("conv_rate", "mean", "1d")]
+    options = {
+        "by": "driver_id",
+        "spine_time": "event_timestamp",
+        "event_time": "event_timestamp",
+        "created": "created",
+        "ttl": "12h",
+        "features": features,
+    }
+    local = af.point_in_time(spine_table, events_table, **options)
+    out = afs.point_in_time(spark.createDataFrame(spine_table), spark.createDataFrame(events_table), **options)
+    assert out.columns == local.column_names
+    names = ["label_id", "conv_rate", "trips_sum_6h", "conv_rate_mean_1d"]
+    expected = sorted(zip(*(local[n].to_pylist() for n in names), strict=True))
+    assert rows(out, *names) == expected

@@ -1,0 +1,217 @@
+"""Point-in-time training sets: each label row of a *spine* gets the as-of values and the
+windowed aggregates of the same key's *events* visible at the label's time, so no event
+after a label leaks into its features.
+
+```python
+import arrowfeat as af
+
+training = af.point_in_time(
+    labels,                     # pyarrow Table, pandas or Polars DataFrame: key, label time, label
+    events,                     # the same kinds: key, event time, values
+    by="user_id",               # or a list of key columns, present on both sides
+    spine_time="label_ts",
+    event_time="ts",
+    features=[
+        af.as_of("plan"),                        # latest value at or before label_ts
+        af.window("amount", "sum", "5m"),         # sum over (label_ts - 5m, label_ts]
+        af.window("amount", "count", "7d"),
+    ],
+    ttl="30d",                  # events older than label_ts - 30d are invisible (as Feast)
+)
+```
+
+The result is the spine in its original row order with one column per feature:
+``plan``, ``amount_sum_5m``, ``amount_count_7d`` (``{column}_{aggregation}_{period}``;
+as-of values keep the column's name). pandas in gives pandas out (the spine's index
+kept), Polars in gives Polars out. See docs/point-in-time.md for the exact semantics.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from . import _native, _type_name
+from .windows import to_nanoseconds
+
+__all__ = ["Feature", "as_of", "point_in_time", "window"]
+
+_FUNCTION = "point_in_time"
+AGGREGATIONS = ("last", "first", "sum", "count", "mean", "min", "max")
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One output column: ``aggregation`` of event column ``column`` over the trailing
+    ``period`` (``None``: every visible event, within the TTL)."""
+
+    column: str
+    aggregation: str = "last"
+    period: Any = None
+
+
+def as_of(column: str) -> Feature:
+    """The value of ``column`` at the latest visible event (``null`` when there is none)."""
+    return Feature(column, "last", None)
+
+
+def window(column: str, aggregation: str, period: Any = None) -> Feature:
+    """``aggregation`` (last, first, sum, count, mean, min, max) of ``column`` over the
+    events in ``(t - period, t]`` (ends per ``closed``) at each spine time ``t``."""
+    return Feature(column, aggregation, period)
+
+
+def _feature(spec: Any) -> Feature:
+    if isinstance(spec, Feature):
+        return spec
+    if isinstance(spec, str):
+        return as_of(spec)
+    if isinstance(spec, tuple) and 1 <= len(spec) <= 3:
+        return Feature(*spec)
+    raise TypeError(
+        f"{_FUNCTION}: argument `features`: expected af.as_of(column), af.window(column, aggregation, period), "
+        f"a column name or a (column, aggregation, period) tuple, found {_type_name(spec)}"
+    )
+
+
+def _kind(obj: Any) -> str:
+    module = type(obj).__module__
+    if isinstance(obj, pa.Table):
+        return "arrow"
+    if module.startswith("pandas") and type(obj).__name__ == "DataFrame":
+        return "pandas"
+    if module.startswith("polars") and type(obj).__name__ == "DataFrame":
+        return "polars"
+    if isinstance(obj, pa.RecordBatch) or hasattr(obj, "__arrow_c_stream__"):
+        return "arrow"
+    return "unknown"
+
+
+def _table(argument: str, obj: Any) -> pa.Table:
+    kind = _kind(obj)
+    if kind == "pandas":
+        return pa.Table.from_pandas(obj, preserve_index=False)
+    if kind in ("arrow", "polars"):
+        if isinstance(obj, pa.RecordBatch):
+            return pa.Table.from_batches([obj])
+        return pa.table(obj)
+    raise TypeError(
+        f"{_FUNCTION}: argument `{argument}`: expected a pyarrow Table, a pandas or Polars DataFrame "
+        f"or an object with __arrow_c_stream__, found {_type_name(obj)}"
+    )
+
+
+def _column(table: pa.Table, argument: str, name: str) -> pa.Array:
+    if not isinstance(name, str):
+        raise TypeError(f"{_FUNCTION}: argument `{argument}`: expected a column name, found {_type_name(name)}")
+    if name not in table.column_names:
+        raise ValueError(
+            f"{_FUNCTION}: argument `{argument}`: expected a column of the table, found {name!r} "
+            f"(columns: {', '.join(table.column_names)})"
+        )
+    arr = table.column(name)
+    arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.cast(arr.type.value_type)
+    return arr
+
+
+def _keys(table: pa.Table, argument: str, by: Sequence[str]) -> pa.Array | None:
+    if not by:
+        return None
+    columns = [_column(table, argument, name) for name in by]
+    if len(columns) == 1:
+        return columns[0]
+    # Several key columns: one struct key (the kernel groups struct keys as a whole).
+    return pa.StructArray.from_arrays(columns, names=list(by))
+
+
+def _default_threads() -> int:
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def point_in_time(
+    spine: Any,
+    events: Any,
+    *,
+    by: str | Sequence[str] | None,
+    spine_time: str,
+    event_time: str,
+    features: Sequence[Any],
+    created: str | None = None,
+    ttl: Any = None,
+    closed: str = "right",
+    null_keys_match: bool = False,
+    threads: int | None = None,
+) -> Any:
+    """The spine with one column per feature, computed from the events visible at each
+    spine row's time (see the module docstring and docs/point-in-time.md).
+
+    - ``by``: key column(s), named the same in both tables (``None``: one group).
+    - ``created``: an event column of created (ingestion) times that breaks ties on
+      ``event_time``: the latest created wins, as in Feast.
+    - ``ttl``: events older than ``t - ttl`` are invisible (an event at exactly
+      ``t - ttl`` is visible, as in Feast); ``None`` or 0: no limit.
+    - ``closed``: ``"right"`` (default) sees events at exactly ``t``; ``"left"`` and
+      ``"none"`` only events strictly before it.
+    - ``null_keys_match``: whether a null key matches null keys (pandas ``merge``
+      semantics) rather than nothing (SQL, DuckDB, Polars; the default).
+    - ``threads``: threads for the call (default: the cores, at most 8); the results do
+      not depend on it.
+    """
+    spine_kind = _kind(spine)
+    spine_table = _table("spine", spine)
+    event_table = _table("events", events)
+    keys: list[str] = [] if by is None else [by] if isinstance(by, str) else list(by)
+    specs = [_feature(f) for f in features]
+    if not specs:
+        raise ValueError(f"{_FUNCTION}: argument `features`: expected at least one feature, found none")
+    value_names: list[str] = []
+    native_features: list[tuple[int, str, int | None]] = []
+    for spec in specs:
+        if not isinstance(spec.aggregation, str) or spec.aggregation.lower() not in (*AGGREGATIONS, "avg", "asof"):
+            raise ValueError(
+                f"{_FUNCTION}: argument `features`: expected an aggregation among {', '.join(AGGREGATIONS)}, "
+                f"found {spec.aggregation!r} for column {spec.column!r}"
+            )
+        if spec.column not in value_names:
+            value_names.append(spec.column)
+        period = None if spec.period is None else to_nanoseconds(_FUNCTION, "period", spec.period)
+        native_features.append((value_names.index(spec.column), spec.aggregation.lower(), period))
+    ttl_ns = None if ttl is None else to_nanoseconds(_FUNCTION, "ttl", ttl)
+    if ttl_ns == 0:
+        ttl_ns = None  # Feast's ttl=0 means no limit.
+    outputs = _native.point_in_time(
+        _keys(spine_table, "by", keys),
+        _column(spine_table, "spine_time", spine_time),
+        _keys(event_table, "by", keys),
+        _column(event_table, "event_time", event_time),
+        None if created is None else _column(event_table, "created", created),
+        [_column(event_table, "features", name) for name in value_names],
+        value_names,
+        native_features,
+        closed,
+        ttl_ns,
+        _default_threads() if threads is None else int(threads),
+        bool(null_keys_match),
+    )
+    result = spine_table
+    for name, array in outputs:
+        if name in result.column_names:
+            raise ValueError(
+                f"{_FUNCTION}: argument `features`: the output column {name!r} is already a column of the spine"
+            )
+        result = result.append_column(name, array)
+    if spine_kind == "pandas":
+        frame = result.to_pandas()
+        frame.index = spine.index
+        return frame
+    if spine_kind == "polars":
+        import polars as pl
+
+        return pl.from_arrow(result)
+    return result
