@@ -158,28 +158,22 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
                 .root
                 .get(&format!("/features/{index}/nullable"))
                 .map_or(pos, |node| node.pos);
-            checks.push(if nullable == feature.nullable {
+            checks.push(
                 Check::pass(
-                    Rule::FeatureNullability,
-                    subject,
-                    Expected(show(feature.nullable)),
-                    Actual(show(nullable)),
-                    pos,
-                )
-            } else {
-                Check::fail(
                     Rule::FeatureNullability,
                     subject.clone(),
                     Expected(show(feature.nullable)),
                     Actual(show(nullable)),
                     pos,
+                )
+                .fail_unless(nullable == feature.nullable, || {
                     format!(
                         "{subject}: declared {}, the store has {}",
                         show(feature.nullable),
                         show(nullable)
-                    ),
-                )
-            });
+                    )
+                }),
+            );
         }
     }
     let features_pos = file.root.locate_key("", "features");
@@ -214,7 +208,7 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
         ));
     }
     let (declared, stored) = (spec.features.len(), view.features.len());
-    checks.push(if declared == stored {
+    checks.push(
         Check::pass(
             Rule::FeatureCount,
             "feature count",
@@ -222,19 +216,13 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
             Actual(stored.to_string()),
             features_pos,
         )
-    } else {
-        Check::fail(
-            Rule::FeatureCount,
-            "feature count",
-            Expected(declared.to_string()),
-            Actual(stored.to_string()),
-            features_pos,
+        .fail_unless(declared == stored, || {
             format!(
                 "the schema declares {declared} features, view `{}` in the store has {stored}",
                 view.name
-            ),
-        )
-    });
+            )
+        }),
+    );
     checks
 }
 
@@ -275,7 +263,7 @@ fn entities(file: &SchemaFile, view: &StoreView, store: &StoreMetadata) -> Vec<C
         let join_key = stored_entity.map(|e| e.join_key.as_str());
         let key_pos = file.key_pos(&format!("/entities/{index}/join_key"));
         if let Some(join_key) = join_key {
-            checks.push(if join_key == entity.join_key {
+            checks.push(
                 Check::pass(
                     Rule::EntityJoinKey,
                     format!("{subject}: join key"),
@@ -283,19 +271,13 @@ fn entities(file: &SchemaFile, view: &StoreView, store: &StoreMetadata) -> Vec<C
                     Actual(join_key),
                     key_pos,
                 )
-            } else {
-                Check::fail(
-                    Rule::EntityJoinKey,
-                    format!("{subject}: join key"),
-                    Expected(entity.join_key.clone()),
-                    Actual(join_key),
-                    key_pos,
+                .fail_unless(join_key == entity.join_key, || {
                     format!(
                         "entity `{}`: declared join key `{}`, the store's is `{join_key}`",
                         entity.name, entity.join_key
-                    ),
-                )
-            });
+                    )
+                }),
+            );
         }
         let stored_type = view
             .entity_columns
@@ -422,7 +404,7 @@ fn timestamps(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
         .get("/created_timestamp/name")
         .map_or_else(|| file.key_pos("/event_timestamp"), |n| n.pos);
     let show = |c: Option<&str>| c.unwrap_or("none").to_string();
-    checks.push(if declared_created == stored_created {
+    checks.push(
         Check::pass(
             Rule::CreatedTimestamp,
             "created timestamp",
@@ -430,20 +412,14 @@ fn timestamps(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
             Actual(show(stored_created)),
             pos,
         )
-    } else {
-        Check::fail(
-            Rule::CreatedTimestamp,
-            "created timestamp",
-            Expected(show(declared_created)),
-            Actual(show(stored_created)),
-            pos,
+        .fail_unless(declared_created == stored_created, || {
             format!(
                 "created timestamp: the schema declares {}, the store's source has {}",
                 declared_created.map_or("none".into(), |c| format!("`{c}`")),
                 stored_created.map_or("none".into(), |c| format!("`{c}`"))
-            ),
-        )
-    });
+            )
+        }),
+    );
     checks
 }
 
@@ -452,7 +428,7 @@ fn ttl(file: &SchemaFile, view: &StoreView) -> Option<Check> {
     let declared = file.spec.ttl.as_ref()?.seconds().ok()?;
     let actual = view.ttl_seconds?;
     let pos = file.key_pos("/ttl");
-    Some(if declared == actual {
+    Some(
         Check::pass(
             Rule::Ttl,
             "ttl",
@@ -460,18 +436,12 @@ fn ttl(file: &SchemaFile, view: &StoreView) -> Option<Check> {
             Actual(format_duration(actual)),
             pos,
         )
-    } else {
-        Check::fail(
-            Rule::Ttl,
-            "ttl",
-            Expected(format_duration(declared)),
-            Actual(format_duration(actual)),
-            pos,
+        .fail_unless(declared == actual, || {
             format!(
                 "ttl: declared {} ({declared} s), the store has {} ({actual} s)",
                 format_duration(declared),
                 format_duration(actual)
-            ),
-        )
-    })
+            )
+        }),
+    )
 }

@@ -140,6 +140,19 @@ impl Check {
         }
     }
 
+    /// This (passing) check, or, unless `holds`, a finding at the rule's default severity
+    /// with `message()`: the same subject, expected and actual either way.
+    pub fn fail_unless(self, holds: bool, message: impl FnOnce() -> String) -> Check {
+        if holds {
+            return self;
+        }
+        Check {
+            status: Status::from_severity(self.rule.default_severity()),
+            message: message(),
+            ..self
+        }
+    }
+
     /// The rule's category: `input` findings make the run exit with 2.
     pub fn category(&self) -> Category {
         self.rule.category()
