@@ -329,3 +329,63 @@ def test_feast_training_set_equals_get_historical_features(tmp_path):
                 a = [None if v is None else float(v) for v in a]
                 b = [None if v is None else float(v) for v in b]
             assert a == b, column
+
+
+def asof_data(seed: int) -> tuple[pa.Table, pa.Table]:
+    rng = np.random.default_rng(seed)
+    n, m = 3_000, 1_000
+    keys = rng.integers(0, 40, n)
+    # Unique times per key (DuckDB and Polars leave ties unspecified), unsorted, before 1970 too.
+    times = rng.permutation(np.arange(-n, n))[:n] * 1_000 + keys
+    events = pa.table(
+        {
+            "k": pa.array(keys, pa.int64()),
+            "ts": pa.array(times, pa.int64()).cast(pa.timestamp("us", tz="UTC")),
+            "v": pa.array(rng.random(n)),
+            "w": pa.array(rng.integers(-5, 5, n), pa.int64()),
+        }
+    )
+    spine_keys = rng.integers(0, 45, m)
+    spine_times = rng.integers(-n * 1_100, n * 1_100, m)
+    # Labels at exactly an event's time, where `closed` matters.
+    spine_keys[:100], spine_times[:100] = keys[:100], times[:100]
+    spine = pa.table(
+        {
+            "k": pa.array(spine_keys, pa.int64()),
+            "ts": pa.array(spine_times, pa.int64()).cast(pa.timestamp("us", tz="UTC")),
+            "row": pa.array(np.arange(m)),
+        }
+    )
+    return spine, events
+
+
+def test_as_of_values_equal_duckdb_asof_join_and_polars_join_asof():
+    duckdb = pytest.importorskip("duckdb")
+    pl = pytest.importorskip("polars")
+    spine, events = asof_data(12)
+    ours = af.point_in_time(spine, events, by="k", spine_time="ts", event_time="ts", features=["v", "w"])
+    con = duckdb.connect()
+    con.register("spine", spine)
+    con.register("events", events)
+    duck = con.execute(
+        "SELECT s.row, e.v, e.w FROM spine s ASOF LEFT JOIN events e ON s.k = e.k AND s.ts >= e.ts ORDER BY s.row"
+    ).fetch_arrow_table()
+    assert duck["v"].to_pylist() == ours["v"].to_pylist()
+    assert duck["w"].to_pylist() == ours["w"].to_pylist()
+    joined = (
+        pl.from_arrow(spine)
+        .sort("ts")
+        .join_asof(pl.from_arrow(events).sort("ts"), on="ts", by="k", strategy="backward")
+        .sort("row")
+    )
+    assert joined["v"].to_list() == ours["v"].to_pylist()
+    assert joined["w"].to_list() == ours["w"].to_pylist()
+    # Strictly before the label's time: Polars' allow_exact_matches=False.
+    strict = af.point_in_time(spine, events, by="k", spine_time="ts", event_time="ts", features=["v"], closed="left")
+    joined = (
+        pl.from_arrow(spine)
+        .sort("ts")
+        .join_asof(pl.from_arrow(events).sort("ts"), on="ts", by="k", strategy="backward", allow_exact_matches=False)
+        .sort("row")
+    )
+    assert joined["v"].to_list() == strict["v"].to_pylist()
