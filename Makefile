@@ -9,7 +9,7 @@ DEMO_TABLES = --table events=examples/data/events.parquet --table users=examples
 # The Python crate is built by maturin, not by `cargo test`.
 RUST_PACKAGES = --workspace --exclude arrowfeat-python
 
-.PHONY: demo test lint lint-rust lint-python test-rust test-python fuzz python-dev python-release example-data docs bench bench-python bench-windows
+.PHONY: demo test lint lint-rust lint-python test-rust test-python fuzz python-dev python-release example-data docs bench bench-python bench-windows bench-point-in-time
 
 ## Run the demo feature query over the bundled example data, then check the example
 ## feature schemas against the bundled Feast registry.
@@ -88,3 +88,8 @@ bench-python: python-release
 bench-windows: python-release
 	$(VENV)/bin/pip install --quiet -r python/requirements-bench.txt
 	$(PY) python/benchmarks/bench_windows.py
+
+## Point-in-time benchmarks: arrowfeat against DuckDB, Polars and Feast (10M events, 1M labels).
+bench-point-in-time: python-release
+	$(VENV)/bin/pip install --quiet -r python/requirements-bench.txt
+	$(PY) python/benchmarks/bench_point_in_time.py

@@ -1,0 +1,254 @@
+"""Point-in-time benchmarks, side by side in one run: arrowfeat's point-in-time kernel
+against DuckDB's ASOF JOIN and RANGE windows, Polars' join_asof, and Feast's own
+get_historical_features (file offline store).
+
+    make bench-point-in-time   (or: .venv/bin/python python/benchmarks/bench_point_in_time.py)
+
+Data: EVENTS events (default 10M) over KEYS keys (10,000) drawn from a Zipf(1.2)
+distribution (skewed: the largest key holds a large share of all events), times random
+over 30 days, shuffled; a spine of SPINE labels (default 1M) with keys from the same
+distribution and random times, unsorted. Every timing is the best of ROUNDS warm runs of
+the whole call, result materialized (Arrow, or pandas for Feast). Sorts the other engines
+need are inside their timings. "events/s per core" divides events by seconds and by the
+cores the engine may use (all of them for every engine here).
+
+Feast runs on its own smaller repo (FEAST_EVENTS events, FEAST_LABELS labels: its pandas
+join does not scale to the main data in reasonable time), against
+`arrowfeat.feast.get_historical_features` on the same repo, and their outputs are checked
+equal (rows with ties on the event time excepted, see docs/point-in-time.md).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+import arrowfeat as af
+
+EVENTS = int(os.environ.get("ARROWFEAT_BENCH_EVENTS", 10_000_000))
+SPINE = int(os.environ.get("ARROWFEAT_BENCH_SPINE", 1_000_000))
+KEYS = 10_000
+ROUNDS = int(os.environ.get("ARROWFEAT_BENCH_ROUNDS", 3))
+FEAST_EVENTS = int(os.environ.get("ARROWFEAT_BENCH_FEAST_EVENTS", 1_000_000))
+FEAST_LABELS = int(os.environ.get("ARROWFEAT_BENCH_FEAST_LABELS", 100_000))
+CORES = os.cpu_count() or 1
+SECOND = 1_000_000
+DAY = 86_400 * SECOND
+
+
+def zipf_keys(rng: np.random.Generator, n: int) -> np.ndarray:
+    return (rng.zipf(1.2, n) - 1) % KEYS
+
+
+def data(seed: int = 0) -> tuple[pa.Table, pa.Table]:
+    rng = np.random.default_rng(seed)
+    start = 1_700_000_000 * SECOND
+    events = pa.table(
+        {
+            "k": pa.array(zipf_keys(rng, EVENTS), pa.int64()),
+            "ts": pa.array(start + rng.integers(0, 30 * DAY, EVENTS), pa.int64()).cast(pa.timestamp("us")),
+            "a": pa.array(rng.normal(100.0, 30.0, EVENTS)),
+            "b": pa.array(rng.integers(0, 1_000, EVENTS), pa.int64()),
+            "c": pa.array(rng.random(EVENTS)),
+        }
+    )
+    spine = pa.table(
+        {
+            "k": pa.array(zipf_keys(rng, SPINE), pa.int64()),
+            "ts": pa.array(start + rng.integers(0, 30 * DAY, SPINE), pa.int64()).cast(pa.timestamp("us")),
+            "row": pa.array(np.arange(SPINE)),
+        }
+    )
+    return spine, events
+
+
+def best(f, rounds: int = ROUNDS) -> tuple[float, object]:
+    out = None
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        out = f()
+        times.append(time.perf_counter() - t)
+    return min(times), out
+
+
+def table(title: str, rows: list[tuple[str, float]], events: int) -> None:
+    """Rows of (engine, seconds); the first is arrowfeat, the reference of the ratios."""
+    reference = rows[0][1]
+    print(f"\n{title}\n")
+    print("| engine | time | arrowfeat is faster by | events/s per core |")
+    print("| --- | --- | --- | --- |")
+    for name, seconds in rows:
+        print(f"| {name} | {seconds:.3f} s | {seconds / reference:.2f}x | {events / seconds / CORES / 1e6:.1f}M |")
+
+
+def as_of(spine: pa.Table, events: pa.Table) -> None:
+    features = [af.as_of("a"), af.as_of("b"), af.as_of("c")]
+    ours, result = best(
+        lambda: af.point_in_time(spine, events, by="k", spine_time="ts", event_time="ts", features=features)
+    )
+    con = duckdb.connect()
+    con.register("spine", spine)
+    con.register("events", events)
+    duck, duck_out = best(
+        lambda: con.execute(
+            "SELECT s.row, e.a, e.b, e.c FROM spine s ASOF LEFT JOIN events e ON s.k = e.k AND s.ts >= e.ts"
+        ).fetch_arrow_table()
+    )
+    spine_pl, events_pl = pl.from_arrow(spine), pl.from_arrow(events)
+    polars, _ = best(
+        lambda: spine_pl.sort("ts").join_asof(events_pl.sort("ts"), on="ts", by="k", strategy="backward").to_arrow()
+    )
+    # The same values (DuckDB returns rows in another order; ties on an event time may
+    # go either way there).
+    check = duck_out.sort_by("row")
+    x = np.array(check["a"].to_pylist(), dtype=float)
+    y = np.array(result["a"].to_pylist(), dtype=float)
+    equal = np.mean((x == y) | (np.isnan(x) & np.isnan(y)))
+    nulls = check["a"].null_count == result["a"].null_count
+    table(
+        f"As-of value of 3 columns, {SPINE:,} labels, {EVENTS:,} events "
+        f"(equal to DuckDB: {equal:.4%} of values, the same {check['a'].null_count:,} nulls: {nulls})",
+        [("arrowfeat point_in_time", ours), ("DuckDB ASOF JOIN", duck), ("Polars join_asof (with sorts)", polars)],
+        EVENTS,
+    )
+
+
+def windows(spine: pa.Table, events: pa.Table) -> None:
+    periods = ["1h", "1d", "7d", "30d"]
+    features = [af.window(col, agg, p) for p in periods for col, agg in (("a", "sum"), ("b", "mean"), ("c", "max"))]
+    ours, _ = best(lambda: af.point_in_time(spine, events, by="k", spine_time="ts", event_time="ts", features=features))
+    con = duckdb.connect()
+    con.register("spine", spine)
+    con.register("events", events)
+    seconds = {"1h": 3_600, "1d": 86_400, "7d": 7 * 86_400, "30d": 30 * 86_400}
+    aggregates = ",\n".join(
+        f"{agg}({col}) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL {seconds[p] - 1} SECOND PRECEDING "
+        f"AND CURRENT ROW) AS {col}_{agg}_{p}"
+        for p in periods
+        for col, agg in (("a", "sum"), ("b", "avg"), ("c", "max"))
+    )
+    # The spine unioned into the events (null values, after the events of the same time),
+    # RANGE windows over the union, then the spine's rows kept.
+    query = f"""
+        SELECT * FROM (
+            SELECT row, {aggregates}
+            FROM (
+                SELECT k, ts, a, b, c, NULL::BIGINT AS row FROM events
+                UNION ALL
+                SELECT k, ts, NULL, NULL, NULL, row FROM spine
+            )
+        ) WHERE row IS NOT NULL
+    """
+    duck, _ = best(lambda: con.execute(query).fetch_arrow_table(), rounds=1)
+    table(
+        f"4 windows x 3 aggregates at each label, {SPINE:,} labels, {EVENTS:,} events",
+        [("arrowfeat point_in_time", ours), ("DuckDB RANGE windows over spine UNION events", duck)],
+        EVENTS,
+    )
+
+
+def memory(spine: pa.Table, events: pa.Table) -> None:
+    features = [af.as_of("a"), af.window("a", "sum", "1d"), af.window("b", "count", "7d")]
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    out = af.point_in_time(spine, events, by="k", spine_time="ts", event_time="ts", features=features)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    arrow = spine.nbytes + events.nbytes + out.nbytes
+    print(
+        f"\nPeak RSS growth of one call: {(after - before) / 2**20:.0f} MiB above the process's earlier peak; "
+        f"inputs + output: {arrow / 2**20:.0f} MiB (ratio {(after - before) / arrow:.2f}; measured in a fresh process "
+        "by `python bench_point_in_time.py memory`)."
+    )
+
+
+def feast_repo(root: Path) -> tuple[object, object]:
+    import pandas as pd
+    from feast import Entity, FeatureStore, FeatureView, Field, FileSource
+    from feast.types import Float64, Int64
+
+    rng = np.random.default_rng(3)
+    start = pd.Timestamp("2024-03-01", tz="UTC")
+    events = pd.DataFrame(
+        {
+            "driver_id": zipf_keys(rng, FEAST_EVENTS),
+            "event_timestamp": start + pd.to_timedelta(rng.integers(0, 30 * 86_400, FEAST_EVENTS), unit="s"),
+            "created": start + pd.to_timedelta(rng.integers(0, 30 * 86_400, FEAST_EVENTS), unit="s"),
+            "conv_rate": rng.random(FEAST_EVENTS),
+            "trips": rng.integers(0, 100, FEAST_EVENTS),
+        }
+    )
+    events.to_parquet(root / "events.parquet")
+    (root / "feature_store.yaml").write_text(
+        "project: bench\nregistry: registry.db\nprovider: local\n"
+        "online_store:\n    type: sqlite\n    path: online.db\nentity_key_serialization_version: 3\n"
+    )
+    store = FeatureStore(repo_path=str(root))
+    driver = Entity(name="driver", join_keys=["driver_id"])
+    view = FeatureView(
+        name="stats",
+        entities=[driver],
+        ttl=dt.timedelta(days=2),
+        schema=[Field(name="conv_rate", dtype=Float64), Field(name="trips", dtype=Int64)],
+        source=FileSource(
+            path=str(root / "events.parquet"), timestamp_field="event_timestamp", created_timestamp_column="created"
+        ),
+    )
+    store.apply([driver, view])
+    labels = pd.DataFrame(
+        {
+            "driver_id": zipf_keys(rng, FEAST_LABELS),
+            "event_timestamp": start + pd.to_timedelta(rng.integers(0, 30 * 86_400, FEAST_LABELS), unit="s"),
+            "label_id": np.arange(FEAST_LABELS),
+        }
+    ).drop_duplicates(["driver_id", "event_timestamp"])
+    return store, labels
+
+
+def feast() -> None:
+    from arrowfeat.feast import get_historical_features
+
+    refs = ["stats:conv_rate", "stats:trips"]
+    with tempfile.TemporaryDirectory() as tmp:
+        store, labels = feast_repo(Path(tmp))
+        ours, ours_out = best(lambda: get_historical_features(store, labels, refs))
+        theirs, theirs_out = best(
+            lambda: store.get_historical_features(entity_df=labels, features=refs).to_df(), rounds=1
+        )
+    a = ours_out.sort_values("label_id").reset_index(drop=True)
+    b = theirs_out.sort_values("label_id").reset_index(drop=True)
+    same_rows = list(a["label_id"]) == list(b["label_id"])
+    equal = (a["trips"].fillna(-1).astype(float) == b["trips"].fillna(-1).astype(float)).mean() if same_rows else 0
+    table(
+        f"Feast training set, {len(labels):,} labels, {FEAST_EVENTS:,} events (same rows: {same_rows}; "
+        f"equal `trips` values: {equal:.2%}, the rest ties on the event time)",
+        [("arrowfeat.feast.get_historical_features", ours), ("Feast get_historical_features", theirs)],
+        FEAST_EVENTS,
+    )
+
+
+def main() -> None:
+    what = sys.argv[1:] or ["as_of", "windows", "feast"]
+    spine, events = data()
+    print(f"{CORES} cores; best of {ROUNDS} runs")
+    if "memory" in what:
+        memory(spine, events)
+    if "as_of" in what:
+        as_of(spine, events)
+    if "windows" in what:
+        windows(spine, events)
+    if "feast" in what:
+        feast()
+
+
+if __name__ == "__main__":
+    main()
