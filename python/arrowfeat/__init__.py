@@ -66,8 +66,23 @@ def _is_ndarray(obj: Any) -> bool:
     return type(obj).__module__ == "numpy" and type(obj).__name__ == "ndarray"
 
 
+def _is_polars_series(obj: Any) -> bool:
+    return type(obj).__module__.startswith("polars") and type(obj).__name__ == "Series"
+
+
+def _speaks_arrow(obj: Any) -> bool:
+    """Whether `obj` exports itself through the Arrow PyCapsule interface (Polars, DuckDB,
+    nanoarrow, ...), as a stream or as one array."""
+    return hasattr(obj, "__arrow_c_stream__") or hasattr(obj, "__arrow_c_array__")
+
+
 def _is_column(obj: Any) -> bool:
-    return isinstance(obj, (pa.Array, pa.ChunkedArray)) or _is_series(obj) or (_is_ndarray(obj) and obj.ndim >= 1)
+    return (
+        isinstance(obj, (pa.Array, pa.ChunkedArray))
+        or _is_series(obj)
+        or (_is_ndarray(obj) and obj.ndim >= 1)
+        or (_speaks_arrow(obj) and not isinstance(obj, (pa.Scalar, pa.Table, pa.RecordBatch)))
+    )
 
 
 def _to_arrow(function: str, argument: str, obj: Any) -> pa.Array | pa.ChunkedArray:
@@ -88,9 +103,15 @@ def _to_arrow(function: str, argument: str, obj: Any) -> pa.Array | pa.ChunkedAr
         raise TypeError(
             f"{function}: argument `{argument}`: expected a 1-D or 2-D numpy array, found {obj.ndim} dimensions"
         )
+    if hasattr(obj, "__arrow_c_stream__") and not isinstance(obj, (pa.Table, pa.RecordBatch)):
+        # Zero-copy import of a stream of arrays (a Polars Series, a DuckDB column, ...).
+        return pa.chunked_array(obj)
+    if hasattr(obj, "__arrow_c_array__") and not isinstance(obj, (pa.Table, pa.RecordBatch)):
+        return pa.array(obj)
     raise TypeError(
-        f"{function}: argument `{argument}`: expected a pyarrow Array, ChunkedArray, "
-        f"numpy array or pandas Series, found {_type_name(obj)}"
+        f"{function}: argument `{argument}`: expected a pyarrow Array, ChunkedArray, numpy array, "
+        f"pandas or Polars Series, or an object with __arrow_c_array__ / __arrow_c_stream__, "
+        f"found {_type_name(obj)}"
     )
 
 
@@ -153,7 +174,7 @@ def _with_element(t: pa.DataType, element: pa.DataType) -> pa.DataType:
 
 def _vector(function: str, argument: str, value: Any) -> Any:
     """A vector argument: a list column, or one vector (a list or 1-D array) as a scalar."""
-    if isinstance(value, (pa.Array, pa.ChunkedArray)) or _is_series(value) or (_is_ndarray(value) and value.ndim == 2):
+    if (_is_column(value) and not _is_ndarray(value)) or (_is_ndarray(value) and value.ndim == 2):
         arr = _to_arrow(function, argument, value)
         if not _is_list_type(arr.type):
             raise TypeError(
@@ -265,6 +286,11 @@ def _apply(function: str, native: Callable[..., pa.Array], args: Sequence[Any], 
         out.index = series.index
         out.name = series.name
         return out
+    polars_series = next((o for o in original if _is_polars_series(o)), None)
+    if polars_series is not None:
+        import polars as pl
+
+        return pl.Series(polars_series.name, result)
     return result
 
 

@@ -211,3 +211,28 @@ def test_extremes_of_float64_give_representable_results():
     assert af.l2_norm(huge).to_pylist() == pytest.approx([1e200 * math.sqrt(2)])
     tiny = pa.array([[1e-200, 1e-200]])
     assert af.cosine_similarity(tiny, tiny).to_pylist() == pytest.approx([1.0])
+
+
+def test_polars_and_any_arrow_capsule_object_in_same_kind_out():
+    pl = pytest.importorskip("polars")
+    out = af.standard_scale(pl.Series("x", [1.0, 3.0]), 1.0, 2.0)
+    assert isinstance(out, pl.Series) and out.name == "x" and out.to_list() == [0.0, 1.0]
+    vectors = pl.Series("e", [[3.0, 4.0], [0.0, 0.0]])
+    assert af.l2_norm(vectors).to_list() == [5.0, 0.0]
+    assert af.cosine_similarity(vectors, [1.0, 0.0]).to_list() == [0.6, None]
+    assert (
+        af.hash_bucket(pl.Series("k", ["a", "b"]), 10).to_list() == af.hash_bucket(pa.array(["a", "b"]), 10).to_pylist()
+    )
+    sums = af.rolling_sum(pl.Series("v", [1.0, 2.0]), pl.Series("t", [1, 2]), 5)
+    assert isinstance(sums, pl.Series) and sums.to_list() == [1.0, 3.0]
+
+    class CapsuleOnly:
+        """An object that only speaks the Arrow PyCapsule interface (as nanoarrow does)."""
+
+        def __init__(self, array: pa.Array) -> None:
+            self.array = array
+
+        def __arrow_c_array__(self, requested_schema=None):
+            return self.array.__arrow_c_array__(requested_schema)
+
+    assert af.standard_scale(CapsuleOnly(pa.array([2.0])), 0.0, 2.0).to_pylist() == [1.0]
