@@ -186,7 +186,7 @@ def haversine_km(lat1: Any, lon1: Any, lat2: Any, lon2: Any, *, kind: Kind = "ar
 
 from pyspark.sql import DataFrame  # noqa: E402
 
-from .windows import AGGREGATIONS, to_nanoseconds  # noqa: E402
+from .windows import _check_agg, to_nanoseconds  # noqa: E402
 
 
 def tumble_start(ts: Any, size: Any, offset: Any = 0, *, kind: Kind = "arrow") -> Column:
@@ -232,9 +232,7 @@ def _value_type(function: str, df: DataFrame, value: str, agg: str) -> T.DataTyp
 
 
 def _agg(function: str, agg: str) -> str:
-    if not isinstance(agg, str) or agg.lower() not in AGGREGATIONS:
-        raise ValueError(f"{function}: argument `agg`: expected one of {', '.join(AGGREGATIONS)}, found {agg!r}")
-    return agg.lower()
+    return _check_agg(function, agg)
 
 
 def _bound_type(df: DataFrame, ts: str) -> T.DataType:

@@ -93,9 +93,10 @@ def _values(function: str, value: Any) -> pa.Array:
 
 
 def _check_agg(function: str, agg: str) -> str:
+    """The aggregation's canonical name (``avg`` is ``mean``, as in the kernels)."""
     if not isinstance(agg, str) or agg.lower() not in (*AGGREGATIONS, "avg"):
         raise ValueError(f"{function}: argument `agg`: expected one of {', '.join(AGGREGATIONS)}, found {agg!r}")
-    return agg.lower()
+    return "mean" if agg.lower() == "avg" else agg.lower()
 
 
 def _shape_like(result: pa.Array, *originals: Any) -> Any:

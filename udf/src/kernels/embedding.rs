@@ -18,7 +18,7 @@ use arrow::datatypes::{
 };
 
 use super::operand::{broadcast_len, F64Operand, Operand};
-use super::{KernelError, Result};
+use super::{nulls_from_validity, KernelError, Result};
 
 /// Element types that vectors may hold.
 pub trait Element: Copy + Default + Send + Sync + 'static {
@@ -407,13 +407,8 @@ fn pairwise<T: ArrowPrimitiveType>(
     }
     Ok(Float64Array::new(
         ScalarBuffer::from(values),
-        nulls_from(valid),
+        nulls_from_validity(valid),
     ))
-}
-
-fn nulls_from(valid: Vec<bool>) -> Option<NullBuffer> {
-    let nulls = NullBuffer::from(valid);
-    (nulls.null_count() > 0).then_some(nulls)
 }
 
 macro_rules! dispatch_float {
@@ -535,7 +530,7 @@ where
         valid.push(ok);
     }
     let child: ArrayRef = Arc::new(PrimitiveArray::<O>::new(ScalarBuffer::from(values), None));
-    rebuild_list(input_array, child, &lengths, nulls_from(valid))
+    rebuild_list(input_array, child, &lengths, nulls_from_validity(valid))
 }
 
 /// `a / |a|`, same layout and element type as `a`; null for a zero vector.
@@ -742,11 +737,15 @@ pub fn dequantize_int8(
             nulls,
         )));
     }
-    let v = Vectors::<UInt8Type>::from_datum(NAME, "q", q).map_err(|e| {
+    let v = Vectors::<UInt8Type>::from_datum(NAME, "q", q).map_err(|_| {
+        let (array, _) = q.get();
         KernelError::wrong_type(
             NAME,
             "q",
-            e.message.replace("found", "or UInt8 values, found"),
+            format!(
+                "expected a FixedSizeList, List or LargeList of UInt8, or UInt8 values, found {}",
+                array.data_type()
+            ),
         )
     })?;
     let len = broadcast_len(NAME, &[("q", v.len()), s, z])?;

@@ -84,3 +84,10 @@ impl fmt::Display for KernelError {
 impl std::error::Error for KernelError {}
 
 pub type Result<T> = std::result::Result<T, KernelError>;
+
+/// A null buffer from per-row validity, or `None` when every row is valid (arrays
+/// without a null buffer are faster to read).
+pub(crate) fn nulls_from_validity(valid: Vec<bool>) -> Option<arrow::buffer::NullBuffer> {
+    let nulls = arrow::buffer::NullBuffer::from(valid);
+    (nulls.null_count() > 0).then_some(nulls)
+}

@@ -15,6 +15,7 @@ use arrow::datatypes::{ArrowPrimitiveType, Float64Type, Int64Type};
 
 use super::groups::{gather, parallel_chunks};
 use super::NumericValues;
+use crate::kernels::nulls_from_validity;
 
 /// Values in sorted order (borrowed when the input already is in order). `valid` is
 /// `None` when no value is null.
@@ -123,14 +124,9 @@ impl<T: ArrowPrimitiveType> Results<T> {
     pub fn into_array(self) -> ArrayRef {
         Arc::new(PrimitiveArray::<T>::new(
             ScalarBuffer::from(self.values),
-            nulls_of(self.valid),
+            nulls_from_validity(self.valid),
         ))
     }
-}
-
-fn nulls_of(valid: Vec<bool>) -> Option<NullBuffer> {
-    let nulls = NullBuffer::from(valid);
-    (nulls.null_count() > 0).then_some(nulls)
 }
 
 /// Per-position results (`values[p]`, `valid[p]`) as per-row results: row `r` takes
@@ -146,7 +142,7 @@ pub(crate) fn to_rows<T: ArrowPrimitiveType>(
     let Some(positions) = positions else {
         return Arc::new(PrimitiveArray::<T>::new(
             ScalarBuffer::from(values),
-            nulls_of(valid),
+            nulls_from_validity(valid),
         ));
     };
     let mut out = vec![T::Native::default(); rows];
@@ -165,7 +161,7 @@ pub(crate) fn to_rows<T: ArrowPrimitiveType>(
     });
     Arc::new(PrimitiveArray::<T>::new(
         ScalarBuffer::from(out),
-        nulls_of(ok),
+        nulls_from_validity(ok),
     ))
 }
 

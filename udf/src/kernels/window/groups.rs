@@ -92,7 +92,7 @@ pub(crate) fn group_and_sort<'a>(
     let (ids, groups) = match keys {
         Some(keys) => {
             ensure_len(function, "keys", keys.len(), rows)?;
-            group_ids(keys)?
+            group_ids(function, keys)?
         }
         None => (Vec::new(), 1),
     };
@@ -238,7 +238,7 @@ impl Hasher for FxHasher {
 type FxMap<K> = HashMap<K, u32, BuildHasherDefault<FxHasher>>;
 
 /// Dense group ids in key order (nulls first) and the number of groups.
-fn group_ids(keys: &ArrayRef) -> Result<(Vec<u32>, usize)> {
+fn group_ids(function: &'static str, keys: &ArrayRef) -> Result<(Vec<u32>, usize)> {
     macro_rules! primitive {
         ($t:ty) => {
             Ok(primitive_ids(keys.as_primitive::<$t>()))
@@ -255,7 +255,7 @@ fn group_ids(keys: &ArrayRef) -> Result<(Vec<u32>, usize)> {
         DataType::UInt64 => primitive!(UInt64Type),
         DataType::Date32 => primitive!(Date32Type),
         DataType::Date64 => primitive!(Date64Type),
-        _ => row_ids(keys),
+        _ => row_ids(function, keys),
     }
 }
 
@@ -332,12 +332,12 @@ fn dense_ids<T: ArrowPrimitiveType>(keys: &PrimitiveArray<T>) -> Option<(Vec<u32
 
 /// Any key type (strings, floats, dictionaries, structs...) through arrow's row format,
 /// whose byte order is the key order.
-fn row_ids(keys: &ArrayRef) -> Result<(Vec<u32>, usize)> {
+fn row_ids(function: &'static str, keys: &ArrayRef) -> Result<(Vec<u32>, usize)> {
     let converter =
         RowConverter::new(vec![SortField::new(keys.data_type().clone())]).map_err(|e| {
             KernelError::wrong_type(
-                "window",
-                "keys",
+                function,
+                "by",
                 format!(
                     "expected keys that can be grouped, found {}: {e}",
                     keys.data_type()
@@ -348,8 +348,8 @@ fn row_ids(keys: &ArrayRef) -> Result<(Vec<u32>, usize)> {
         .convert_columns(std::slice::from_ref(keys))
         .map_err(|e| {
             KernelError::new(
-                "window",
-                "keys",
+                function,
+                "by",
                 format!("cannot group keys of type {}: {e}", keys.data_type()),
             )
         })?;
