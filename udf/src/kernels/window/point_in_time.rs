@@ -300,7 +300,7 @@ pub fn point_in_time(
 
     // Aggregates, one value column at a time: its values are put in sorted event order
     // once and shared by its features.
-    for column in 0..event_values.len() {
+    for (column, event_column) in event_values.iter().enumerate() {
         let mine: Vec<usize> = (0..features.len())
             .filter(|&i| {
                 features[i].value == column
@@ -317,7 +317,7 @@ pub fn point_in_time(
             .filter_map(|&i| features[i].aggregation.window_aggregation())
             .find(|a| *a != Aggregation::Count)
             .unwrap_or(Aggregation::Count);
-        let values = numeric_values(FUNCTION, &argument, event_values[column].as_ref(), needs)?;
+        let values = numeric_values(FUNCTION, &argument, event_column.as_ref(), needs)?;
         let sorted_values = SortedValues::gather(&values, Some(&sorted.event_rows), threads);
         for &i in &mine {
             let f = features[i];
@@ -629,11 +629,15 @@ struct Windows {
 /// Least work (spine positions plus events entering and leaving) per block.
 const MIN_BLOCK_WORK: usize = if cfg!(test) { 6 } else { 1 << 15 };
 
+/// Fewest spine positions worth a thread of their own when finding windows.
+const MIN_SPINE_PER_THREAD: usize = if cfg!(test) { 2 } else { 1 << 14 };
+
 impl Windows {
     fn new(sorted: &SortedInput, window: WindowSpec, threads: usize) -> Self {
         let n = sorted.spine_rows.len();
         let mut low = vec![0u32; n];
         let mut high = vec![0u32; n];
+        let threads = threads.min(n.div_ceil(MIN_SPINE_PER_THREAD)).max(1);
         let chunk = n.div_ceil(threads).max(1);
         let fill = |start: usize, low: &mut [u32], high: &mut [u32]| {
             let end = start + low.len();

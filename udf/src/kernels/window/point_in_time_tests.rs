@@ -415,7 +415,7 @@ fn errors_name_the_argument() {
         None,
         t.as_ref(),
         None,
-        &[two.clone()],
+        std::slice::from_ref(&two),
         &f,
         &o,
     ));
@@ -488,7 +488,7 @@ fn errors_name_the_argument() {
         None,
         t.as_ref(),
         None,
-        &[strings.clone()],
+        std::slice::from_ref(&strings),
         &sum,
         &o,
     ));
@@ -1051,6 +1051,87 @@ proptest! {
         for threads in [2, 3] {
             let other = case.run(&features, threads).unwrap();
             assert_same(&one, &other);
+        }
+    }
+}
+
+/// Rough timing on a skewed key distribution (run with `--release --ignored --nocapture`;
+/// block sizes are the test ones, smaller than in production builds).
+#[test]
+#[ignore]
+fn timing_on_skewed_keys() {
+    let (n_events, n_spine) = (2_000_000usize, 200_000usize);
+    let mut state = 0x9e3779b97f4a7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    // A third of the events on key 0, the rest over 10,000 keys.
+    let key = |r: u64| {
+        if r.is_multiple_of(3) {
+            0
+        } else {
+            (r % 10_000) as i64
+        }
+    };
+    let day = 86_400_000_000_000i64;
+    let event_keys: Vec<Option<i64>> = (0..n_events).map(|_| Some(key(next()))).collect();
+    let event_ts: Vec<Option<i64>> = (0..n_events)
+        .map(|_| Some((next() % (30 * day as u64)) as i64))
+        .collect();
+    let columns: Vec<ArrayRef> = (0..3)
+        .map(|_| {
+            floats(
+                &(0..n_events)
+                    .map(|_| Some((next() % 10_000) as f64 / 7.0))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    let spine_keys: Vec<Option<i64>> = (0..n_spine).map(|_| Some(key(next()))).collect();
+    let spine_ts: Vec<Option<i64>> = (0..n_spine)
+        .map(|_| Some((next() % (30 * day as u64)) as i64))
+        .collect();
+    let (sk, st, ek, et) = (
+        ints(&spine_keys),
+        ints(&spine_ts),
+        ints(&event_keys),
+        ints(&event_ts),
+    );
+    let as_of: Vec<_> = (0..3).map(PointInTimeFeature::as_of).collect();
+    let periods = [300_000_000_000, 3_600_000_000_000, day, 7 * day];
+    let windows: Vec<_> = periods
+        .iter()
+        .flat_map(|&p| {
+            [
+                PitAggregation::Sum,
+                PitAggregation::Count,
+                PitAggregation::Max,
+            ]
+            .map(|a| PointInTimeFeature::window(0, a, p))
+        })
+        .collect();
+    for threads in [1, 2] {
+        for (what, features) in [("as-of x3", &as_of), ("4 windows x 3 aggs", &windows)] {
+            let start = std::time::Instant::now();
+            point_in_time(
+                Some(&sk),
+                st.as_ref(),
+                Some(&ek),
+                et.as_ref(),
+                None,
+                &columns,
+                features,
+                &opts(Closed::Right, None, threads),
+            )
+            .unwrap();
+            let s = start.elapsed().as_secs_f64();
+            println!(
+                "{what}, threads {threads}: {s:.3} s, {:.1} M events/s",
+                n_events as f64 / s / 1e6
+            );
         }
     }
 }
