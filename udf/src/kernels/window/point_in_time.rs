@@ -510,7 +510,13 @@ fn sort_both(
         nulls,
         bound_type: spine_times.bound_type.clone(),
     };
-    let grouping = group_and_sort(FUNCTION, keys.as_ref(), &both, false)?;
+    let grouping = group_and_sort(FUNCTION, keys.as_ref(), &both, false).map_err(|mut e| {
+        // The grouping names its key argument as the window functions call it.
+        if matches!(e.argument.as_str(), "by" | "keys") {
+            e.argument = "spine_keys".into();
+        }
+        e
+    })?;
     drop(keys);
 
     let mut out = SortedInput {
