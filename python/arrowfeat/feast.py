@@ -9,9 +9,13 @@ hands it to the validator compiled into ``arrowfeat._native``.
     if not report.ok:
         print(report.render("text"))
 
+The run is the validator's own pipeline, as in ``arrowfeat check``: ``arrowfeat.toml`` in
+the working directory applies (or the ``config`` file given), and a ``Report`` renders in
+every format without checking again.
+
 From a shell (exit codes as ``arrowfeat check``: 0 pass, 1 findings, 2 unreadable input)::
 
-    python -m arrowfeat.feast check feature_repo/ schemas/ [--format github] [--deny-warnings]
+    python -m arrowfeat.feast check feature_repo/ schemas/ [--format github] [--deny-warnings] [--config FILE]
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from typing import Any
 
 from . import _native
 
-__all__ = ["Finding", "Report", "main", "validate_feature_view", "validate_repo"]
+__all__ = ["Finding", "Report", "main", "validate_feature_view", "validate_registry", "validate_repo"]
 
 FORMATS = ("text", "json", "junit", "sarif", "github", "markdown")
 
@@ -52,14 +56,14 @@ class Finding:
 
 
 class Report:
-    """The outcome of a validation: the same content as ``arrowfeat check --format json``."""
+    """The outcome of a validation: the same content as ``arrowfeat check --format json``.
 
-    def __init__(self, schemas: str, registry_json: bytes, against: str):
-        self._schemas = schemas
-        self._registry_json = registry_json
-        self._against = against
-        text, self.exit_code = _native.check_schemas(schemas, registry_json, against, "json")
-        self.data: dict[str, Any] = json.loads(text)
+    It wraps the validator's report: ``render`` and ``exit_code_with`` do not check again."""
+
+    def __init__(self, native: _native.CheckReport):
+        self._native = native
+        self.exit_code: int = native.exit_code()
+        self.data: dict[str, Any] = json.loads(native.render("json"))
 
     @property
     def summary(self) -> dict[str, int]:
@@ -99,17 +103,30 @@ class Report:
         return self.exit_code == 0
 
     def render(self, format: str = "text", deny_warnings: bool = False) -> str:
-        """The report in one of ``FORMATS``, exactly as ``arrowfeat check --format`` prints it."""
-        text, _ = _native.check_schemas(self._schemas, self._registry_json, self._against, format, deny_warnings)
-        return text
+        """The report in one of ``FORMATS``, exactly as ``arrowfeat check --format`` prints it.
+        Warnings fail it with ``deny_warnings`` or ``deny_warnings = true`` in the config."""
+        return self._native.render(format, deny_warnings)
 
     def exit_code_with(self, deny_warnings: bool) -> int:
-        _, code = _native.check_schemas(self._schemas, self._registry_json, self._against, "json", deny_warnings)
-        return code
+        return self._native.exit_code(deny_warnings)
 
     def __repr__(self) -> str:
         s = self.summary
-        return f"<arrowfeat.feast.Report against {self._against}: {s['views']} view(s): {s['errors']} error(s), {s['warnings']} warning(s), exit code {self.exit_code}>"
+        return f"<arrowfeat.feast.Report against {self.data['against']}: {s['views']} view(s): {s['errors']} error(s), {s['warnings']} warning(s), exit code {self.exit_code}>"
+
+
+_Path = str | os.PathLike[str]
+
+
+def _check(schemas: _Path, registry_json: bytes, against: str, config: _Path | None) -> Report:
+    return Report(
+        _native.check(
+            os.fspath(schemas),
+            registry_json,
+            against,
+            config=None if config is None else os.fspath(config),
+        )
+    )
 
 
 def _feast() -> Callable[..., str]:
@@ -130,23 +147,32 @@ def _proto_dict(obj: Any) -> dict[str, Any]:
 
 
 def validate_feature_view(
-    feature_view: Any, schema_path: str | os.PathLike[str], *, entities: Iterable[Any] = ()
+    feature_view: Any, schema_path: _Path, *, entities: Iterable[Any] = (), config: _Path | None = None
 ) -> Report:
     """Checks one Feast ``FeatureView`` (its schema fields, entity columns, batch source
     timestamp fields, TTL and tags) against a schema file or a directory of them.
 
     ``entities``: the view's ``feast.Entity`` objects, to check join keys and their types
     against the schema; without them only the view's entity columns are compared.
+    ``config``: an ``arrowfeat.toml``; by default the one in the working directory, if any.
     """
     registry = {
         "project": getattr(feature_view, "project", None) or "(in memory)",
         "entities": [_proto_dict(e) for e in entities],
         "featureViews": [_proto_dict(feature_view)],
     }
-    return Report(os.fspath(schema_path), json.dumps(registry).encode(), f"Feast feature view {feature_view.name}")
+    return _check(schema_path, json.dumps(registry).encode(), f"Feast feature view {feature_view.name}", config)
 
 
-def validate_repo(repo_path: str | os.PathLike[str], schemas_dir: str | os.PathLike[str]) -> Report:
+def validate_registry(registry: _Path, schemas: _Path, *, config: _Path | None = None) -> Report:
+    """Checks the schema files under ``schemas`` against a ``feast registry-dump`` JSON file
+    (or arrowfeat store metadata): ``arrowfeat check --registry``, without Feast installed."""
+    with open(registry, "rb") as f:
+        registry_json = f.read()
+    return _check(schemas, registry_json, os.fspath(registry), config)
+
+
+def validate_repo(repo_path: _Path, schemas_dir: _Path, *, config: _Path | None = None) -> Report:
     """Loads the ``FeatureStore`` of a feature repo (whose registry ``feast apply`` has
     written) and checks every schema file under ``schemas_dir`` against it."""
     _feast()
@@ -154,7 +180,7 @@ def validate_repo(repo_path: str | os.PathLike[str], schemas_dir: str | os.PathL
 
     store = FeatureStore(repo_path=os.fspath(repo_path))
     registry = store.registry.to_dict(project=store.project)
-    return Report(os.fspath(schemas_dir), json.dumps(registry).encode(), f"Feast repo {os.fspath(repo_path)}")
+    return _check(schemas_dir, json.dumps(registry).encode(), f"Feast repo {os.fspath(repo_path)}", config)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -165,13 +191,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     check.add_argument("schemas", help="schema file or directory of *.yaml files")
     check.add_argument("--format", default="text", choices=FORMATS)
     check.add_argument("--deny-warnings", action="store_true")
+    check.add_argument("--config", help="arrowfeat.toml to use (default: ./arrowfeat.toml if present)")
     args = parser.parse_args(argv)
 
     if not os.path.isfile(os.path.join(args.repo, "feature_store.yaml")):
         print(f"arrowfeat.feast: error: {args.repo}: not a Feast feature repo (no feature_store.yaml)", file=sys.stderr)
         return 2
     try:
-        report = validate_repo(args.repo, args.schemas)
+        report = validate_repo(args.repo, args.schemas, config=args.config)
     except ImportError as e:
         print(f"arrowfeat.feast: error: {e}", file=sys.stderr)
         return 2

@@ -583,53 +583,108 @@ fn datafusion_udfs() -> Vec<DataFusionUdf> {
         .collect()
 }
 
-/// Checks the schema files under `schemas` against store metadata (`feast registry-dump`
-/// JSON or arrowfeat store metadata) and renders the report: the same checks, rule ids
-/// and formats as `arrowfeat check`. Returns (report, exit code). Unreadable top-level
-/// input raises ValueError (the CLI's exit code 2).
+fn report_format(format: &str) -> PyResult<arrowfeat_validator::output::Format> {
+    use arrowfeat_validator::output::Format;
+    Format::parse(format).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "format: expected one of {}, found `{format}`",
+            Format::NAMES.join(", ")
+        ))
+    })
+}
+
+/// The report of one run of the validator's pipeline (`arrowfeat check`): rendered in any
+/// format, and its exit code, without checking again. `arrowfeat.feast.Report` wraps it.
+#[pyclass(frozen, name = "CheckReport", module = "arrowfeat._native")]
+struct CheckReport {
+    run: arrowfeat_validator::pipeline::RunReport,
+}
+
+#[pymethods]
+impl CheckReport {
+    /// Whether warnings fail the run: the `deny_warnings` argument or `arrowfeat.toml`.
+    #[getter]
+    fn deny_warnings(&self) -> bool {
+        self.run.deny_warnings
+    }
+
+    /// The exit code `arrowfeat check` returns for this report: 0 pass, 1 findings, 2
+    /// unreadable input. `deny_warnings=True` also fails on warnings.
+    #[pyo3(signature = (deny_warnings = false))]
+    fn exit_code(&self, deny_warnings: bool) -> i32 {
+        self.run
+            .exit_code_with(deny_warnings || self.run.deny_warnings)
+    }
+
+    /// The report in `format` (text, json, junit, sarif, github, markdown), exactly as
+    /// `arrowfeat check --format` prints it (without colour).
+    #[pyo3(signature = (format = "text", deny_warnings = false))]
+    fn render(&self, format: &str, deny_warnings: bool) -> PyResult<String> {
+        let format = report_format(format)?;
+        Ok(self
+            .run
+            .render_with(format, false, deny_warnings || self.run.deny_warnings))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<arrowfeat._native.CheckReport against {}: exit code {}>",
+            arrowfeat_validator::text::clean(&self.run.report.against),
+            self.run.exit_code()
+        )
+    }
+}
+
+/// Runs `arrowfeat check` through the validator's pipeline: the schema files under
+/// `schemas` against store metadata (`feast registry-dump` JSON or arrowfeat store
+/// metadata, named `against` in the report) and/or an earlier revision (`previous`: a
+/// directory, or a git revision of `schemas`' path). `config`: an `arrowfeat.toml`; by
+/// default `arrowfeat.toml` in the working directory if there is one, as the CLI.
+/// Unreadable top-level input or configuration raises ValueError (the CLI's exit code 2).
 #[pyfunction]
-#[pyo3(signature = (schemas, registry_json, against, format = "json", deny_warnings = false))]
-fn check_schemas(
+#[pyo3(signature = (schemas, registry_json = None, against = String::new(), *, previous = None, config = None, compatibility = None, deny_warnings = false, follow_symlinks = false))]
+#[allow(clippy::too_many_arguments)]
+fn check(
     py: Python<'_>,
     schemas: std::path::PathBuf,
-    registry_json: Vec<u8>,
+    registry_json: Option<Vec<u8>>,
     against: String,
-    format: &str,
+    previous: Option<String>,
+    config: Option<std::path::PathBuf>,
+    compatibility: Option<&str>,
     deny_warnings: bool,
-) -> PyResult<(String, i32)> {
-    use arrowfeat_validator::{config::Config, output, run, store};
-    let format = output::Format::parse(format).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "check_schemas: argument `format`: expected one of {}, found `{format}`",
-            output::Format::NAMES.join(", ")
-        ))
-    })?;
-    detach(py, "check_schemas", move || {
-        let metadata = store::parse(&registry_json).map_err(|e| format!("{against}: {e}"))?;
-        let loaded = run::load_path(&schemas)?;
-        if loaded.is_empty() {
-            return Err(format!(
-                "{}: no schema files (*.yaml, *.yml) found",
-                schemas.display()
-            ));
-        }
-        let targets = run::Targets {
-            store: Some(&metadata),
-            previous: None,
-            against,
-        };
-        let report = run::check(loaded, &targets, &Config::default());
-        let options = output::RenderOptions {
-            color: false,
-            deny_warnings,
-            command: "check",
-        };
-        Ok((
-            output::render(&report, format, &options),
-            report.exit_code(deny_warnings),
-        ))
-    })?
-    .map_err(PyValueError::new_err)
+    follow_symlinks: bool,
+) -> PyResult<CheckReport> {
+    use arrowfeat_validator::compat::Mode;
+    use arrowfeat_validator::pipeline::{self, ConfigSource, Inputs, Names, StoreSource};
+    let compatibility = compatibility
+        .map(|mode| {
+            Mode::parse(mode).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "compatibility: expected backward, forward, full or none, found `{mode}`"
+                ))
+            })
+        })
+        .transpose()?;
+    let inputs = Inputs {
+        store: registry_json.map(|json| StoreSource::Json {
+            json,
+            label: against,
+        }),
+        previous,
+        config: match config {
+            Some(path) => ConfigSource::File(path),
+            None => ConfigSource::Discover(std::path::PathBuf::from(".")),
+        },
+        compatibility,
+        deny_warnings,
+        load: arrowfeat_validator::run::LoadOptions { follow_symlinks },
+        names: Names::ARGUMENTS,
+        ..Inputs::check(schemas)
+    };
+    let run = detach(py, "check", move || pipeline::run(inputs))?
+        .map_err(|e| PyValueError::new_err(e.message))?;
+    Ok(CheckReport { run })
 }
 
 #[pymodule]
@@ -638,7 +693,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(datafusion_udfs, m)?)?;
     m.add_class::<DataFusionWindowUdf>()?;
     m.add_function(wrap_pyfunction!(datafusion_udwfs, m)?)?;
-    m.add_function(wrap_pyfunction!(check_schemas, m)?)?;
+    m.add_class::<CheckReport>()?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(point_in_time, m)?)?;
     m.add_function(wrap_pyfunction!(standard_scale, m)?)?;
     m.add_function(wrap_pyfunction!(min_max_scale, m)?)?;

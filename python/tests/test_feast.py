@@ -13,7 +13,7 @@ import pytest
 
 feast = pytest.importorskip("feast")
 
-from arrowfeat.feast import validate_feature_view, validate_repo  # noqa: E402
+from arrowfeat.feast import validate_feature_view, validate_registry, validate_repo  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 BINARY = Path(os.environ.get("ARROWFEAT_BIN", REPO / "target" / "debug" / "arrowfeat"))
@@ -84,15 +84,16 @@ def test_drifted_schema_findings(applied):
     assert ("feature-missing", "error") in rules  # cancel_rate
     assert ("feature-type", "error") in rules  # conv_rate float64 vs FLOAT
     assert ("version-store-tag", "error") in rules  # 1.3.0 vs tag 1.2.0
-    assert ("timestamp-type", "warning") in rules  # datetime64[ns] vs Feast's timestamp
+    # datetime64[ns] vs Feast's timestamp[us, UTC]: ns to us loses precision, an error.
+    assert ("timestamp-type", "error") in rules
     assert ("ttl", "error") in rules
     # --feast-repo and the Python API see exactly what the CLI sees on the dump.
     assert cli_findings("--schemas", DRIFTED_STATS, "--feast-repo", repo) == (code, found)
     report = validate_repo(repo, DRIFTED_STATS)
     assert (report.exit_code, api_findings(report)) == (code, found)
-    warning = next(f for f in report.warnings if f.rule == "timestamp-type")
-    assert (warning.expected, warning.actual) == ("datetime64[ns]", "timestamp[us, UTC]")
-    assert "datetime64[ns]" in warning.message and "timestamp[us, UTC]" in warning.message
+    lossy = next(f for f in report.errors if f.rule == "timestamp-type")
+    assert (lossy.expected, lossy.actual) == ("datetime64[ns]", "timestamp[us, UTC]")
+    assert "datetime64[ns]" in lossy.message and "timestamp[us, UTC]" in lossy.message
 
 
 def test_validate_feature_view_on_real_objects(applied, tmp_path):
@@ -192,3 +193,51 @@ def test_unsupported_registry_layout(tmp_path):
     out = run([str(BINARY), "check", "--schemas", str(EXAMPLES), "--registry", str(old)])
     assert out.returncode == 2
     assert "this registry layout is not supported" in out.stderr
+
+
+REGISTRY_FIXTURE = REPO / "tests" / "fixtures" / "feast" / "registry.json"
+
+
+def test_config_and_one_pipeline_with_the_cli(tmp_path, monkeypatch):
+    """arrowfeat.toml applies in Python as in the CLI (named or found in the working
+    directory), the reports are byte-identical, and rendering does not check again."""
+    plain = validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS)
+    assert ("ttl", "error") in {(f.rule, f.severity) for f in plain.findings}
+    (tmp_path / "arrowfeat.toml").write_text('deny_warnings = true\n[severity]\nttl = "off"\n')
+    configured = validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS, config=tmp_path / "arrowfeat.toml")
+    assert "ttl" not in {f.rule for f in configured.findings}
+    assert configured.exit_code_with(False) == configured.exit_code == 1
+    monkeypatch.chdir(tmp_path)
+    discovered = validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS)
+    assert discovered.data == configured.data
+    for format in ("json", "sarif", "github"):
+        cli = run(
+            [
+                str(BINARY),
+                "check",
+                "--schemas",
+                str(DRIFTED_STATS),
+                "--registry",
+                str(REGISTRY_FIXTURE),
+                "--format",
+                format,
+            ],
+            cwd=tmp_path,
+        )
+        assert (cli.returncode, cli.stdout) == (discovered.exit_code, discovered.render(format)), format
+    (tmp_path / "bad.toml").write_text('[severity]\nfeature-extar = "off"\n')
+    with pytest.raises(ValueError, match=r"unknown rule `feature-extar`.*did you mean `feature-extra`"):
+        validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS, config=tmp_path / "bad.toml")
+
+
+def test_render_does_not_check_again(tmp_path):
+    schema = tmp_path / "driver_hourly_stats_v1.yaml"
+    schema.write_bytes(DRIFTED_STATS.read_bytes())
+    report = validate_registry(REGISTRY_FIXTURE, schema)
+    text = report.render("text")
+    schema.unlink()  # a second check would now fail to read it
+    assert report.render("text") == text
+    assert report.render("junit").startswith("<?xml")
+    assert report.exit_code_with(True) == 1
+    with pytest.raises(ValueError, match=r"format: expected one of text, json"):
+        report.render("xml")
