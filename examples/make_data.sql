@@ -25,3 +25,15 @@ COPY (
     18 + (u * 13) % 60 AS age
   FROM generate_series(0, 199) AS s(u)
 ) TO 'examples/data/users.csv' STORED AS CSV OPTIONS ('format.has_header' 'true');
+
+-- Labels for a training set: one per 40th event's user, an hour after that event, with
+-- whether the user's next event was large (arrowfeat training-set joins features to them).
+COPY (
+  SELECT
+    e.user_id,
+    e.event_ts + INTERVAL '1 hour' AS label_ts,
+    CAST(e.event_id % 7 = 0 AS INT) AS label
+  FROM 'examples/data/events.parquet' e
+  WHERE e.event_id % 40 = 0
+  ORDER BY e.event_id DESC
+) TO 'examples/data/labels.csv' STORED AS CSV OPTIONS ('format.has_header' 'true');

@@ -5,6 +5,7 @@ pub mod check;
 pub mod feast;
 pub mod functions;
 pub mod sql;
+pub mod training_set;
 
 use std::fmt;
 

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use arrowfeat_cli::check::{self, CheckArgs, DiffArgs, Outcome};
 use arrowfeat_cli::functions::{catalogue, CatalogueFormat};
 use arrowfeat_cli::sql::{self, OutputFormat, TableArg};
+use arrowfeat_cli::training_set::{training_set, TrainingSetArgs};
 use arrowfeat_cli::{CliError, CliResult};
 use clap::{Parser, Subcommand};
 
@@ -51,6 +52,13 @@ enum Command {
     Check(CheckArgs),
     /// Compare two revisions of schema files: classify changes and enforce semver.
     Diff(DiffArgs),
+    /// Build a point-in-time training set: for each label row (key, time), as-of values
+    /// and windowed aggregates of the same key's events visible at that time.
+    ///
+    /// Example: arrowfeat training-set --spine labels.parquet --events events.parquet
+    /// --by user_id --spine-time label_ts --event-time ts --ttl 30d --feature plan
+    /// --feature amount:sum:5m --feature amount:count:7d -o training.parquet
+    TrainingSet(TrainingSetArgs),
     /// List the functions, or show one with its arguments and an example.
     Functions {
         /// Function to describe.
@@ -91,6 +99,7 @@ async fn run(cli: Cli) -> CliResult<i32> {
         }
         Command::Check(args) => return emit(check::check(&args)?, &mut out),
         Command::Diff(args) => return emit(check::diff(&args)?, &mut out),
+        Command::TrainingSet(args) => training_set(&args, &mut out).await?,
         Command::Functions { name, format } => {
             let text = catalogue(name.as_deref(), format)?;
             out.write_all(text.as_bytes())

@@ -59,7 +59,8 @@ pub fn session() -> SessionContext {
     ctx
 }
 
-fn format_of(path: &str) -> Option<&'static str> {
+/// The file format of `path` by its extension (of its first file, for a directory).
+pub fn format_of(path: &str) -> Option<&'static str> {
     let probe = Path::new(path);
     let file = if probe.is_dir() {
         // A directory of files: judge by the first file's extension.

@@ -217,3 +217,60 @@ fn table_output_is_bounded_and_other_formats_stream() {
     let out = arrowfeat(&["sql", query, "--format", "ndjson", "--max-rows", "5"]);
     assert_eq!(stdout(&out).lines().count(), 50_000);
 }
+
+#[test]
+fn training_set_from_files() {
+    let args = [
+        "training-set",
+        "--spine",
+        "examples/data/labels.csv",
+        "--events",
+        "examples/data/events.parquet",
+        "--by",
+        "user_id",
+        "--spine-time",
+        "label_ts",
+        "--event-time",
+        "event_ts",
+        "--ttl",
+        "7d",
+        "--feature",
+        "amount",
+        "--feature",
+        "amount:sum:6h",
+        "--feature",
+        "amount:count:1d",
+        "--feature",
+        "channel:last:1d",
+        "--format",
+        "csv",
+    ];
+    let out = arrowfeat(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    insta::assert_snapshot!(stdout(&out));
+    // Bad input: one-line errors, exit 2 for usage errors.
+    let mut bad = args.to_vec();
+    bad[16] = "amount:median:6h";
+    let out = arrowfeat(&bad);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out)
+            .contains("expected one of last, first, sum, count, mean, min, max, found \"median\""),
+        "{}",
+        stderr(&out)
+    );
+    let mut bad = args.to_vec();
+    bad[4] = "examples/data/nothing.parquet";
+    let out = arrowfeat(&bad);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "arrowfeat: error: --events examples/data/nothing.parquet: no such file or directory\n"
+    );
+    let mut bad = args.to_vec();
+    bad[14] = "no_such_column";
+    let out = arrowfeat(&bad);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("no_such_column"), "{}", stderr(&out));
+    assert_eq!(stderr(&out).lines().count(), 1);
+}

@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{ArrayRef, RecordBatch, StructArray};
 use datafusion::arrow::compute::concat_batches;
-use datafusion::arrow::datatypes::{Field, Fields, Schema, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
 use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::{provider_as_source, MemTable};
 use datafusion::logical_expr::LogicalPlanBuilder;
@@ -192,6 +192,20 @@ async fn collect(df: DataFrame) -> Result<RecordBatch> {
     Ok(concat_batches(&schema, &batches)?)
 }
 
+/// Whether two key types hold the same values in another representation: strings of
+/// any layout, integers of any width, or a dictionary of either.
+fn same_family(a: &DataType, b: &DataType) -> bool {
+    fn family(t: &DataType) -> Option<u8> {
+        match t {
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => Some(0),
+            t if t.is_integer() => Some(1),
+            DataType::Dictionary(_, value) => family(value),
+            _ => None,
+        }
+    }
+    family(a).is_some() && family(a) == family(b)
+}
+
 /// The key columns as one array: the column itself, or a struct of them (fields named
 /// by position, so spine and event key names may differ).
 fn key_array(batch: &RecordBatch, columns: &[String]) -> Result<Option<ArrayRef>> {
@@ -260,7 +274,7 @@ pub async fn point_in_time_join(
                 .data_type()
                 .clone(),
         );
-        if st != et {
+        if st != et && !same_family(&st, &et) {
             return Err(kernel_error(KernelError::wrong_type(
                 FUNCTION,
                 "event_keys",
@@ -303,6 +317,21 @@ pub async fn point_in_time_join(
     let column =
         |batch: &RecordBatch, name: &str| batch.column_by_name(name).expect("checked").clone();
     let spine_keys = key_array(&spine, &join.spine_keys)?;
+    // Event keys of another type of the same family (Parquet's Utf8View against CSV's
+    // Utf8, Int32 against Int64) take the spine's type, so equal values match.
+    let mut events = events;
+    for (s, e) in join.spine_keys.iter().zip(&join.event_keys) {
+        let target = spine.schema().field_with_name(s)?.data_type().clone();
+        let index = events.schema().index_of(e)?;
+        if events.column(index).data_type() != &target {
+            let cast = datafusion::arrow::compute::cast(events.column(index), &target)?;
+            let mut columns = events.columns().to_vec();
+            columns[index] = cast;
+            let mut fields: Vec<Arc<Field>> = events.schema().fields().iter().cloned().collect();
+            fields[index] = Arc::new(Field::new(e, target, true));
+            events = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)?;
+        }
+    }
     let event_keys = key_array(&events, &join.event_keys)?;
     let event_values: Vec<ArrayRef> = values.iter().map(|c| column(&events, c)).collect();
     let features: Vec<PointInTimeFeature> = join

@@ -1,0 +1,183 @@
+//! `arrowfeat training-set`: point-in-time features of an event file at each row of a
+//! label (spine) file, without writing Python or SQL.
+
+use std::path::{Path, PathBuf};
+
+use arrowfeat_udf::kernels::window::{parse_duration, Closed, PitAggregation};
+use arrowfeat_udf::sql::point_in_time::{point_in_time_join, FeatureSpec, PointInTimeJoin};
+use datafusion::dataframe::DataFrameWriteOptions;
+use datafusion::execution::options::JsonReadOptions;
+use datafusion::prelude::{CsvReadOptions, DataFrame, ParquetReadOptions};
+
+use crate::sql::{self, OutputFormat};
+use crate::{CliError, CliResult};
+
+/// A `--feature` argument: `COLUMN` (its as-of value), `COLUMN:AGG` (over every visible
+/// event) or `COLUMN:AGG:PERIOD`, e.g. `amount:sum:5m`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeatureArg(pub FeatureSpec);
+
+impl std::str::FromStr for FeatureArg {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        const FUNCTION: &str = "training-set";
+        let parts: Vec<&str> = s.split(':').collect();
+        let column = parts[0];
+        if column.is_empty() || parts.len() > 3 {
+            return Err(format!(
+                "expected COLUMN, COLUMN:AGGREGATION or COLUMN:AGGREGATION:PERIOD (for example amount:sum:5m), found `{s}`"
+            ));
+        }
+        let aggregation = match parts.get(1) {
+            None => PitAggregation::Last,
+            Some(name) => {
+                PitAggregation::parse(FUNCTION, "feature", name).map_err(|e| e.message)?
+            }
+        };
+        let period = match parts.get(2) {
+            None => None,
+            Some(text) => {
+                let nanos = parse_duration(FUNCTION, "feature", text).map_err(|e| e.message)?;
+                if nanos <= 0 {
+                    return Err(format!("expected a period > 0, found `{text}`"));
+                }
+                Some(nanos)
+            }
+        };
+        Ok(FeatureArg(FeatureSpec {
+            column: column.to_string(),
+            aggregation,
+            period,
+            name: None,
+        }))
+    }
+}
+
+/// The arguments of `arrowfeat training-set`.
+#[derive(Debug, clap::Args)]
+pub struct TrainingSetArgs {
+    /// Labels: a Parquet, CSV or JSON file (or directory) with the key and time columns.
+    #[arg(long, value_name = "PATH")]
+    pub spine: PathBuf,
+    /// Events: a Parquet, CSV or JSON file (or directory) with the key, time and value columns.
+    #[arg(long, value_name = "PATH")]
+    pub events: PathBuf,
+    /// Key column, named the same in both files (repeat for a composite key).
+    #[arg(long = "by", value_name = "COLUMN")]
+    pub by: Vec<String>,
+    /// Time column of the labels.
+    #[arg(long, value_name = "COLUMN")]
+    pub spine_time: String,
+    /// Time column of the events.
+    #[arg(long, value_name = "COLUMN")]
+    pub event_time: String,
+    /// Created (ingestion) time column of the events: breaks ties on the event time, the
+    /// latest wins.
+    #[arg(long, value_name = "COLUMN")]
+    pub created: Option<String>,
+    /// Events older than the label's time minus TTL are invisible (e.g. 30d).
+    #[arg(long, value_name = "DURATION")]
+    pub ttl: Option<String>,
+    /// Which window ends are included: right (default: events at the label's time are
+    /// visible), left, both or none.
+    #[arg(long, value_name = "ENDS", default_value = "right")]
+    pub closed: String,
+    /// A feature: COLUMN (as-of value), COLUMN:AGG or COLUMN:AGG:PERIOD with AGG one of
+    /// last, first, sum, count, mean, min, max (e.g. amount:sum:5m). Repeatable.
+    #[arg(long = "feature", value_name = "SPEC", required = true)]
+    pub features: Vec<FeatureArg>,
+    /// Write the training set to FILE (.parquet, .csv or .json) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+    /// Most rows the table format prints (0: all).
+    #[arg(long, value_name = "N", default_value_t = sql::DEFAULT_MAX_ROWS)]
+    pub max_rows: usize,
+}
+
+async fn read(
+    ctx: &datafusion::prelude::SessionContext,
+    flag: &str,
+    path: &Path,
+) -> CliResult<DataFrame> {
+    let text = path.to_string_lossy().to_string();
+    let metadata = std::fs::metadata(path)
+        .map_err(|_| CliError::usage(format!("--{flag} {text}: no such file or directory")))?;
+    if !(metadata.is_file() || metadata.is_dir()) {
+        return Err(CliError::usage(format!(
+            "--{flag} {text}: expected a regular file or a directory, found a FIFO, socket or device"
+        )));
+    }
+    let read = match sql::format_of(&text) {
+        Some("parquet") => ctx.read_parquet(&text, ParquetReadOptions::default()).await,
+        Some("csv") => ctx.read_csv(&text, CsvReadOptions::new()).await,
+        Some("json") => {
+            let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("json");
+            ctx.read_json(&text, JsonReadOptions::default().file_extension(extension))
+                .await
+        }
+        _ => {
+            return Err(CliError::usage(format!(
+                "--{flag} {text}: unknown file format: expected a .parquet, .csv, .json, .ndjson or .jsonl file"
+            )))
+        }
+    };
+    read.map_err(|e| CliError::failure(format!("--{flag} {text}: {}", e.find_root())))
+}
+
+/// Runs `arrowfeat training-set`.
+pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) -> CliResult<()> {
+    const FUNCTION: &str = "training-set";
+    let closed = Closed::parse(FUNCTION, "closed", &args.closed)
+        .map_err(|e| CliError::usage(format!("--closed: {}", e.message)))?;
+    let ttl = args
+        .ttl
+        .as_deref()
+        .map(|t| parse_duration(FUNCTION, "ttl", t))
+        .transpose()
+        .map_err(|e| CliError::usage(format!("--ttl: {}", e.message)))?;
+    if ttl.is_some_and(|t| t < 0) {
+        return Err(CliError::usage("--ttl: expected a duration >= 0"));
+    }
+    let ctx = sql::session();
+    let spine = read(&ctx, "spine", &args.spine).await?;
+    let events = read(&ctx, "events", &args.events).await?;
+    let by: Vec<&str> = args.by.iter().map(String::as_str).collect();
+    let mut join = PointInTimeJoin::new(&by, &args.spine_time, &by, &args.event_time)
+        .closed(closed)
+        // Feast's ttl of 0 means no limit.
+        .ttl(ttl.filter(|t| *t > 0));
+    if let Some(created) = &args.created {
+        join = join.created(created);
+    }
+    for feature in &args.features {
+        join = join.feature(feature.0.clone());
+    }
+    let result = point_in_time_join(spine, events, &join).await?;
+    match &args.output {
+        Some(path) => {
+            let text = path.to_string_lossy().to_string();
+            let options = DataFrameWriteOptions::new();
+            let written = match sql::format_of(&text) {
+                Some("parquet") => result.write_parquet(&text, options, None).await,
+                Some("csv") => result.write_csv(&text, options, None).await,
+                Some("json") => result.write_json(&text, options, None).await,
+                _ => {
+                    return Err(CliError::usage(format!(
+                    "--output {text}: unknown file format: expected a .parquet, .csv or .json file"
+                )))
+                }
+            };
+            written
+                .map_err(|e| CliError::failure(format!("--output {text}: {}", e.find_root())))?;
+        }
+        None => {
+            let stream = result.execute_stream().await?;
+            sql::write_stream(stream, args.format, args.max_rows, out).await?;
+        }
+    }
+    Ok(())
+}
