@@ -29,8 +29,9 @@ use arrowfeat_udf::kernels::geo::haversine_km;
 use arrowfeat_udf::kernels::hash::{hash_bucket, xxhash64};
 use arrowfeat_udf::kernels::numeric::{bucketize, min_max_scale, standard_scale, Boundaries};
 use arrowfeat_udf::kernels::window::{
-    hop_aggregate, hop_windows, parse_duration, rolling, session_aggregate, session_window,
-    tumble_start, Aggregation, Closed,
+    hop_aggregate, hop_windows, parse_duration, point_in_time, rolling, session_aggregate,
+    session_window, tumble_start, Aggregation, Closed, PitAggregation, PointInTimeFeature,
+    PointInTimeOptions,
 };
 use arrowfeat_udf::kernels::KernelError;
 use proptest::prelude::*;
@@ -367,6 +368,29 @@ proptest! {
     }
 
     #[test]
+    fn point_in_time_features((spine_ts, spine_keys) in pair(30), (event_ts, values) in pair(40), event_keys in sliced(40), period in duration(), ttl in prop::option::of(duration()), closed in 0usize..4, threads in 1usize..4, null_keys_match in any::<bool>()) {
+        let closed = [Closed::Right, Closed::Left, Closed::Both, Closed::Neither][closed];
+        let options = PointInTimeOptions { closed, ttl, threads, null_keys_match };
+        let features: Vec<PointInTimeFeature> = [
+            PitAggregation::Last, PitAggregation::First, PitAggregation::Sum, PitAggregation::Count,
+            PitAggregation::Mean, PitAggregation::Min, PitAggregation::Max,
+        ]
+        .into_iter()
+        .flat_map(|a| [PointInTimeFeature { value: 0, aggregation: a, period: None }, PointInTimeFeature::window(0, a, period)])
+        .collect();
+        let values = [values];
+        match point_in_time(Some(&spine_keys), spine_ts.as_ref(), Some(&event_keys), event_ts.as_ref(), None, &values, &features, &options) {
+            Ok(columns) => {
+                prop_assert_eq!(columns.len(), features.len());
+                for c in &columns {
+                    prop_assert_eq!(c.len(), spine_ts.len());
+                }
+            }
+            Err(e) => clean_error("point_in_time", &e)?,
+        }
+    }
+
+    #[test]
     fn durations(text in "[-0-9. ]{0,6}[a-zµ ]{0,8}[0-9.,]{0,4}[a-z]{0,3}") {
         if let Err(e) = parse_duration("rolling_sum", "period", &text) {
             clean_error("rolling_sum", &e)?;
@@ -385,6 +409,9 @@ fn float32_values_with_infinities_leave_windows_cleanly() {
             assert_eq!(out.value(2), 1.0);
             assert_eq!(out.value(3), 3.0);
         }
-        Err(e) => assert!(e.to_string().starts_with("rolling_sum: argument `value`"), "{e}"),
+        Err(e) => assert!(
+            e.to_string().starts_with("rolling_sum: argument `value`"),
+            "{e}"
+        ),
     }
 }
