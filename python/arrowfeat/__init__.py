@@ -20,8 +20,13 @@ from typing import Any
 import pyarrow as pa
 
 from . import _native
+from .errors import ArrowfeatError, ArrowfeatInternalError, ArrowfeatTypeError, ArrowfeatValueError
 
 __all__ = [
+    "ArrowfeatError",
+    "ArrowfeatInternalError",
+    "ArrowfeatTypeError",
+    "ArrowfeatValueError",
     "Feature",
     "as_of",
     "bucketize",
@@ -100,7 +105,7 @@ def _to_arrow(function: str, argument: str, obj: Any) -> pa.Array | pa.ChunkedAr
 
             flat = pa.array(np.ascontiguousarray(obj).reshape(-1))
             return pa.FixedSizeListArray.from_arrays(flat, obj.shape[1])
-        raise TypeError(
+        raise ArrowfeatTypeError(
             f"{function}: argument `{argument}`: expected a 1-D or 2-D numpy array, found {obj.ndim} dimensions"
         )
     if hasattr(obj, "__arrow_c_stream__") and not isinstance(obj, (pa.Table, pa.RecordBatch)):
@@ -108,7 +113,7 @@ def _to_arrow(function: str, argument: str, obj: Any) -> pa.Array | pa.ChunkedAr
         return pa.chunked_array(obj)
     if hasattr(obj, "__arrow_c_array__") and not isinstance(obj, (pa.Table, pa.RecordBatch)):
         return pa.array(obj)
-    raise TypeError(
+    raise ArrowfeatTypeError(
         f"{function}: argument `{argument}`: expected a pyarrow Array, ChunkedArray, numpy array, "
         f"pandas or Polars Series, or an object with __arrow_c_array__ / __arrow_c_stream__, "
         f"found {_type_name(obj)}"
@@ -121,7 +126,11 @@ def _cast(function: str, argument: str, arr: Any, target: pa.DataType, what: str
     try:
         return arr.cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as e:
-        kind = ValueError if isinstance(e, pa.ArrowInvalid) and _castable(arr.type, target) else TypeError
+        kind = (
+            ArrowfeatValueError
+            if isinstance(e, pa.ArrowInvalid) and _castable(arr.type, target)
+            else ArrowfeatTypeError
+        )
         raise kind(f"{function}: argument `{argument}`: expected {what}, found {arr.type} ({e})") from None
 
 
@@ -141,7 +150,9 @@ def _number(function: str, argument: str, value: Any) -> Any:
         return _cast(function, argument, value, pa.float64(), "a number")
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return pa.scalar(float(value), pa.float64())
-    raise TypeError(f"{function}: argument `{argument}`: expected a number or a column, found {_type_name(value)}")
+    raise ArrowfeatTypeError(
+        f"{function}: argument `{argument}`: expected a number or a column, found {_type_name(value)}"
+    )
 
 
 def _integer(function: str, argument: str, value: Any) -> Any:
@@ -149,7 +160,7 @@ def _integer(function: str, argument: str, value: Any) -> Any:
     if _is_column(value):
         arr = _to_arrow(function, argument, value)
         if not pa.types.is_integer(arr.type):
-            raise TypeError(f"{function}: argument `{argument}`: expected integers, found {arr.type}")
+            raise ArrowfeatTypeError(f"{function}: argument `{argument}`: expected integers, found {arr.type}")
         return _cast(function, argument, arr, pa.int64(), "integers")
     if value is None:
         return pa.scalar(None, pa.int64())
@@ -157,7 +168,9 @@ def _integer(function: str, argument: str, value: Any) -> Any:
         return _cast(function, argument, value, pa.int64(), "an integer")
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return pa.scalar(int(value), pa.int64())
-    raise TypeError(f"{function}: argument `{argument}`: expected an integer or a column, found {_type_name(value)}")
+    raise ArrowfeatTypeError(
+        f"{function}: argument `{argument}`: expected an integer or a column, found {_type_name(value)}"
+    )
 
 
 def _is_list_type(t: pa.DataType) -> bool:
@@ -177,7 +190,7 @@ def _vector(function: str, argument: str, value: Any) -> Any:
     if (_is_column(value) and not _is_ndarray(value)) or (_is_ndarray(value) and value.ndim == 2):
         arr = _to_arrow(function, argument, value)
         if not _is_list_type(arr.type):
-            raise TypeError(
+            raise ArrowfeatTypeError(
                 f"{function}: argument `{argument}`: expected a list or fixed-size list column of numbers, "
                 f"found {arr.type}"
             )
@@ -189,14 +202,14 @@ def _vector(function: str, argument: str, value: Any) -> Any:
 
         values = np.asarray(value)
         if values.ndim != 1 or values.dtype.kind not in "fiu":
-            raise TypeError(
+            raise ArrowfeatTypeError(
                 f"{function}: argument `{argument}`: expected one vector of numbers, found {values.dtype} with shape {values.shape}"
             )
         element = pa.float32() if values.dtype == np.float32 else pa.float64()
         return pa.scalar(values.tolist(), pa.list_(element))
     if value is None:
         return pa.scalar(None, pa.list_(pa.float64()))
-    raise TypeError(
+    raise ArrowfeatTypeError(
         f"{function}: argument `{argument}`: expected a vector column or one vector, found {_type_name(value)}"
     )
 
@@ -206,7 +219,9 @@ def _float_elements(function: str, args: dict[str, Any]) -> dict[str, Any]:
     elements = {name: v.type.value_type for name, v in args.items()}
     for name, element in elements.items():
         if not (pa.types.is_integer(element) or pa.types.is_floating(element)):
-            raise TypeError(f"{function}: argument `{name}`: expected vectors of numbers, found vectors of {element}")
+            raise ArrowfeatTypeError(
+                f"{function}: argument `{name}`: expected vectors of numbers, found vectors of {element}"
+            )
     target = pa.float32() if all(e == pa.float32() for e in elements.values()) else pa.float64()
     return {
         name: _cast(function, name, v, _with_element(v.type, target), f"vectors of {target}")
@@ -235,7 +250,7 @@ def _hashable(function: str, argument: str, value: Any) -> Any:
         return pa.scalar(value, pa.string())
     if isinstance(value, (bytes, bytearray, memoryview)):
         return pa.scalar(bytes(value), pa.binary())
-    raise TypeError(
+    raise ArrowfeatTypeError(
         f"{function}: argument `{argument}`: expected a column or a bool, int, float, str or bytes value, found {_type_name(value)}"
     )
 
@@ -312,7 +327,9 @@ def bucketize(x: Any, boundaries: Sequence[float]) -> Any:
     """Left-closed bucket index of ``x`` for strictly increasing ``boundaries`` (int32)."""
     f = "bucketize"
     if isinstance(boundaries, (str, bytes)) or not hasattr(boundaries, "__iter__"):
-        raise TypeError(f"{f}: argument `boundaries`: expected a sequence of numbers, found {_type_name(boundaries)}")
+        raise ArrowfeatTypeError(
+            f"{f}: argument `boundaries`: expected a sequence of numbers, found {_type_name(boundaries)}"
+        )
     bounds = [float(b) for b in boundaries]
     return _apply(f, lambda a: _native.bucketize(a, bounds), [_number(f, "x", x)], [x])
 
@@ -321,7 +338,7 @@ def xxhash64(*columns: Any) -> Any:
     """Spark-compatible ``xxhash64(c1, c2, ...)`` (int64, never null)."""
     f = "xxhash64"
     if not columns:
-        raise TypeError(f"{f}: expected at least one column to hash")
+        raise ArrowfeatTypeError(f"{f}: expected at least one column to hash")
     args = [_hashable(f, f"#{i + 1}", c) for i, c in enumerate(columns)]
     return _apply(f, lambda *a: _native.xxhash64(list(a)), args, columns)
 
@@ -331,7 +348,7 @@ def hash_bucket(*columns_then_buckets: Any) -> Any:
     is ``num_buckets`` (an int > 0 or an integer column)."""
     f = "hash_bucket"
     if len(columns_then_buckets) < 2:
-        raise TypeError(f"{f}: expected one or more columns then num_buckets")
+        raise ArrowfeatTypeError(f"{f}: expected one or more columns then num_buckets")
     *columns, num_buckets = columns_then_buckets
     args = [_hashable(f, f"#{i + 1}", c) for i, c in enumerate(columns)]
     args.append(_integer(f, "num_buckets", num_buckets))
@@ -393,10 +410,10 @@ def dequantize_int8(q: Any, scale: Any, zero_point: Any) -> Any:
         q_arg = _cast(f, "q", arr, target, "uint8 values in 0..=255")
     elif isinstance(q, numbers.Integral) and not isinstance(q, bool):
         if not 0 <= int(q) <= 255:
-            raise ValueError(f"{f}: argument `q`: expected a value in 0..=255, found {q}")
+            raise ArrowfeatValueError(f"{f}: argument `q`: expected a value in 0..=255, found {q}")
         q_arg = pa.scalar(int(q), pa.uint8())
     else:
-        raise TypeError(f"{f}: argument `q`: expected a uint8 column or value, found {_type_name(q)}")
+        raise ArrowfeatTypeError(f"{f}: argument `q`: expected a uint8 column or value, found {_type_name(q)}")
     args = [q_arg, _number(f, "scale", scale), _integer(f, "zero_point", zero_point)]
     return _apply(f, _native.dequantize_int8, args, [q, scale, zero_point])
 

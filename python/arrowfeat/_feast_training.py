@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from .errors import ArrowfeatTypeError, ArrowfeatValueError
 from .point_in_time import as_of, point_in_time
 
 _FUNCTION = "get_historical_features"
@@ -34,7 +35,7 @@ def _view_and_features(store: Any, features: list[str]) -> dict[str, list[str]]:
     views: dict[str, list[str]] = {}
     for reference in features:
         if not isinstance(reference, str) or reference.count(":") != 1:
-            raise ValueError(
+            raise ArrowfeatValueError(
                 f"{_FUNCTION}: argument `features`: expected references such as 'view:feature', found {reference!r}"
             )
         view, feature = reference.split(":")
@@ -47,7 +48,7 @@ def _source_table(view: Any, columns: list[str]) -> tuple[pa.Table, str, str | N
 
     source = view.batch_source
     if not isinstance(source, FileSource):
-        raise TypeError(
+        raise ArrowfeatTypeError(
             f"{_FUNCTION}: feature view {view.name!r}: expected a FileSource (Parquet), found {type(source).__name__}"
         )
     mapping = dict(source.field_mapping or {})
@@ -83,7 +84,9 @@ def get_historical_features(
     from feast.infra.offline_stores.offline_utils import infer_event_timestamp_from_entity_df
 
     if not isinstance(entity_df, pd.DataFrame):
-        raise TypeError(f"{_FUNCTION}: argument `entity_df`: expected a pandas DataFrame, found {type(entity_df)}")
+        raise ArrowfeatTypeError(
+            f"{_FUNCTION}: argument `entity_df`: expected a pandas DataFrame, found {type(entity_df)}"
+        )
     timestamp = infer_event_timestamp_from_entity_df(dict(entity_df.dtypes))
     spine = pa.Table.from_pandas(entity_df, preserve_index=False)
     spine = spine.set_column(spine.column_names.index(timestamp), timestamp, _utc(spine.column(timestamp)))
@@ -95,7 +98,7 @@ def get_historical_features(
         keys = [c.name for c in view.entity_columns]
         missing = [k for k in keys if k not in spine.column_names]
         if missing:
-            raise ValueError(
+            raise ArrowfeatValueError(
                 f"{_FUNCTION}: argument `entity_df`: expected the join keys of {view_name!r} ({', '.join(keys)}), "
                 f"found no column {', '.join(missing)}"
             )

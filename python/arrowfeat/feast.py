@@ -29,8 +29,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _native
+from ._feast_training import get_historical_features
 
-__all__ = ["Finding", "Report", "main", "validate_feature_view", "validate_registry", "validate_repo"]
+__all__ = [
+    "Finding",
+    "Report",
+    "get_historical_features",
+    "main",
+    "validate_feature_view",
+    "validate_registry",
+    "validate_repo",
+]
 
 FORMATS = ("text", "json", "junit", "sarif", "github", "markdown")
 

@@ -36,6 +36,7 @@ from typing import Any
 import pyarrow as pa
 
 from . import _native, _type_name
+from .errors import ArrowfeatTypeError, ArrowfeatValueError
 from .windows import to_nanoseconds
 
 __all__ = ["Feature", "as_of", "point_in_time", "window"]
@@ -72,7 +73,7 @@ def _feature(spec: Any) -> Feature:
         return as_of(spec)
     if isinstance(spec, tuple) and 1 <= len(spec) <= 3:
         return Feature(*spec)
-    raise TypeError(
+    raise ArrowfeatTypeError(
         f"{_FUNCTION}: argument `features`: expected af.as_of(column), af.window(column, aggregation, period), "
         f"a column name or a (column, aggregation, period) tuple, found {_type_name(spec)}"
     )
@@ -99,7 +100,7 @@ def _table(argument: str, obj: Any) -> pa.Table:
         if isinstance(obj, pa.RecordBatch):
             return pa.Table.from_batches([obj])
         return pa.table(obj)
-    raise TypeError(
+    raise ArrowfeatTypeError(
         f"{_FUNCTION}: argument `{argument}`: expected a pyarrow Table, a pandas or Polars DataFrame "
         f"or an object with __arrow_c_stream__, found {_type_name(obj)}"
     )
@@ -107,9 +108,11 @@ def _table(argument: str, obj: Any) -> pa.Table:
 
 def _column(table: pa.Table, argument: str, name: str) -> pa.Array:
     if not isinstance(name, str):
-        raise TypeError(f"{_FUNCTION}: argument `{argument}`: expected a column name, found {_type_name(name)}")
+        raise ArrowfeatTypeError(
+            f"{_FUNCTION}: argument `{argument}`: expected a column name, found {_type_name(name)}"
+        )
     if name not in table.column_names:
-        raise ValueError(
+        raise ArrowfeatValueError(
             f"{_FUNCTION}: argument `{argument}`: expected a column of the table, found {name!r} "
             f"(columns: {', '.join(table.column_names)})"
         )
@@ -169,12 +172,12 @@ def point_in_time(
     keys: list[str] = [] if by is None else [by] if isinstance(by, str) else list(by)
     specs = [_feature(f) for f in features]
     if not specs:
-        raise ValueError(f"{_FUNCTION}: argument `features`: expected at least one feature, found none")
+        raise ArrowfeatValueError(f"{_FUNCTION}: argument `features`: expected at least one feature, found none")
     value_names: list[str] = []
     native_features: list[tuple[int, str, int | None]] = []
     for spec in specs:
         if not isinstance(spec.aggregation, str) or spec.aggregation.lower() not in (*AGGREGATIONS, "avg", "asof"):
-            raise ValueError(
+            raise ArrowfeatValueError(
                 f"{_FUNCTION}: argument `features`: expected an aggregation among {', '.join(AGGREGATIONS)}, "
                 f"found {spec.aggregation!r} for column {spec.column!r}"
             )
@@ -202,7 +205,7 @@ def point_in_time(
     result = spine_table
     for name, array in outputs:
         if name in result.column_names:
-            raise ValueError(
+            raise ArrowfeatValueError(
                 f"{_FUNCTION}: argument `features`: the output column {name!r} is already a column of the spine"
             )
         result = result.append_column(name, array)

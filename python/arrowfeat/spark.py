@@ -32,7 +32,7 @@ import arrowfeat as _af
 
 Kind = Literal["arrow", "pandas"]
 
-_GROUPED = {"hop_aggregate", "rolling", "session_aggregate"}
+_GROUPED = {"hop_aggregate", "rolling", "session_aggregate", "point_in_time"}
 _NOT_PER_ROW = {
     "rolling_sum",
     "rolling_count",
@@ -41,7 +41,9 @@ _NOT_PER_ROW = {
     "rolling_max",
     "session_window",
 }
-__all__ = [n for n in _af.__all__ if n not in _NOT_PER_ROW]
+# Feature specs and exception classes are used from `arrowfeat` itself.
+_NOT_HERE = {"as_of", "window", "Feature", *(n for n in _af.__all__ if n.startswith("Arrowfeat"))}
+__all__ = [n for n in _af.__all__ if n not in _NOT_PER_ROW | _NOT_HERE | _GROUPED]
 
 
 def _is_column(value: Any) -> bool:
@@ -70,7 +72,7 @@ def _udf(name: str, function: Callable[..., Any], return_type: T.DataType, args:
     other arguments are captured as constants."""
     positions = [i for i, a in enumerate(args) if _is_column(a)]
     if not positions:
-        raise TypeError(f"{name}: expected at least one column argument (a column name or Column)")
+        raise ArrowfeatTypeError(f"{name}: expected at least one column argument (a column name or Column)")
     target = _arrow_type(return_type)
 
     # The closure ships to the workers: it must hold only the constants, not Columns.
@@ -102,7 +104,7 @@ def _udf(name: str, function: Callable[..., Any], return_type: T.DataType, args:
 
         udf = pandas_udf(_with_arity(run_pandas, name, len(positions), pd.Series), return_type)
     else:
-        raise ValueError(f"{name}: argument `kind`: expected 'arrow' or 'pandas', found {kind!r}")
+        raise ArrowfeatValueError(f"{name}: argument `kind`: expected 'arrow' or 'pandas', found {kind!r}")
     columns = [F.col(args[i]) if isinstance(args[i], str) else args[i] for i in positions]
     return udf(*columns)
 
@@ -125,7 +127,7 @@ def bucketize(x: Any, boundaries: list[float], *, kind: Kind = "arrow") -> Colum
 
 def _exact_types_only(name: str, kind: Kind) -> None:
     if kind == "pandas":
-        raise ValueError(
+        raise ArrowfeatValueError(
             f"{name}: kind='pandas' is not offered: hashing needs each column's exact type, and "
             "pandas_udf loses it (nullable integers arrive as float64, so they would hash as "
             "doubles); use the default kind='arrow'"
@@ -186,6 +188,7 @@ def haversine_km(lat1: Any, lon1: Any, lat2: Any, lon2: Any, *, kind: Kind = "ar
 
 from pyspark.sql import DataFrame  # noqa: E402
 
+from .errors import ArrowfeatTypeError, ArrowfeatValueError  # noqa: E402
 from .windows import _check_agg, to_nanoseconds  # noqa: E402
 
 
@@ -206,14 +209,16 @@ def hop_windows(ts: Any, size: Any, step: Any, offset: Any = 0, *, kind: Kind = 
 def _check_columns(function: str, df: DataFrame, **columns: str) -> None:
     for argument, name in columns.items():
         if not isinstance(name, str):
-            raise TypeError(f"{function}: argument `{argument}`: expected a column name, found {type(name).__name__}")
+            raise ArrowfeatTypeError(
+                f"{function}: argument `{argument}`: expected a column name, found {type(name).__name__}"
+            )
         if name not in df.columns:
-            raise ValueError(
+            raise ArrowfeatValueError(
                 f"{function}: argument `{argument}`: no column `{name}` in the DataFrame (columns: {', '.join(df.columns)})"
             )
     ts_type = df.schema[columns["ts"]].dataType
     if not isinstance(ts_type, (T.TimestampType, T.TimestampNTZType, T.LongType)):
-        raise TypeError(
+        raise ArrowfeatTypeError(
             f"{function}: argument `ts`: expected a timestamp or bigint (nanoseconds) column, found `{columns['ts']}` of type {ts_type.simpleString()}"
         )
 
@@ -223,7 +228,7 @@ def _value_type(function: str, df: DataFrame, value: str, agg: str) -> T.DataTyp
     if agg == "count":
         return T.LongType()
     if not isinstance(source, T.NumericType):
-        raise TypeError(
+        raise ArrowfeatTypeError(
             f"{function}: argument `value`: expected a numeric column for `{agg}`, found `{value}` of type {source.simpleString()}"
         )
     if agg in ("sum", "min", "max") and isinstance(source, T.IntegralType):

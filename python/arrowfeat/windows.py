@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from . import _is_polars_series, _is_series, _native, _to_arrow, _type_name
+from .errors import ArrowfeatTypeError, ArrowfeatValueError
 
 __all__ = [
     "hop_aggregate",
@@ -39,7 +40,7 @@ AGGREGATIONS = ("sum", "count", "mean", "min", "max")
 def to_nanoseconds(function: str, argument: str, value: Any) -> int:
     """A duration as integer nanoseconds."""
     if isinstance(value, bool):
-        raise TypeError(f"{function}: argument `{argument}`: expected a duration, found bool")
+        raise ArrowfeatTypeError(f"{function}: argument `{argument}`: expected a duration, found bool")
     if type(value).__module__ == "numpy" and type(value).__name__ == "timedelta64":
         # Checked first: numpy counts timedelta64 as an integer type.
         import numpy as np
@@ -55,7 +56,7 @@ def to_nanoseconds(function: str, argument: str, value: Any) -> int:
         if isinstance(nanos, numbers.Integral) and type(value).__module__.startswith("pandas"):
             return int(nanos)
         return (value.days * 86_400 + value.seconds) * 1_000_000_000 + value.microseconds * 1_000
-    raise TypeError(
+    raise ArrowfeatTypeError(
         f"{function}: argument `{argument}`: expected a duration (int nanoseconds, a string such as "
         f"'5m', or a timedelta), found {_type_name(value)}"
     )
@@ -64,7 +65,7 @@ def to_nanoseconds(function: str, argument: str, value: Any) -> int:
 def _column(function: str, argument: str, value: Any) -> pa.Array:
     """A column as one contiguous Arrow array (windows need whole groups)."""
     if value is None:
-        raise TypeError(f"{function}: argument `{argument}`: expected a column, found None")
+        raise ArrowfeatTypeError(f"{function}: argument `{argument}`: expected a column, found None")
     arr = _to_arrow(function, argument, value)
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
@@ -95,7 +96,9 @@ def _values(function: str, value: Any) -> pa.Array:
 def _check_agg(function: str, agg: str) -> str:
     """The aggregation's canonical name (``avg`` is ``mean``, as in the kernels)."""
     if not isinstance(agg, str) or agg.lower() not in (*AGGREGATIONS, "avg"):
-        raise ValueError(f"{function}: argument `agg`: expected one of {', '.join(AGGREGATIONS)}, found {agg!r}")
+        raise ArrowfeatValueError(
+            f"{function}: argument `agg`: expected one of {', '.join(AGGREGATIONS)}, found {agg!r}"
+        )
     return "mean" if agg.lower() == "avg" else agg.lower()
 
 

@@ -15,7 +15,7 @@ use arrowfeat_udf::kernels::window::{
 };
 use arrowfeat_udf::kernels::{self, embedding, geo, hash, numeric, ErrorKind, KernelError};
 use arrowfeat_udf::sql::ffi::{ffi_udfs, ffi_udwfs, FFI_ScalarUDF, FFI_WindowUDF};
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyList};
 
@@ -52,10 +52,34 @@ fn import(function: &str, argument: &str, obj: &Bound<'_, PyAny>) -> PyResult<Ar
     if obj.hasattr("__arrow_c_array__")? || obj.is_instance(&pyarrow.getattr("Array")?)? {
         return Ok(Arg::Column(make_array(ArrayData::from_pyarrow_bound(obj)?)));
     }
-    Err(PyTypeError::new_err(format!(
+    Err(type_error(format!(
         "{function}: argument `{argument}`: expected a pyarrow Array or Scalar, found {}",
         obj.get_type().name()?
     )))
+}
+
+/// arrowfeat's Python exception classes (`arrowfeat.errors`), which subclass `ValueError`,
+/// `TypeError` and `RuntimeError` so that existing `except` clauses keep working.
+fn arrowfeat_error(class: &str, message: String) -> PyErr {
+    Python::attach(|py| {
+        let class = py
+            .import("arrowfeat.errors")
+            .and_then(|m| m.getattr(class))
+            .and_then(|c| c.cast_into::<pyo3::types::PyType>().map_err(PyErr::from));
+        match class {
+            Ok(class) => PyErr::from_type(class, message),
+            // The package is importable wherever this module is; this is a last resort.
+            Err(_) => PyRuntimeError::new_err(message),
+        }
+    })
+}
+
+fn value_error(message: impl Into<String>) -> PyErr {
+    arrowfeat_error("ArrowfeatValueError", message.into())
+}
+
+fn type_error(message: impl Into<String>) -> PyErr {
+    arrowfeat_error("ArrowfeatTypeError", message.into())
 }
 
 /// Runs `f` with the GIL released. A panic inside (a bug) becomes a `RuntimeError` that
@@ -68,16 +92,17 @@ fn detach<T: Send>(py: Python<'_>, function: &str, f: impl FnOnce() -> T + Send)
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown cause".into());
-            PyRuntimeError::new_err(format!(
-                "{function}: internal error (please report it): {message}"
-            ))
+            arrowfeat_error(
+                "ArrowfeatInternalError",
+                format!("{function}: internal error (please report it): {message}"),
+            )
         })
 }
 
 fn to_py_err(e: KernelError) -> PyErr {
     match e.kind {
-        ErrorKind::WrongType => PyTypeError::new_err(e.to_string()),
-        ErrorKind::BadValue => PyValueError::new_err(e.to_string()),
+        ErrorKind::WrongType => type_error(e.to_string()),
+        ErrorKind::BadValue => value_error(e.to_string()),
     }
 }
 
@@ -264,7 +289,7 @@ fn haversine_km(
 fn import_column(function: &str, argument: &str, obj: &Bound<'_, PyAny>) -> PyResult<ArrayRef> {
     match import(function, argument, obj)? {
         Arg::Column(a) => Ok(a),
-        Arg::Scalar(_) => Err(PyTypeError::new_err(format!(
+        Arg::Scalar(_) => Err(type_error(format!(
             "{function}: argument `{argument}`: expected a column (pyarrow Array), found a scalar"
         ))),
     }
@@ -358,7 +383,7 @@ fn point_in_time(
 fn parse_duration(function: &str, argument: &str, text: &str) -> PyResult<i64> {
     // Kernel errors carry a static function name; Python passes its own.
     window::parse_duration("duration", argument, text).map_err(|e| {
-        PyValueError::new_err(format!("{function}: argument `{argument}`: {}", e.message))
+        value_error(format!("{function}: argument `{argument}`: {}", e.message))
     })
 }
 
@@ -499,7 +524,7 @@ fn session_aggregate(
 fn _value_buffer_address(array: &Bound<'_, PyAny>) -> PyResult<usize> {
     let data = ArrayData::from_pyarrow_bound(array)?;
     let Some(buffer) = data.buffers().first() else {
-        return Err(PyValueError::new_err("array has no value buffer"));
+        return Err(value_error("array has no value buffer"));
     };
     let width = match data.data_type() {
         DataType::Boolean => 0,
@@ -586,7 +611,7 @@ fn datafusion_udfs() -> Vec<DataFusionUdf> {
 fn report_format(format: &str) -> PyResult<arrowfeat_validator::output::Format> {
     use arrowfeat_validator::output::Format;
     Format::parse(format).ok_or_else(|| {
-        PyValueError::new_err(format!(
+        value_error(format!(
             "format: expected one of {}, found `{format}`",
             Format::NAMES.join(", ")
         ))
@@ -660,7 +685,7 @@ fn check(
     let compatibility = compatibility
         .map(|mode| {
             Mode::parse(mode).ok_or_else(|| {
-                PyValueError::new_err(format!(
+                value_error(format!(
                     "compatibility: expected backward, forward, full or none, found `{mode}`"
                 ))
             })
@@ -683,7 +708,7 @@ fn check(
         ..Inputs::check(schemas)
     };
     let run = detach(py, "check", move || pipeline::run(inputs))?
-        .map_err(|e| PyValueError::new_err(e.message))?;
+        .map_err(|e| value_error(e.message))?;
     Ok(CheckReport { run })
 }
 

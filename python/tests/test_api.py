@@ -236,3 +236,15 @@ def test_polars_and_any_arrow_capsule_object_in_same_kind_out():
             return self.array.__arrow_c_array__(requested_schema)
 
     assert af.standard_scale(CapsuleOnly(pa.array([2.0])), 0.0, 2.0).to_pylist() == [1.0]
+
+
+def test_errors_are_arrowfeat_errors_and_builtin_ones():
+    with pytest.raises(af.ArrowfeatValueError) as native:
+        af.standard_scale(pa.array([1.0]), 0.0, 0.0)  # raised by the Rust kernel
+    assert isinstance(native.value, ValueError) and isinstance(native.value, af.ArrowfeatError)
+    with pytest.raises(af.ArrowfeatTypeError) as python_side:
+        af.standard_scale(object(), 0.0, 1.0)  # raised by the Python layer
+    assert isinstance(python_side.value, TypeError)
+    with pytest.raises(af.ArrowfeatTypeError):
+        af.l2_norm(pa.array(["a"]))
+    assert issubclass(af.ArrowfeatInternalError, RuntimeError)

@@ -248,7 +248,7 @@ def test_feast_training_set_equals_get_historical_features(tmp_path):
     from feast import Entity, FeatureStore, FeatureView, Field, FileSource
     from feast.types import Float64, Int64
 
-    from arrowfeat._feast_training import get_historical_features
+    from arrowfeat.feast import get_historical_features
 
     (tmp_path / "feature_store.yaml").write_text(
         "project: pit2\nregistry: registry.db\nprovider: local\n"

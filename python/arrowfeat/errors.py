@@ -1,0 +1,27 @@
+"""arrowfeat's exceptions. Every error arrowfeat raises is an :class:`ArrowfeatError`; each
+also subclasses the built-in exception code written before these classes existed catches
+(``ValueError`` for bad values, ``TypeError`` for wrong types), so ``except ValueError``
+keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ArrowfeatError", "ArrowfeatInternalError", "ArrowfeatTypeError", "ArrowfeatValueError"]
+
+
+class ArrowfeatError(Exception):
+    """Base class of every arrowfeat error."""
+
+
+class ArrowfeatValueError(ArrowfeatError, ValueError):
+    """An argument has the right type but a value the function does not accept (a zero
+    standard deviation, an unknown aggregation, a bad schema file, ...)."""
+
+
+class ArrowfeatTypeError(ArrowfeatError, TypeError):
+    """An argument has a type the function does not accept."""
+
+
+class ArrowfeatInternalError(ArrowfeatError, RuntimeError):
+    """A bug in arrowfeat (a panic in the native code, caught at the boundary): please
+    report it with the message."""
