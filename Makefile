@@ -11,10 +11,14 @@ RUST_PACKAGES = --workspace --exclude arrowfeat-python
 
 .PHONY: demo test lint lint-rust lint-python test-rust test-python fuzz python-dev python-release example-data docs bench bench-python bench-windows bench-point-in-time
 
-## Run the demo feature query over the bundled example data, then check the example
-## feature schemas against the bundled Feast registry.
+## Run the demo feature query over the bundled example data, build a point-in-time
+## training set from the bundled labels, then check the example feature schemas against
+## the bundled Feast registry.
 demo:
 	$(CARGO) run --quiet --locked -p arrowfeat-cli -- sql --file examples/demo.sql $(DEMO_TABLES)
+	$(CARGO) run --quiet --locked -p arrowfeat-cli -- training-set --spine examples/data/labels.csv \
+		--events examples/data/events.parquet --by user_id --spine-time label_ts --event-time event_ts \
+		--ttl 7d --feature channel --feature amount:sum:6h --feature amount:count:1d --max-rows 5
 	$(CARGO) run --quiet --locked -p arrowfeat-cli -- check --schemas schemas/examples --registry tests/fixtures/feast/registry.json
 
 ## The whole test suite: Rust (unit, property, SQL-logic, CLI), then Python (pytest,
