@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use arrowfeat_validator::compat::Mode;
 use arrowfeat_validator::output::Format;
-use arrowfeat_validator::pipeline::{self, ConfigSource, GateError, Inputs, StoreSource};
+use arrowfeat_validator::pipeline::{self, ConfigSource, GateError, Inputs, StoreSource, Style};
 use arrowfeat_validator::run::LoadOptions;
 
 use crate::{CliError, CliResult};
@@ -35,6 +35,26 @@ pub struct ReportArgs {
     /// Follow symbolic links that lead out of a schema directory (refused by default).
     #[arg(long)]
     pub follow_symlinks: bool,
+    /// Text: list every check of every file (tables), not only findings and the summary.
+    #[arg(short, long, conflicts_with = "quiet")]
+    pub verbose: bool,
+    /// Print nothing on stdout: the exit code is the result (-o still writes the report;
+    /// a usage error still prints its one line on stderr).
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Colour in text output: auto (only on a terminal, and not with NO_COLOR set),
+    /// always, never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Colour only when writing to a terminal and `NO_COLOR` is unset.
+    Auto,
+    Always,
+    Never,
 }
 
 /// `arrowfeat check`.
@@ -78,8 +98,16 @@ pub struct Outcome {
     pub output: Option<PathBuf>,
 }
 
-fn color_wanted(output: Option<&Path>) -> bool {
-    output.is_none() && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+fn color_wanted(choice: ColorChoice, output: Option<&Path>) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            output.is_none()
+                && std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none()
+        }
+    }
 }
 
 impl ReportArgs {
@@ -97,7 +125,7 @@ impl ReportArgs {
         inputs
     }
 
-    /// Runs the pipeline and renders its report; colour only when writing to a terminal.
+    /// Runs the pipeline and renders its report (`--color`, `--verbose`, `--quiet`).
     /// When the gate cannot run, the error still leaves a valid report in the requested
     /// format: in `--output` when given, else on stdout for the machine-readable formats
     /// (text keeps the one line on stderr only).
@@ -109,11 +137,22 @@ impl ReportArgs {
             })
             .and_then(pipeline::run);
         match result {
-            Ok(run) => Ok(Outcome {
-                rendered: run.render(self.format, color_wanted(self.output.as_deref())),
-                exit_code: run.exit_code(),
-                output: self.output.clone(),
-            }),
+            Ok(run) => {
+                let style = Style {
+                    color: color_wanted(self.color, self.output.as_deref()),
+                    verbose: self.verbose,
+                };
+                Ok(Outcome {
+                    // --quiet: the report only where -o sends it, nothing on stdout.
+                    rendered: if self.quiet && self.output.is_none() {
+                        String::new()
+                    } else {
+                        run.render(self.format, style)
+                    },
+                    exit_code: run.exit_code(),
+                    output: self.output.clone(),
+                })
+            }
             Err(error) => Err(self.error_report(error)),
         }
     }
@@ -130,7 +169,7 @@ impl ReportArgs {
                     );
                 }
             }
-            None if self.format != Format::Text => {
+            None if self.format != Format::Text && !self.quiet => {
                 use std::io::Write;
                 let _ = std::io::stdout().write_all(rendered.as_bytes());
             }

@@ -52,6 +52,67 @@ fn examples_match_the_feast_registry() {
     assert!(stdout(&out).ends_with("passed\n3 file(s), 3 view(s), 91 check(s): 91 passed, 0 error(s), 0 warning(s), 0 info\n"), "{}", stdout(&out));
 }
 
+/// Quiet by default (findings and a summary, as ruff and buf), every check with
+/// --verbose, nothing on stdout with --quiet; --color.
+#[test]
+fn quiet_default_verbose_and_quiet() {
+    let examples = [
+        "check",
+        "--schemas",
+        "schemas/examples",
+        "--registry",
+        REGISTRY,
+    ];
+    // All passing: the verdict and the summary, nothing else.
+    let out = arrowfeat(&examples);
+    assert_eq!(out.status.code(), Some(0));
+    insta::assert_snapshot!("examples_quiet_default", stdout(&out));
+    let out = arrowfeat(&[&examples[..], &["--verbose"]].concat());
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).lines().count() > 91, "{}", stdout(&out));
+    assert!(stdout(&out).contains("  CHECK "), "{}", stdout(&out));
+    // Findings: only the files that have some.
+    let drifted = ["check", "--schemas", DRIFTED, "--registry", REGISTRY];
+    let out = arrowfeat(&[&drifted[..], &["-v"]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    insta::assert_snapshot!("drifted_text_verbose", stdout(&out));
+    // --quiet: the exit code only; -o still writes the report.
+    for args in [&drifted[..], &examples[..]] {
+        for format in ["text", "json", "sarif"] {
+            let out = arrowfeat(&[args, &["--quiet", "--format", format]].concat());
+            assert_eq!(stdout(&out), "", "{format}");
+            assert_eq!(stderr(&out), "", "{format}");
+        }
+    }
+    let out = arrowfeat(&[&drifted[..], &["-q"]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    let dir = tempdir("quiet-output");
+    let file = dir.join("report.txt");
+    let out = arrowfeat(&[&drifted[..], &["-q", "-o", file.to_str().unwrap()]].concat());
+    assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(2), ""));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        stdout(&arrowfeat(&drifted))
+    );
+    // --quiet and --verbose together is a usage error.
+    let out = arrowfeat(&[&drifted[..], &["-q", "-v"]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    // --color always colours even into a pipe and with NO_COLOR (set by arrowfeat_in);
+    // auto never does into a pipe; never never does.
+    let colored = stdout(&arrowfeat(&[&drifted[..], &["--color", "always"]].concat()));
+    assert!(colored.contains("\x1b[31;1merror["), "{colored}");
+    for when in ["auto", "never"] {
+        let plain = stdout(&arrowfeat(&[&drifted[..], &["--color", when]].concat()));
+        assert!(!plain.contains('\x1b'), "{when}: {plain}");
+    }
+    // Structured formats have the same content with or without --verbose.
+    for format in ["json", "junit", "sarif", "github", "markdown"] {
+        let quiet = arrowfeat(&[&drifted[..], &["--format", format]].concat());
+        let verbose = arrowfeat(&[&drifted[..], &["--format", format, "--verbose"]].concat());
+        assert_eq!(stdout(&quiet), stdout(&verbose), "{format}");
+    }
+}
+
 #[test]
 fn every_format_on_drifted_schemas() {
     for format in ["text", "json", "junit", "sarif", "github", "markdown"] {
@@ -614,6 +675,8 @@ fn control_characters_are_escaped_in_every_format() {
                 registry.to_str().unwrap(),
                 "--format",
                 format,
+                // Text: the tables too, which quote the offending value.
+                "--verbose",
             ],
         );
         assert_ne!(out.status.code(), Some(70), "{format}");

@@ -111,10 +111,11 @@ class Report:
         """True when nothing fails at error level (the exit code is 0)."""
         return self.exit_code == 0
 
-    def render(self, format: str = "text", deny_warnings: bool = False) -> str:
+    def render(self, format: str = "text", deny_warnings: bool = False, *, verbose: bool = False) -> str:
         """The report in one of ``FORMATS``, exactly as ``arrowfeat check --format`` prints it.
-        Warnings fail it with ``deny_warnings`` or ``deny_warnings = true`` in the config."""
-        return self._native.render(format, deny_warnings)
+        Warnings fail it with ``deny_warnings`` or ``deny_warnings = true`` in the config.
+        Text lists findings and a summary; ``verbose=True`` every check (``--verbose``)."""
+        return self._native.render(format, deny_warnings, verbose=verbose)
 
     def exit_code_with(self, deny_warnings: bool) -> int:
         return self._native.exit_code(deny_warnings)
@@ -200,6 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     check.add_argument("schemas", help="schema file or directory of *.yaml files")
     check.add_argument("--format", default="text", choices=FORMATS)
     check.add_argument("--deny-warnings", action="store_true")
+    check.add_argument("-v", "--verbose", action="store_true", help="text: every check, not only findings")
     check.add_argument("--config", help="arrowfeat.toml to use (default: ./arrowfeat.toml if present)")
     args = parser.parse_args(argv)
 
@@ -221,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    sys.stdout.write(report.render(args.format, args.deny_warnings))
+    sys.stdout.write(report.render(args.format, args.deny_warnings, verbose=args.verbose))
     return report.exit_code_with(args.deny_warnings)
 
 

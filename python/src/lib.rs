@@ -382,9 +382,8 @@ fn point_in_time(
 #[pyfunction]
 fn parse_duration(function: &str, argument: &str, text: &str) -> PyResult<i64> {
     // Kernel errors carry a static function name; Python passes its own.
-    window::parse_duration("duration", argument, text).map_err(|e| {
-        value_error(format!("{function}: argument `{argument}`: {}", e.message))
-    })
+    window::parse_duration("duration", argument, text)
+        .map_err(|e| value_error(format!("{function}: argument `{argument}`: {}", e.message)))
 }
 
 #[pyfunction]
@@ -642,13 +641,18 @@ impl CheckReport {
     }
 
     /// The report in `format` (text, json, junit, sarif, github, markdown), exactly as
-    /// `arrowfeat check --format` prints it (without colour).
-    #[pyo3(signature = (format = "text", deny_warnings = false))]
-    fn render(&self, format: &str, deny_warnings: bool) -> PyResult<String> {
+    /// `arrowfeat check --format` prints it (without colour). `verbose=True`: text lists
+    /// every check, as `arrowfeat check --verbose`; by default only findings and the summary.
+    #[pyo3(signature = (format = "text", deny_warnings = false, *, verbose = false))]
+    fn render(&self, format: &str, deny_warnings: bool, verbose: bool) -> PyResult<String> {
         let format = report_format(format)?;
+        let style = arrowfeat_validator::pipeline::Style {
+            color: false,
+            verbose,
+        };
         Ok(self
             .run
-            .render_with(format, false, deny_warnings || self.run.deny_warnings))
+            .render_with(format, style, deny_warnings || self.run.deny_warnings))
     }
 
     fn __repr__(&self) -> String {
@@ -707,8 +711,8 @@ fn check(
         names: Names::ARGUMENTS,
         ..Inputs::check(schemas)
     };
-    let run = detach(py, "check", move || pipeline::run(inputs))?
-        .map_err(|e| value_error(e.message))?;
+    let run =
+        detach(py, "check", move || pipeline::run(inputs))?.map_err(|e| value_error(e.message))?;
     Ok(CheckReport { run })
 }
 

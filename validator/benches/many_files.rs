@@ -83,6 +83,7 @@ fn main() {
             Format::Json,
             &RenderOptions {
                 color: false,
+                verbose: true,
                 deny_warnings: false,
                 command: "check",
             },

@@ -161,6 +161,7 @@ impl GateError {
     pub fn render(&self, format: Format) -> String {
         let options = RenderOptions {
             color: false,
+            verbose: false,
             deny_warnings: false,
             command: self.command.as_str(),
         };
@@ -179,6 +180,15 @@ impl std::fmt::Display for GateError {
 }
 
 impl std::error::Error for GateError {}
+
+/// How a report is shown: ANSI colour (text only) and, for text, every check (`verbose`)
+/// or only the findings and the summary (the default). The structured formats have the
+/// same content either way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Style {
+    pub color: bool,
+    pub verbose: bool,
+}
 
 /// The report of a run, with what rendering it needs: the command and whether warnings
 /// fail it. Rendering never checks again.
@@ -201,14 +211,17 @@ impl RunReport {
         self.report.exit_code(deny_warnings)
     }
 
-    pub fn render(&self, format: Format, color: bool) -> String {
-        self.render_with(format, color, self.deny_warnings)
+    /// The report in `format`; `style` sets colour and, for text, whether every check is
+    /// listed (`verbose`) or only the findings and the summary.
+    pub fn render(&self, format: Format, style: Style) -> String {
+        self.render_with(format, style, self.deny_warnings)
     }
 
     /// [`RunReport::render`] with warnings denied (or not) regardless of the run's setting.
-    pub fn render_with(&self, format: Format, color: bool, deny_warnings: bool) -> String {
+    pub fn render_with(&self, format: Format, style: Style, deny_warnings: bool) -> String {
         let options = RenderOptions {
-            color,
+            color: style.color,
+            verbose: style.verbose,
             deny_warnings,
             command: self.command.as_str(),
         };
@@ -418,7 +431,7 @@ mod tests {
         assert!(configured.deny_warnings, "deny_warnings from the config");
         // Every format renders from the same report.
         let json: serde_json::Value =
-            serde_json::from_str(&configured.render(Format::Json, false)).unwrap();
+            serde_json::from_str(&configured.render(Format::Json, Style::default())).unwrap();
         assert_eq!(json["exit_code"], configured.exit_code());
         assert_eq!(json["command"], "check");
 

@@ -129,6 +129,7 @@ fn mangled(base: &'static str) -> impl Strategy<Value = String> {
 fn options() -> RenderOptions {
     RenderOptions {
         color: false,
+        verbose: true,
         deny_warnings: false,
         command: "check",
     }

@@ -82,6 +82,9 @@ pub trait Renderer {
 
 pub struct RenderOptions {
     pub color: bool,
+    /// Text only: every check of every file (the per-view tables), not just the findings
+    /// and the summary. The structured formats ignore it.
+    pub verbose: bool,
     pub deny_warnings: bool,
     /// The command, for report titles: "check" or "diff".
     pub command: &'static str,
@@ -228,6 +231,7 @@ pub(crate) mod fixtures {
     pub fn options() -> RenderOptions {
         RenderOptions {
             color: false,
+            verbose: false,
             deny_warnings: false,
             command: "check",
         }
@@ -283,6 +287,7 @@ mod tests {
     fn options() -> RenderOptions {
         RenderOptions {
             color: false,
+            verbose: false,
             deny_warnings: false,
             command: "check",
         }

@@ -1,10 +1,11 @@
-//! `--format text`: per file a table of check / expected / actual / status, then each
-//! finding as `severity[rule] file:line:column: message`; ANSI colour when asked.
+//! `--format text`: each finding as `severity[rule] file:line:column: message` under its
+//! file, then the verdict and a summary line; with `verbose`, every file with a table of
+//! check / expected / actual / status before its findings. ANSI colour when asked.
 
 use std::fmt::Write as _;
 
 use super::{location, summary_line, verdict, RenderOptions, Renderer};
-use crate::report::{Check, Report, Status};
+use crate::report::{Check, FileReport, Report, Status};
 
 pub struct Text;
 
@@ -12,6 +13,11 @@ impl Renderer for Text {
     fn render(&self, report: &Report, options: &RenderOptions) -> String {
         let mut out = String::new();
         for file in &report.files {
+            let findings: Vec<&Check> = file.findings().collect();
+            // Quiet by default (as ruff and buf): a file with nothing to say is not shown.
+            if !options.verbose && findings.is_empty() {
+                continue;
+            }
             let title = match (&file.view, &file.schema_version) {
                 (Some(view), Some(version)) => format!("{} — {view} {version}", file.path),
                 (Some(view), None) => format!("{} — {view}", file.path),
@@ -26,36 +32,10 @@ impl Renderer for Text {
                     title
                 }
             );
-            let widths = [
-                width(&file.checks, |c| &c.subject, 5, 40),
-                width(&file.checks, |c| &c.expected, 8, 32),
-                width(&file.checks, |c| &c.actual, 6, 40),
-            ];
-            let _ = writeln!(
-                out,
-                "  {:<w0$}  {:<w1$}  {:<w2$}  STATUS",
-                "CHECK",
-                "EXPECTED",
-                "ACTUAL",
-                w0 = widths[0],
-                w1 = widths[1],
-                w2 = widths[2]
-            );
-            for check in &file.checks {
-                let status = paint(check.status.as_str(), check.status, options.color);
-                let _ = writeln!(
-                    out,
-                    "  {:<w0$}  {:<w1$}  {:<w2$}  {status}",
-                    clip(&check.subject, widths[0]),
-                    clip(&check.expected, widths[1]),
-                    clip(&check.actual, widths[2]),
-                    w0 = widths[0],
-                    w1 = widths[1],
-                    w2 = widths[2]
-                );
+            if options.verbose {
+                table(&mut out, file, options.color);
             }
-            let findings: Vec<&Check> = file.findings().collect();
-            if !findings.is_empty() {
+            if options.verbose && !findings.is_empty() {
                 out.push('\n');
             }
             for check in findings {
@@ -88,6 +68,38 @@ impl Renderer for Text {
     fn render_error(&self, message: &str, options: &RenderOptions) -> String {
         let command = options.command;
         format!("arrowfeat {command}: error: {message}\n")
+    }
+}
+
+/// The table of every check of `file`: check / expected / actual / status (`--verbose`).
+fn table(out: &mut String, file: &FileReport, color: bool) {
+    let widths = [
+        width(&file.checks, |c| &c.subject, 5, 40),
+        width(&file.checks, |c| &c.expected, 8, 32),
+        width(&file.checks, |c| &c.actual, 6, 40),
+    ];
+    let _ = writeln!(
+        out,
+        "  {:<w0$}  {:<w1$}  {:<w2$}  STATUS",
+        "CHECK",
+        "EXPECTED",
+        "ACTUAL",
+        w0 = widths[0],
+        w1 = widths[1],
+        w2 = widths[2]
+    );
+    for check in &file.checks {
+        let status = paint(check.status.as_str(), check.status, color);
+        let _ = writeln!(
+            out,
+            "  {:<w0$}  {:<w1$}  {:<w2$}  {status}",
+            clip(&check.subject, widths[0]),
+            clip(&check.expected, widths[1]),
+            clip(&check.actual, widths[2]),
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2]
+        );
     }
 }
 
@@ -127,9 +139,39 @@ mod tests {
     use super::super::fixtures::{options, sample};
     use super::super::{render, Format, RenderOptions};
 
+    fn verbose() -> RenderOptions {
+        RenderOptions {
+            verbose: true,
+            ..options()
+        }
+    }
+
     #[test]
-    fn tables_then_findings_then_the_verdict() {
+    fn quiet_by_default_findings_and_the_summary() {
         let text = render(&sample(), Format::Text, &options());
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "features/trips v1.yaml — trips_v1 1.2.0");
+        assert!(
+            lines[1].starts_with("  error[feature-missing] features/trips v1.yaml:7:9: "),
+            "{text}"
+        );
+        assert!(!text.contains("STATUS"), "{text}");
+        assert!(!text.contains("feature a: type"), "{text}");
+        assert_eq!(lines.len(), 10, "{text}");
+        // A report without findings is its verdict and summary only.
+        let mut clean = sample();
+        clean.files.truncate(1);
+        clean.files[0].checks.truncate(1);
+        assert_eq!(
+            render(&clean, Format::Text, &options()),
+            "arrowfeat check against registry.json: passed\n\
+             1 file(s), 1 view(s), 1 check(s): 1 passed, 0 error(s), 0 warning(s), 0 info\n"
+        );
+    }
+
+    #[test]
+    fn verbose_tables_then_findings_then_the_verdict() {
+        let text = render(&sample(), Format::Text, &verbose());
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "features/trips v1.yaml — trips_v1 1.2.0");
         assert!(lines[1].starts_with("  CHECK "), "{text}");
@@ -153,7 +195,7 @@ mod tests {
     fn colour_only_when_asked() {
         let options = RenderOptions {
             color: true,
-            ..options()
+            ..verbose()
         };
         let text = render(&sample(), Format::Text, &options);
         assert!(text.contains("\x1b[1mfeatures/trips v1.yaml — trips_v1 1.2.0\x1b[0m"));
