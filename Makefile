@@ -71,7 +71,7 @@ test-python: python-dev
 
 ## Regenerate the bundled example data (deterministic).
 example-data:
-	$(CARGO) run --quiet --locked -p arrowfeat-cli -- sql --file examples/make_data.sql
+	$(CARGO) run --quiet --locked -p arrowfeat-cli -- sql --allow-write --file examples/make_data.sql
 
 ## Regenerate docs/functions.md and docs/rules.md from the code.
 docs:

@@ -24,6 +24,15 @@ impl CliError {
         }
     }
 
+    /// The reader of the output went away (`arrowfeat sql ... | head`): stop quietly,
+    /// with success, as `cat` and `psql` do.
+    pub fn closed_pipe() -> Self {
+        Self {
+            message: String::new(),
+            exit_code: 0,
+        }
+    }
+
     pub fn usage(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),

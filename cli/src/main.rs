@@ -44,6 +44,13 @@ enum Command {
         /// Most rows the table format prints (0: all). The other formats stream every row.
         #[arg(long, value_name = "N", default_value_t = sql::DEFAULT_MAX_ROWS)]
         max_rows: usize,
+        /// Write the result to FILE instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Allow statements that write files or tables (COPY ... TO, INSERT); without it
+        /// arrowfeat sql is read-only.
+        #[arg(long)]
+        allow_write: bool,
     },
     /// Check feature schema files against a feature store and/or an earlier revision.
     ///
@@ -90,12 +97,23 @@ async fn run(cli: Cli) -> CliResult<i32> {
             tables,
             format,
             max_rows,
+            output,
+            allow_write,
         } => {
             let text = sql::read_sql(query, file.as_deref())?;
             let ctx = sql::session();
             sql::register_tables(&ctx, &tables).await?;
-            let stream = sql::run(&ctx, &text).await?;
-            sql::write_stream(stream, format, max_rows, &mut out).await?;
+            let stream = sql::run(&ctx, &text, allow_write).await?;
+            match output {
+                Some(path) => {
+                    let file = std::fs::File::create(&path).map_err(|e| {
+                        CliError::usage(format!("--output {}: {e}", path.display()))
+                    })?;
+                    let mut file = std::io::BufWriter::new(file);
+                    sql::write_stream(stream, format, max_rows, &mut file).await?;
+                }
+                None => sql::write_stream(stream, format, max_rows, &mut out).await?,
+            }
         }
         Command::Check(args) => return emit(check::check(&args)?, &mut out),
         Command::Diff(args) => return emit(check::diff(&args)?, &mut out),
@@ -195,6 +213,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),
+        Err(e) if e.exit_code == 0 && e.message.is_empty() => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("arrowfeat: error: {e}");
             ExitCode::from(e.exit_code as u8)

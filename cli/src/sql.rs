@@ -119,7 +119,11 @@ pub async fn register_tables(ctx: &SessionContext, tables: &[TableArg]) -> CliRe
 /// Runs every statement in `sql` (separated by `;`): the earlier ones to completion,
 /// their output discarded batch by batch, and returns the last one's output as a stream,
 /// so that results are written as they are computed rather than held in memory.
-pub async fn run(ctx: &SessionContext, sql: &str) -> CliResult<SendableRecordBatchStream> {
+pub async fn run(
+    ctx: &SessionContext,
+    sql: &str,
+    allow_write: bool,
+) -> CliResult<SendableRecordBatchStream> {
     let dialect_name = ctx
         .state()
         .config()
@@ -150,6 +154,13 @@ pub async fn run(ctx: &SessionContext, sql: &str) -> CliResult<SendableRecordBat
             .statement_to_plan(statement)
             .await
             .map_err(CliError::from)?;
+        // Read-only unless asked: a query from a pull request must not write files.
+        if !allow_write && writes(&plan) {
+            return Err(CliError::usage(
+                "this statement writes (COPY ... TO, INSERT or CREATE EXTERNAL TABLE ... AS); \
+                 arrowfeat sql is read-only unless given --allow-write",
+            ));
+        }
         let mut stream = ctx
             .execute_logical_plan(plan)
             .await?
@@ -201,14 +212,59 @@ fn check_file_references(
     Ok(())
 }
 
+/// Whether `plan` writes files or tables: `COPY ... TO` and `INSERT` (in-memory tables
+/// and views created with `CREATE TABLE ... AS` / `CREATE VIEW` are allowed).
+fn writes(plan: &datafusion::logical_expr::LogicalPlan) -> bool {
+    use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
+    use datafusion::logical_expr::LogicalPlan;
+    let mut found = false;
+    let _ = plan.apply(|node| {
+        if matches!(node, LogicalPlan::Copy(_) | LogicalPlan::Dml(_)) {
+            found = true;
+            return Ok(TreeNodeRecursion::Stop);
+        }
+        Ok(TreeNodeRecursion::Continue)
+    });
+    found
+}
+
 /// Runs `sql` and collects the last statement's result (for tests and small results).
 pub async fn run_collect(ctx: &SessionContext, sql: &str) -> CliResult<Vec<RecordBatch>> {
-    let mut stream = run(ctx, sql).await?;
+    let mut stream = run(ctx, sql, false).await?;
     let mut batches = Vec::new();
     while let Some(batch) = stream.next().await {
         batches.push(batch?);
     }
     Ok(batches)
+}
+
+/// A writer that remembers whether its reader went away (a broken pipe).
+struct PipeWatch<'a> {
+    inner: &'a mut dyn Write,
+    closed: &'a std::cell::Cell<bool>,
+}
+
+impl PipeWatch<'_> {
+    fn watch<T>(&self, result: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &result {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                self.closed.set(true);
+            }
+        }
+        result
+    }
+}
+
+impl Write for PipeWatch<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let result = self.inner.write(buf);
+        self.watch(result)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let result = self.inner.flush();
+        self.watch(result)
+    }
 }
 
 /// Rows the `table` format prints unless told otherwise: a text table needs every row in
@@ -223,9 +279,22 @@ pub async fn write_stream(
     max_rows: usize,
     out: &mut dyn Write,
 ) -> CliResult<()> {
-    let io = |e: std::io::Error| CliError::failure(format!("writing output: {e}"));
-    let arrow =
-        |e: datafusion::arrow::error::ArrowError| CliError::failure(format!("writing output: {e}"));
+    // A reader that went away (`| head`) ends the command quietly, as for other tools;
+    // the writers wrap the I/O error in their own, so the pipe is watched directly.
+    let closed = std::cell::Cell::new(false);
+    let out = &mut PipeWatch {
+        inner: out,
+        closed: &closed,
+    };
+    let fail = |message: String| {
+        if closed.get() {
+            CliError::closed_pipe()
+        } else {
+            CliError::failure(format!("writing output: {message}"))
+        }
+    };
+    let io = |e: std::io::Error| fail(e.to_string());
+    let arrow = |e: datafusion::arrow::error::ArrowError| fail(e.to_string());
     match format {
         OutputFormat::Table => {
             let mut batches = Vec::new();
@@ -272,7 +341,10 @@ pub async fn write_stream(
             }
         }
         OutputFormat::Json => {
-            let mut writer = datafusion::arrow::json::ArrayWriter::new(&mut *out);
+            // Null values are written as `"column": null`, not left out of the object.
+            let mut writer = datafusion::arrow::json::WriterBuilder::new()
+                .with_explicit_nulls(true)
+                .build::<_, datafusion::arrow::json::writer::JsonArray>(&mut *out);
             while let Some(batch) = stream.next().await {
                 writer.write(&batch?).map_err(arrow)?;
             }
@@ -280,7 +352,9 @@ pub async fn write_stream(
             writeln!(out).map_err(io)?;
         }
         OutputFormat::Ndjson => {
-            let mut writer = datafusion::arrow::json::LineDelimitedWriter::new(&mut *out);
+            let mut writer = datafusion::arrow::json::WriterBuilder::new()
+                .with_explicit_nulls(true)
+                .build::<_, datafusion::arrow::json::writer::LineDelimited>(&mut *out);
             while let Some(batch) = stream.next().await {
                 writer.write(&batch?).map_err(arrow)?;
             }
@@ -293,13 +367,24 @@ pub async fn write_stream(
 
 /// Reads the SQL text from the argument or from `--file`.
 pub fn read_sql(query: Option<String>, file: Option<&Path>) -> CliResult<String> {
+    use std::io::{IsTerminal, Read};
+    let stdin = || {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| CliError::usage(format!("reading SQL from standard input: {e}")))?;
+        Ok(text)
+    };
     match (query, file) {
         (Some(q), None) => Ok(q),
+        (None, Some(f)) if f == Path::new("-") => stdin(),
         (None, Some(f)) => std::fs::read_to_string(f)
             .map_err(|e| CliError::usage(format!("--file {}: {e}", f.display()))),
         (Some(_), Some(_)) => Err(CliError::usage("give either a query or --file, not both")),
+        // A pipe or a redirected file: read the SQL from it, as psql does.
+        (None, None) if !std::io::stdin().is_terminal() => stdin(),
         (None, None) => Err(CliError::usage(
-            "give a query, e.g. arrowfeat sql \"SELECT 1\", or --file FILE",
+            "give a query, e.g. arrowfeat sql \"SELECT 1\", --file FILE, or SQL on standard input",
         )),
     }
 }
@@ -334,6 +419,7 @@ mod tests {
         let stream = run(
             &ctx,
             "CREATE TABLE t AS VALUES (1), (2); SELECT count(*) AS n FROM t;",
+            false,
         )
         .await
         .unwrap();
@@ -350,7 +436,7 @@ mod tests {
         let query = "SELECT value FROM generate_series(1, 100000)";
         let mut out = Vec::new();
         write_stream(
-            run(&ctx, query).await.unwrap(),
+            run(&ctx, query, false).await.unwrap(),
             OutputFormat::Table,
             3,
             &mut out,
@@ -366,7 +452,7 @@ mod tests {
         assert!(text.contains("only the first 3 rows are shown"), "{text}");
         let mut out = Vec::new();
         write_stream(
-            run(&ctx, query).await.unwrap(),
+            run(&ctx, query, false).await.unwrap(),
             OutputFormat::Csv,
             3,
             &mut out,
@@ -378,7 +464,7 @@ mod tests {
         let mut out = Vec::new();
         let empty = "SELECT 1 AS a WHERE false";
         write_stream(
-            run(&ctx, empty).await.unwrap(),
+            run(&ctx, empty, false).await.unwrap(),
             OutputFormat::Csv,
             0,
             &mut out,
@@ -391,7 +477,7 @@ mod tests {
     #[tokio::test]
     async fn errors_are_one_line() {
         let ctx = session();
-        let err = run(&ctx, "SELECT standard_scale('a', 1, 2)")
+        let err = run(&ctx, "SELECT standard_scale('a', 1, 2)", false)
             .await
             .err()
             .expect("a planning error");
@@ -401,7 +487,10 @@ mod tests {
             line.contains("standard_scale(x: Float64, mean: Float64, std: Float64)"),
             "{line}"
         );
-        let err = run(&ctx, "SELEC 1").await.err().expect("a syntax error");
+        let err = run(&ctx, "SELEC 1", false)
+            .await
+            .err()
+            .expect("a syntax error");
         assert!(err.to_string().starts_with("SQL syntax:"), "{err}");
     }
 }

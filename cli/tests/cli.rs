@@ -274,3 +274,90 @@ fn training_set_from_files() {
     assert!(stderr(&out).contains("no_such_column"), "{}", stderr(&out));
     assert_eq!(stderr(&out).lines().count(), 1);
 }
+
+#[test]
+fn sql_like_psql_stdin_output_file_nulls_read_only_and_closed_pipes() {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    let run_with_stdin = |args: &[&str], input: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_arrowfeat"))
+            .args(args)
+            .current_dir(repo())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    for args in [
+        &["sql", "--format", "csv"][..],
+        &["sql", "-f", "-", "--format", "csv"][..],
+    ] {
+        let out = run_with_stdin(args, "SELECT 1 AS a");
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(stdout(&out), "a\n1\n");
+    }
+    // JSON keeps null columns.
+    let out = arrowfeat(&["sql", "SELECT 1 AS a, NULL AS e", "--format", "json"]);
+    assert_eq!(stdout(&out), "[{\"a\":1,\"e\":null}]\n");
+    // -o FILE.
+    let dir = std::env::temp_dir().join(format!("arrowfeat-sql-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("out.csv");
+    let out = arrowfeat(&[
+        "sql",
+        "SELECT 2 AS b",
+        "--format",
+        "csv",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "b\n2\n");
+    // Read-only unless --allow-write.
+    let target = dir.join("copy.csv");
+    let copy = format!("COPY (SELECT 1 AS a) TO '{}'", target.display());
+    let out = arrowfeat(&["sql", &copy]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("read-only unless given --allow-write"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!target.exists());
+    let out = arrowfeat(&["sql", "--allow-write", &copy]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(target.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+    // A reader that stops early (`| head -1`): a quiet, successful end.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arrowfeat"))
+        .args([
+            "sql",
+            "SELECT * FROM generate_series(1, 2000000)",
+            "--format",
+            "csv",
+        ])
+        .current_dir(repo())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 6];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+}
