@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use arrowfeat_validator::compat::Mode;
 use arrowfeat_validator::output::Format;
-use arrowfeat_validator::pipeline::{self, ConfigSource, GateError, Inputs, StoreSource, Style};
+use arrowfeat_validator::pipeline::{
+    self, BaselineSource, ConfigSource, GateError, Inputs, StoreSource, Style,
+};
 use arrowfeat_validator::run::LoadOptions;
 
 use crate::{CliError, CliResult};
@@ -35,6 +37,16 @@ pub struct ReportArgs {
     /// Follow symbolic links that lead out of a schema directory (refused by default).
     #[arg(long)]
     pub follow_symlinks: bool,
+    /// Accepted findings (written by --write-baseline): they do not fail the run
+    /// (default: ./arrowfeat-baseline.json if present).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_baseline")]
+    pub baseline: Option<PathBuf>,
+    /// Do not read ./arrowfeat-baseline.json.
+    #[arg(long)]
+    pub no_baseline: bool,
+    /// Write today's findings to FILE as the baseline, then check with it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["baseline", "no_baseline"])]
+    pub write_baseline: Option<PathBuf>,
     /// Text: list every check of every file (tables), not only findings and the summary.
     #[arg(short, long, conflicts_with = "quiet")]
     pub verbose: bool,
@@ -122,6 +134,12 @@ impl ReportArgs {
         inputs.load = LoadOptions {
             follow_symlinks: self.follow_symlinks,
         };
+        inputs.baseline = match (&self.baseline, self.no_baseline) {
+            (Some(path), _) => BaselineSource::File(path.clone()),
+            (None, true) => BaselineSource::None,
+            (None, false) => BaselineSource::Discover(PathBuf::from(".")),
+        };
+        inputs.write_baseline = self.write_baseline.clone();
         inputs
     }
 

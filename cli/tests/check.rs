@@ -505,6 +505,125 @@ fn example() -> String {
     std::fs::read_to_string(repo().join("schemas/examples/driver_hourly_stats_v1.yaml")).unwrap()
 }
 
+/// A baseline written by one command accepts today's findings, keyed without line
+/// numbers; fixed findings leave unused entries, which are reported.
+#[test]
+fn baseline_round_trip() {
+    let dir = tempdir("baseline");
+    std::fs::copy(repo().join(REGISTRY), dir.join("registry.json")).unwrap();
+    let drifted = example().replace("ttl: 1d", "ttl: 2d");
+    std::fs::write(dir.join("driver.yaml"), &drifted).unwrap();
+    let check = [
+        "check",
+        "--schemas",
+        "driver.yaml",
+        "--registry",
+        "registry.json",
+    ];
+    assert_eq!(arrowfeat_in(&dir, &check).status.code(), Some(1));
+    let out = arrowfeat_in(
+        &dir,
+        &[&check[..], &["--write-baseline", "arrowfeat-baseline.json"]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let baseline = std::fs::read_to_string(dir.join("arrowfeat-baseline.json")).unwrap();
+    insta::assert_snapshot!("baseline_file", baseline);
+    // Lines moved: still accepted (./arrowfeat-baseline.json is found by default).
+    std::fs::write(
+        dir.join("driver.yaml"),
+        format!("# moved\n# down\n{drifted}"),
+    )
+    .unwrap();
+    let out = arrowfeat_in(&dir, &check);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    insta::assert_snapshot!("baseline_accepted", stdout(&out));
+    // --no-baseline: the finding again.
+    let out = arrowfeat_in(&dir, &[&check[..], &["--no-baseline"]].concat());
+    assert_eq!(out.status.code(), Some(1));
+    // Fixed: the entry is unused, a warning (fails only with --deny-warnings).
+    std::fs::write(dir.join("driver.yaml"), example()).unwrap();
+    let out = arrowfeat_in(&dir, &check);
+    assert_eq!(out.status.code(), Some(0));
+    insta::assert_snapshot!("baseline_unused", stdout(&out));
+    let out = arrowfeat_in(&dir, &[&check[..], &["--deny-warnings"]].concat());
+    assert_eq!(out.status.code(), Some(1));
+    // Hostile baselines: clean errors with file:line:column, exit 2, no panic.
+    let hostile: [(&[u8], &str); 4] = [
+        (b"{\n  \"format\": 1", "arrowfeat: error: baseline bad.json:2:13: invalid type: integer `1`, expected a string\n"),
+        (b"{\"format\":\"arrowfeat-baseline\",\"format_version\":1,\"findings\":[{\"path\":\"a\",\"rule\":\"tttl\",\"subject\":\"s\",\"fingerprint\":\"f\"}]}", "arrowfeat: error: baseline bad.json:1:87: unknown rule `tttl`"),
+        (b"\x1b[2J", "arrowfeat: error: baseline bad.json:1:1: expected value\n"),
+        (b"", "arrowfeat: error: baseline bad.json:1:0: EOF while parsing a value\n"),
+    ];
+    for (bytes, expected) in hostile {
+        std::fs::write(dir.join("bad.json"), bytes).unwrap();
+        let out = arrowfeat_in(&dir, &[&check[..], &["--baseline", "bad.json"]].concat());
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr(&out).starts_with(expected), "{}", stderr(&out));
+    }
+    let big = vec![b' '; 17 * 1024 * 1024];
+    std::fs::write(dir.join("bad.json"), big).unwrap();
+    let out = arrowfeat_in(&dir, &[&check[..], &["--baseline", "bad.json"]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("the limit is 16777216 bytes"),
+        "{}",
+        stderr(&out)
+    );
+    for args in [&["--baseline", "."][..], &["--baseline", "missing.json"]] {
+        let out = arrowfeat_in(&dir, &[&check[..], args].concat());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&out).starts_with("arrowfeat: error: baseline "),
+            "{}",
+            stderr(&out)
+        );
+    }
+    #[cfg(unix)]
+    {
+        let fifo = dir.join("fifo.json");
+        let _ = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if fifo.exists() {
+            let out = arrowfeat_in(&dir, &[&check[..], &["--baseline", "fifo.json"]].concat());
+            assert_eq!(out.status.code(), Some(2));
+            assert!(stderr(&out).contains("FIFO"), "{}", stderr(&out));
+        }
+    }
+}
+
+/// `# arrowfeat: ignore[rule] reason` on the finding's line or the line before; a missing
+/// reason is a finding; an unused ignore is reported.
+#[test]
+fn inline_ignore_comments() {
+    let dir = tempdir("ignore");
+    std::fs::copy(repo().join(REGISTRY), dir.join("registry.json")).unwrap();
+    let schema = example()
+        .replace(
+            "ttl: 1d",
+            "# arrowfeat: ignore[ttl] the platform team manages TTLs\nttl: 2d",
+        )
+        .replace(
+            "  - name: acc_rate",
+            "  - name: acc_rate # arrowfeat: ignore[feature-type]",
+        )
+        .replace(
+            "tags:",
+            "tags: # arrowfeat: ignore[feature-extra] nothing to ignore here",
+        );
+    std::fs::write(dir.join("driver.yaml"), schema).unwrap();
+    let out = arrowfeat_in(
+        &dir,
+        &[
+            "check",
+            "--schemas",
+            "driver.yaml",
+            "--registry",
+            "registry.json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    insta::assert_snapshot!("ignore_comments", stdout(&out));
+}
+
 /// A configuration cannot make an unreadable file vanish: exit 2 whatever it says.
 #[test]
 fn config_cannot_silence_unreadable_input() {

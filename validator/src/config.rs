@@ -300,10 +300,7 @@ mod tests {
             views: vec![],
             reason: None,
         });
-        let mut report = Report {
-            against: String::new(),
-            files: vec![crate::report::FileReport::new("x.yaml")],
-        };
+        let mut report = Report::new("", vec![crate::report::FileReport::new("x.yaml")]);
         for rule in [Rule::InputUnreadable, Rule::YamlSyntax] {
             report.files[0].checks.push(crate::report::Check::fail(
                 rule,

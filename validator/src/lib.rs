@@ -13,6 +13,7 @@ pub mod run;
 pub mod spec;
 pub mod store;
 pub mod suggest;
+pub mod suppress;
 pub mod text;
 pub mod types;
 mod tz_names;

@@ -94,6 +94,17 @@ pub enum ConfigSource {
     Given(Config),
 }
 
+/// Where the baseline (accepted findings, [`crate::suppress`]) comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BaselineSource {
+    None,
+    /// `arrowfeat-baseline.json` in this directory if it exists (the CLI: the working
+    /// directory, beside `arrowfeat.toml`). One that exists but cannot be read is an error.
+    Discover(PathBuf),
+    /// This file; it must exist.
+    File(PathBuf),
+}
+
 /// What one run checks, and against what.
 pub struct Inputs<'a> {
     pub command: Command,
@@ -111,6 +122,10 @@ pub struct Inputs<'a> {
     pub deny_warnings: bool,
     pub load: LoadOptions,
     pub names: Names,
+    pub baseline: BaselineSource,
+    /// Write every acceptable finding to this baseline file (before any baseline is
+    /// applied), then check with it as the baseline.
+    pub write_baseline: Option<PathBuf>,
 }
 
 impl<'a> Inputs<'a> {
@@ -127,6 +142,8 @@ impl<'a> Inputs<'a> {
             deny_warnings: false,
             load: LoadOptions::default(),
             names: Names::cli(Command::Check),
+            baseline: BaselineSource::Discover(PathBuf::from(".")),
+            write_baseline: None,
         }
     }
 
@@ -367,8 +384,51 @@ fn run_inner(inputs: Inputs<'_>) -> Result<(Report, Config), String> {
         previous: previous.as_ref().map(|(loaded, _)| loaded.as_slice()),
         against: against.join(" and "),
     };
-    let report = run::check(loaded, &targets, &config);
+    let mut report = run::check(loaded, &targets, &config);
+    crate::suppress::apply_ignores(&mut report);
+    let baseline = match inputs.write_baseline {
+        Some(path) => {
+            let text = crate::suppress::write(&report);
+            std::fs::write(&path, &text).map_err(|e| {
+                format!(
+                    "--write-baseline {}: {e}",
+                    crate::text::clean(&path.display().to_string())
+                )
+            })?;
+            let entries = crate::suppress::parse(text.as_bytes())
+                .map_err(|e| format!("the baseline just written: {e}"))?;
+            Some((entries, path))
+        }
+        None => load_baseline(inputs.baseline)?,
+    };
+    if let Some((entries, path)) = baseline {
+        let label = path.display().to_string();
+        let label = label.strip_prefix("./").unwrap_or(&label).to_string();
+        crate::suppress::apply_baseline(&mut report, &entries, &label);
+    }
     Ok((report, config))
+}
+
+fn load_baseline(
+    source: BaselineSource,
+) -> Result<Option<(Vec<crate::suppress::Entry>, PathBuf)>, String> {
+    let path = match source {
+        BaselineSource::None => return Ok(None),
+        BaselineSource::File(path) => path,
+        BaselineSource::Discover(dir) => {
+            let path = if dir.as_os_str().is_empty() || dir == Path::new(".") {
+                PathBuf::from(crate::suppress::DEFAULT_BASELINE)
+            } else {
+                dir.join(crate::suppress::DEFAULT_BASELINE)
+            };
+            if path.symlink_metadata().is_err() {
+                return Ok(None);
+            }
+            path
+        }
+    };
+    let entries = crate::suppress::load(&path).map_err(|e| format!("baseline {e}"))?;
+    Ok(Some((entries, path)))
 }
 
 #[cfg(test)]

@@ -171,6 +171,9 @@ pub struct FileReport {
     pub view: Option<String>,
     pub schema_version: Option<String>,
     pub checks: Vec<Check>,
+    /// The file's `# arrowfeat: ignore[...]` comments (see [`crate::suppress`]).
+    #[serde(skip)]
+    pub ignores: Vec<crate::suppress::InlineIgnore>,
 }
 
 impl FileReport {
@@ -180,6 +183,7 @@ impl FileReport {
             view: None,
             schema_version: None,
             checks: Vec::new(),
+            ignores: Vec::new(),
         }
     }
 
@@ -199,6 +203,10 @@ pub struct Summary {
     pub infos: usize,
     /// Findings of category `input`: unreadable files.
     pub unreadable: usize,
+    /// Findings accepted by the baseline file (not counted above).
+    pub baselined: usize,
+    /// Findings accepted by inline ignore comments (not counted above).
+    pub ignored: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -207,12 +215,27 @@ pub struct Report {
     /// revision for `diff`.
     pub against: String,
     pub files: Vec<FileReport>,
+    /// Findings the baseline accepted (removed from `files`).
+    pub baselined: usize,
+    /// Findings inline ignore comments accepted (removed from `files`).
+    pub ignored: usize,
 }
 
 impl Report {
+    pub fn new(against: impl Into<String>, files: Vec<FileReport>) -> Report {
+        Report {
+            against: against.into(),
+            files,
+            baselined: 0,
+            ignored: 0,
+        }
+    }
+
     pub fn summary(&self) -> Summary {
         let mut summary = Summary {
             files: self.files.len(),
+            baselined: self.baselined,
+            ignored: self.ignored,
             ..Summary::default()
         };
         for file in &self.files {

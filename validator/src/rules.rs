@@ -13,6 +13,8 @@ pub enum Category {
     Store,
     /// A change between two revisions of a schema file.
     Compatibility,
+    /// A baseline entry or an inline ignore comment.
+    Suppression,
 }
 
 impl Category {
@@ -22,6 +24,7 @@ impl Category {
             Category::Schema => "schema",
             Category::Store => "store",
             Category::Compatibility => "compatibility",
+            Category::Suppression => "suppression",
         }
     }
 }
@@ -124,6 +127,12 @@ rules! {
         "The version bump is too small for the change (an additive change needs at least a minor bump, any change at least a patch) or the version went down.";
     CompatChange = "compat-change", Compatibility, Info,
         "A change between revisions that the version bump allows, listed for review.";
+    IgnoreComment = "ignore-comment", Suppression, Error,
+        "An inline `# arrowfeat: ignore[rule-id] reason` comment without a reason, with an unknown rule id (the finding suggests the closest), with a rule of category `input`, or without brackets.";
+    IgnoreUnused = "ignore-unused", Suppression, Warning,
+        "An inline ignore comment that matches no finding of its rules on its own line or the next.";
+    BaselineUnused = "baseline-unused", Suppression, Warning,
+        "An entry of the baseline file (`--baseline`) that matches no finding: it was fixed or changed; rewrite the baseline with `--write-baseline`.";
 }
 
 impl Rule {

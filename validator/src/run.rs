@@ -286,10 +286,7 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
             });
         files.push(report);
     }
-    let mut report = Report {
-        against: targets.against.clone(),
-        files,
-    };
+    let mut report = Report::new(targets.against.clone(), files);
     config.apply(&mut report);
     report
 }

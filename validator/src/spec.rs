@@ -455,6 +455,9 @@ pub fn load_bytes(label: &str, bytes: &[u8]) -> (FileReport, Option<SchemaFile>)
             return (report, None);
         }
     };
+    let (ignores, malformed) = crate::suppress::scan(text);
+    report.ignores = ignores;
+    report.checks.extend(malformed);
     let root = match yaml::parse(text) {
         Ok(root) => root,
         Err(error) => {

@@ -558,6 +558,51 @@ fn removed_view_breaks_compatibility() {
     assert_eq!(removed[0].1.message, "feature view `trips_v1` (old/trips_v1.yaml 1.2.0) was removed from this revision; removing a view breaks BACKWARD compatibility for its consumers");
 }
 
+/// Inline ignore comments (`ignore-comment`, `ignore-unused`) and baseline entries
+/// (`baseline-unused`): the suppression rules.
+#[test]
+fn suppression_rules() {
+    use arrowfeat_validator::suppress;
+    let run = |schema: &str| {
+        let mut report = check(schema, STORE, None);
+        suppress::apply_ignores(&mut report);
+        report
+    };
+    // A reasoned ignore on the line before the finding accepts it.
+    let ignored = run(&schema_with(
+        "ttl: 1d",
+        "# arrowfeat: ignore[ttl] the platform team sets TTLs\nttl: 2d",
+    ));
+    assert!(statuses(&ignored, Rule::Ttl).is_empty(), "{ignored:#?}");
+    assert_eq!(ignored.ignored, 1);
+    // Without a reason it is itself a finding, and accepts nothing.
+    let unreasoned = run(&schema_with("ttl: 1d", "ttl: 2d # arrowfeat: ignore[ttl]"));
+    assert_eq!(
+        statuses(&unreasoned, Rule::IgnoreComment),
+        vec![Status::Error]
+    );
+    assert_eq!(statuses(&unreasoned, Rule::Ttl), vec![Status::Error]);
+    // An ignore with nothing to accept is reported.
+    let unused = run(&schema_with(
+        "ttl: 1d",
+        "ttl: 1d # arrowfeat: ignore[ttl] stale",
+    ));
+    assert_eq!(statuses(&unused, Rule::IgnoreUnused), vec![Status::Warning]);
+    // A baseline entry with nothing to accept is reported.
+    let drifted = run(&schema_with("ttl: 1d", "ttl: 2d"));
+    let entries = suppress::parse(suppress::write(&drifted).as_bytes()).unwrap();
+    let mut fixed = run(SCHEMA);
+    suppress::apply_baseline(&mut fixed, &entries, "arrowfeat-baseline.json");
+    assert_eq!(
+        statuses(&fixed, Rule::BaselineUnused),
+        vec![Status::Warning]
+    );
+    let mut same = drifted.clone();
+    suppress::apply_baseline(&mut same, &entries, "arrowfeat-baseline.json");
+    assert_eq!(same.findings().count(), 0, "{same:#?}");
+    assert_eq!(same.baselined, drifted.findings().count());
+}
+
 #[test]
 fn every_rule_has_a_test_above() {
     let source = include_str!("rules.rs");

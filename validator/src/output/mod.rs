@@ -121,8 +121,11 @@ pub fn escaped(report: &Report) -> Report {
                         ..check.clone()
                     })
                     .collect(),
+                ignores: file.ignores.clone(),
             })
             .collect(),
+        baselined: report.baselined,
+        ignored: report.ignored,
     }
 }
 
@@ -146,8 +149,15 @@ fn location(path: &str, check: &Check) -> String {
 }
 
 fn summary_line(summary: &Summary) -> String {
+    let mut accepted = String::new();
+    if summary.baselined > 0 {
+        accepted.push_str(&format!(", {} baselined", summary.baselined));
+    }
+    if summary.ignored > 0 {
+        accepted.push_str(&format!(", {} ignored inline", summary.ignored));
+    }
     format!(
-        "{} file(s), {} view(s), {} check(s): {} passed, {} error(s), {} warning(s), {} info",
+        "{} file(s), {} view(s), {} check(s): {} passed, {} error(s), {} warning(s), {} info{accepted}",
         summary.files,
         summary.views,
         summary.checks,
@@ -222,10 +232,7 @@ pub(crate) mod fixtures {
             Pos::UNKNOWN,
             "broken.yaml is empty; expected a feature view mapping",
         ));
-        Report {
-            against: "registry.json".into(),
-            files: vec![trips, broken],
-        }
+        Report::new("registry.json", vec![trips, broken])
     }
 
     pub fn options() -> RenderOptions {
@@ -278,10 +285,7 @@ mod tests {
             Actual(HOSTILE),
             Pos::new(1, 1),
         ));
-        Report {
-            against: HOSTILE.into(),
-            files: vec![file],
-        }
+        Report::new(HOSTILE, vec![file])
     }
 
     fn options() -> RenderOptions {

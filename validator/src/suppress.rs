@@ -1,0 +1,500 @@
+//! Accepting findings: a baseline file (today's findings, written by `check
+//! --write-baseline`, honoured by `check --baseline`) and inline ignore comments in schema
+//! files (`# arrowfeat: ignore[rule-id] reason`). Both are keyed without line numbers where
+//! they can be, so moving lines does not break them; both report what they no longer match.
+//!
+//! A baseline entry is (file path, view, rule, subject, fingerprint of expected and
+//! actual): the same finding after lines moved matches; a finding whose store or file
+//! value changed does not. Entries match findings one to one (a multiset), so two equal
+//! findings need two entries.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::report::{Actual, Check, Expected, FileReport, Report};
+use crate::rules::{Category, Rule};
+use crate::yaml::Pos;
+
+/// The largest baseline file read.
+pub const MAX_BASELINE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The name `check` looks for in the working directory when `--baseline` is not given.
+pub const DEFAULT_BASELINE: &str = "arrowfeat-baseline.json";
+
+const FORMAT: &str = "arrowfeat-baseline";
+const FORMAT_VERSION: u64 = 1;
+
+/// One accepted finding.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view: Option<String>,
+    #[serde(deserialize_with = "rule_id", serialize_with = "rule_str")]
+    pub rule: Rule,
+    pub subject: String,
+    /// 16 hex digits: FNV-1a of the check's expected and actual values.
+    pub fingerprint: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    format: String,
+    format_version: u64,
+    findings: Vec<Entry>,
+}
+
+fn rule_id<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Rule, D::Error> {
+    let id = String::deserialize(d)?;
+    id.parse::<Rule>()
+        .map_err(|e| serde::de::Error::custom(e.to_string()))
+}
+
+fn rule_str<S: serde::Serializer>(rule: &Rule, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(rule.as_str())
+}
+
+/// FNV-1a 64 of expected, NUL, actual: stable across Rust versions and platforms.
+pub fn fingerprint(check: &Check) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in check
+        .expected
+        .bytes()
+        .chain([0u8])
+        .chain(check.actual.bytes())
+    {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+fn entry(file: &FileReport, check: &Check) -> Entry {
+    Entry {
+        path: file.path.clone(),
+        view: file.view.clone(),
+        rule: check.rule,
+        subject: check.subject.clone(),
+        fingerprint: fingerprint(check),
+    }
+}
+
+/// Whether a finding may be accepted: not unreadable input (it always fails the run, as
+/// in `arrowfeat.toml`), and not a finding about the suppressions themselves.
+fn acceptable(check: &Check) -> bool {
+    check.status.is_finding()
+        && check.category() != Category::Input
+        && !matches!(check.rule, Rule::BaselineUnused)
+}
+
+/// The baseline of `report`: every acceptable finding, sorted, as a file's text.
+pub fn write(report: &Report) -> String {
+    let mut findings: Vec<Entry> = report
+        .findings()
+        .filter(|(_, check)| acceptable(check))
+        .map(|(file, check)| entry(file, check))
+        .collect();
+    findings.sort_by(|a, b| {
+        (
+            &a.path,
+            &a.view,
+            a.rule.as_str(),
+            &a.subject,
+            &a.fingerprint,
+        )
+            .cmp(&(
+                &b.path,
+                &b.view,
+                b.rule.as_str(),
+                &b.subject,
+                &b.fingerprint,
+            ))
+    });
+    let file = File {
+        format: FORMAT.into(),
+        format_version: FORMAT_VERSION,
+        findings,
+    };
+    let mut text = serde_json::to_string_pretty(&file).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Reads a baseline file: a regular file of at most [`MAX_BASELINE_BYTES`], JSON of the
+/// format [`write`] produces. Errors name `file:line:column`.
+pub fn load(path: &Path) -> Result<Vec<Entry>, String> {
+    let bytes = crate::spec::read_bounded(path, MAX_BASELINE_BYTES)?;
+    parse(&bytes).map_err(|e| format!("{}:{e}", crate::text::clean(&path.display().to_string())))
+}
+
+/// [`load`] of bytes; errors are `line:column: message`.
+pub fn parse(bytes: &[u8]) -> Result<Vec<Entry>, String> {
+    let file: File = serde_json::from_slice(bytes).map_err(|e| {
+        let message = e.to_string();
+        let message = message
+            .rsplit_once(" at line ")
+            .map_or(message.as_str(), |(m, _)| m)
+            .to_string();
+        format!(
+            "{}:{}: {}",
+            e.line(),
+            e.column(),
+            crate::text::clean(&message)
+        )
+    })?;
+    if file.format != FORMAT || file.format_version != FORMAT_VERSION {
+        return Err(format!(
+            "1:1: not an arrowfeat baseline: expected \"format\": \"{FORMAT}\", \"format_version\": {FORMAT_VERSION}, found {} version {}",
+            crate::text::quote(&file.format, 60),
+            file.format_version
+        ));
+    }
+    Ok(file.findings)
+}
+
+/// Accepts the findings of `report` listed in `entries`: they are removed (and counted in
+/// `report.baselined`). Entries that match nothing become `baseline-unused` findings of a
+/// file entry named `label` (the baseline file).
+pub fn apply_baseline(report: &mut Report, entries: &[Entry], label: &str) {
+    let mut remaining: HashMap<&Entry, usize> = HashMap::new();
+    for entry in entries {
+        *remaining.entry(entry).or_default() += 1;
+    }
+    for file in &mut report.files {
+        let (path, view) = (file.path.clone(), file.view.clone());
+        let shell = FileReport {
+            path,
+            view,
+            ..FileReport::new("")
+        };
+        file.checks.retain(|check| {
+            if !acceptable(check) {
+                return true;
+            }
+            match remaining.get_mut(&entry(&shell, check)) {
+                Some(n) if *n > 0 => {
+                    *n -= 1;
+                    report.baselined += 1;
+                    false
+                }
+                _ => true,
+            }
+        });
+    }
+    let mut unused = FileReport::new(label);
+    for entry in entries {
+        let Some(n) = remaining.get_mut(entry) else {
+            continue;
+        };
+        if *n == 0 {
+            continue;
+        }
+        *n -= 1;
+        let view = entry
+            .view
+            .as_deref()
+            .map_or(String::new(), |v| format!(" ({v})"));
+        unused.checks.push(Check::fail(
+            Rule::BaselineUnused,
+            format!("{} {}: {}", entry.path, entry.rule, entry.subject),
+            Expected("a finding"),
+            Actual("none"),
+            Pos::UNKNOWN,
+            format!(
+                "baseline entry {} [{}] {}{view} matches no finding (fixed or changed); remove it (`--write-baseline`)",
+                entry.path, entry.rule, entry.subject
+            ),
+        ));
+    }
+    if !unused.checks.is_empty() {
+        report.files.push(unused);
+    }
+}
+
+/// `# arrowfeat: ignore[rule-id, ...] reason` in a schema file: it accepts findings of
+/// those rules on its own line or on the next line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InlineIgnore {
+    pub rules: Vec<Rule>,
+    pub line: u64,
+    pub column: u64,
+}
+
+/// The ignore comments of a schema file, and findings for malformed ones (no reason, an
+/// unknown or unreadable-input rule, no closing `]`). A comment is `#` at the start of a
+/// line or after whitespace, then `arrowfeat: ignore[`.
+pub fn scan(text: &str) -> (Vec<InlineIgnore>, Vec<Check>) {
+    const MARK: &str = "arrowfeat: ignore";
+    let mut ignores = Vec::new();
+    let mut findings = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if !line.contains(MARK) {
+            continue;
+        }
+        let Some(hash) = line.char_indices().find_map(|(i, c)| {
+            let starts_comment = c == '#'
+                && (i == 0 || line[..i].ends_with(char::is_whitespace))
+                && line[i + 1..].trim_start().starts_with(MARK);
+            starts_comment.then_some(i)
+        }) else {
+            continue;
+        };
+        let pos = Pos::new(index as u64 + 1, line[..hash].chars().count() as u64 + 1);
+        let rest = line[hash + 1..].trim_start()[MARK.len()..].trim_start();
+        let bad = |message: String| {
+            Check::fail(
+                Rule::IgnoreComment,
+                "ignore comment",
+                Expected("# arrowfeat: ignore[rule-id] reason"),
+                Actual(crate::text::quote(line.trim(), 80)),
+                pos,
+                message,
+            )
+        };
+        let Some((ids, reason)) = rest.strip_prefix('[').and_then(|r| r.split_once(']')) else {
+            findings.push(bad(
+                "an ignore comment names its rules in brackets: `# arrowfeat: ignore[rule-id] reason`"
+                    .into(),
+            ));
+            continue;
+        };
+        let mut rules = Vec::new();
+        let mut ok = true;
+        for id in ids.split(',').map(str::trim) {
+            match id.parse::<Rule>() {
+                Ok(rule) if rule.category() == Category::Input => {
+                    ok = false;
+                    findings.push(bad(format!(
+                        "`{id}` cannot be ignored: unreadable input always fails the run"
+                    )));
+                }
+                Ok(rule) => rules.push(rule),
+                Err(e) => {
+                    ok = false;
+                    findings.push(bad(e.to_string()));
+                }
+            }
+        }
+        if reason.trim().is_empty() {
+            ok = false;
+            findings.push(bad(format!(
+                "ignore[{}] has no reason: write why after the `]`",
+                crate::text::quote(ids, 80)
+            )));
+        }
+        if ok && !rules.is_empty() {
+            ignores.push(InlineIgnore {
+                rules,
+                line: pos.line,
+                column: pos.column,
+            });
+        }
+    }
+    (ignores, findings)
+}
+
+/// Applies each file's ignore comments: findings of a listed rule on the comment's line or
+/// the next are removed (counted in `report.ignored`); a comment that removes nothing is an
+/// `ignore-unused` finding.
+pub fn apply_ignores(report: &mut Report) {
+    for file in &mut report.files {
+        if file.ignores.is_empty() {
+            continue;
+        }
+        let mut used = vec![false; file.ignores.len()];
+        let ignores = &file.ignores;
+        let mut ignored = 0;
+        file.checks.retain(|check| {
+            if !check.status.is_finding()
+                || check.line == 0
+                || check.category() == Category::Input
+                || matches!(check.rule, Rule::IgnoreComment | Rule::IgnoreUnused)
+            {
+                return true;
+            }
+            match ignores.iter().position(|ignore| {
+                ignore.rules.contains(&check.rule)
+                    && (check.line == ignore.line || check.line == ignore.line + 1)
+            }) {
+                Some(i) => {
+                    used[i] = true;
+                    ignored += 1;
+                    false
+                }
+                None => true,
+            }
+        });
+        report.ignored += ignored;
+        for (ignore, used) in file.ignores.iter().zip(used) {
+            if used {
+                continue;
+            }
+            let ids: Vec<&str> = ignore.rules.iter().map(|r| r.as_str()).collect();
+            file.checks.push(Check::fail(
+                Rule::IgnoreUnused,
+                "ignore comment",
+                Expected("a finding to ignore"),
+                Actual("none"),
+                Pos::new(ignore.line, ignore.column),
+                format!(
+                    "ignore[{}] matches no finding on this line or the next; remove it",
+                    ids.join(", ")
+                ),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Status;
+
+    fn report() -> Report {
+        let mut file = FileReport::new("f.yaml");
+        file.view = Some("v".into());
+        file.checks = vec![
+            Check::fail(
+                Rule::Ttl,
+                "ttl",
+                Expected("1d"),
+                Actual("2d"),
+                Pos::new(5, 1),
+                "m",
+            ),
+            Check::fail(
+                Rule::Ttl,
+                "ttl",
+                Expected("1d"),
+                Actual("2d"),
+                Pos::new(9, 1),
+                "m",
+            ),
+            Check::fail(
+                Rule::InputUnreadable,
+                "file",
+                Expected("x"),
+                Actual("y"),
+                Pos::UNKNOWN,
+                "m",
+            ),
+        ];
+        Report {
+            against: "r".into(),
+            files: vec![file],
+            baselined: 0,
+            ignored: 0,
+        }
+    }
+
+    #[test]
+    fn round_trip_ignores_lines_and_keeps_input_findings() {
+        let text = write(&report());
+        let entries = parse(text.as_bytes()).unwrap();
+        assert_eq!(entries.len(), 2, "{text}");
+        let mut moved = report();
+        moved.files[0].checks[0].line = 50;
+        apply_baseline(&mut moved, &entries, "b.json");
+        assert_eq!(moved.baselined, 2);
+        assert_eq!(moved.files.len(), 1);
+        assert_eq!(moved.files[0].checks.len(), 1);
+        // A changed value is not the accepted finding; the entry is unused.
+        let mut changed = report();
+        changed.files[0].checks[1].actual = "3d".into();
+        apply_baseline(&mut changed, &entries, "b.json");
+        assert_eq!(changed.baselined, 1);
+        assert_eq!(changed.files[1].path, "b.json");
+        assert_eq!(changed.files[1].checks[0].rule, Rule::BaselineUnused);
+        assert_eq!(changed.files[1].checks[0].status, Status::Warning);
+    }
+
+    #[test]
+    fn hostile_baselines_are_clean_errors() {
+        for (bytes, expected) in [
+            (&b"{"[..], "1:1: EOF while parsing an object"),
+            (b"[]", "1:2: invalid length 0"),
+            (
+                b"{\"format\":\"arrowfeat-baseline\",\"format_version\":1,\"findings\":[{\"path\":\"a\",\"rule\":\"nope\",\"subject\":\"s\",\"fingerprint\":\"f\"}]}",
+                "unknown rule `nope`",
+            ),
+            (
+                b"{\"format\":\"x\",\"format_version\":1,\"findings\":[]}",
+                "1:1: not an arrowfeat baseline",
+            ),
+            (
+                b"{\"format\":\"arrowfeat-baseline\",\"format_version\":1,\"findings\":[],\"x\":1}",
+                "unknown field `x`",
+            ),
+            (&[0xff, 0xfe][..], "1:1: expected value"),
+        ] {
+            let error = parse(bytes).unwrap_err();
+            assert!(error.contains(expected), "{error}");
+        }
+        let deep = "[".repeat(100_000);
+        assert!(parse(deep.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn ignore_comments_need_a_reason_and_known_rules() {
+        let (ignores, findings) = scan(
+            "a: 1 # arrowfeat: ignore[ttl] managed elsewhere\n\
+             # arrowfeat: ignore[ttl]\n\
+             #arrowfeat: ignore[feature-typ] typo\n\
+             # arrowfeat: ignore[yaml-syntax] no\n\
+             b: \"x#arrowfeat: ignore[ttl] in a string\"\n\
+             # arrowfeat: ignore ttl\n",
+        );
+        assert_eq!(
+            ignores,
+            vec![InlineIgnore {
+                rules: vec![Rule::Ttl],
+                line: 1,
+                column: 6
+            }]
+        );
+        let messages: Vec<String> = findings
+            .iter()
+            .map(|c| format!("{}:{} {}", c.line, c.column, c.message))
+            .collect();
+        assert_eq!(messages.len(), 4, "{messages:?}");
+        assert!(messages[0].starts_with("2:1 ignore[ttl] has no reason"));
+        assert!(
+            messages[1].contains("did you mean `feature-type`"),
+            "{messages:?}"
+        );
+        assert!(messages[2].contains("cannot be ignored"));
+        assert!(messages[3].starts_with("6:1 an ignore comment names"));
+    }
+
+    #[test]
+    fn ignores_apply_to_their_line_and_the_next() {
+        let mut r = report();
+        r.files[0].ignores = vec![
+            InlineIgnore {
+                rules: vec![Rule::Ttl],
+                line: 4,
+                column: 1,
+            },
+            InlineIgnore {
+                rules: vec![Rule::FeatureType],
+                line: 9,
+                column: 1,
+            },
+        ];
+        apply_ignores(&mut r);
+        assert_eq!(r.ignored, 1);
+        let rules: Vec<(Rule, u64)> = r.files[0].checks.iter().map(|c| (c.rule, c.line)).collect();
+        assert_eq!(
+            rules,
+            vec![
+                (Rule::Ttl, 9),
+                (Rule::InputUnreadable, 0),
+                (Rule::IgnoreUnused, 9)
+            ]
+        );
+    }
+}
