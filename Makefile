@@ -45,8 +45,15 @@ fuzz:
 	ARROWFEAT_FUZZ_CASES=$(FUZZ_CASES) $(CARGO) test --locked -p arrowfeat-validator --test fuzz
 	ARROWFEAT_FUZZ_CASES=$(FUZZ_CASES) $(CARGO) test --locked -p arrowfeat-udf --test fuzz_kernels
 
-test-rust:
-	$(CARGO) test $(RUST_PACKAGES) --locked
+# The CLI tests validate every SARIF report with Microsoft's SARIF Multitool (pinned in
+# tools/package-lock.json, installed into the git-ignored tools/node_modules); with
+# ARROWFEAT_REQUIRE_SARIF_MULTITOOL set, a missing tool fails that test instead of skipping it.
+test-rust: tools/node_modules/.installed
+	ARROWFEAT_REQUIRE_SARIF_MULTITOOL=1 $(CARGO) test $(RUST_PACKAGES) --locked
+
+tools/node_modules/.installed: tools/package.json tools/package-lock.json
+	npm ci --prefix tools --no-audit --no-fund
+	touch $@
 
 $(VENV)/.installed: python/requirements-test.txt
 	$(PYTHON3) -m venv $(VENV)

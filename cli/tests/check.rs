@@ -977,3 +977,111 @@ fn deep_nesting_is_a_finding() {
         stderr(&out)
     );
 }
+
+/// Microsoft's SARIF Multitool (`tools/`, `npm ci --prefix tools`, run by `make test`)
+/// validates every SARIF snapshot and SARIF reports made now: the 2.1.0 schema and its
+/// authoring rules; any error or warning fails. Skipped when the tool is not installed,
+/// unless ARROWFEAT_REQUIRE_SARIF_MULTITOOL is set (as `make test` does).
+#[test]
+fn sarif_multitool_validates_every_sarif_report() {
+    let tool = repo().join("tools/node_modules/@microsoft/sarif-multitool/bin.js");
+    if !tool.exists() {
+        assert!(
+            std::env::var_os("ARROWFEAT_REQUIRE_SARIF_MULTITOOL").is_none(),
+            "{} is missing: run `npm ci --prefix tools`",
+            tool.display()
+        );
+        eprintln!("skipped: the SARIF Multitool is not installed (npm ci --prefix tools)");
+        return;
+    }
+    let dir = tempdir("sarif-multitool");
+    let mut files = Vec::new();
+    // The snapshots, without insta's header.
+    for entry in std::fs::read_dir(repo().join("cli/tests/snapshots")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !name.contains("sarif") || !name.ends_with(".snap") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let body = text.splitn(3, "---\n").nth(2).unwrap();
+        let file = dir.join(name.replace(".snap", ".sarif"));
+        std::fs::write(&file, body).unwrap();
+        files.push(file);
+    }
+    assert!(files.len() >= 2, "{files:?}");
+    // Reports made now: passing, findings, a revision diff, baselined, unrunnable.
+    std::fs::copy(repo().join(REGISTRY), dir.join("registry.json")).unwrap();
+    std::fs::write(
+        dir.join("driver.yaml"),
+        example().replace("ttl: 1d", "ttl: 2d"),
+    )
+    .unwrap();
+    let registry = repo().join(REGISTRY);
+    let runs: Vec<Vec<String>> = vec![
+        vec![
+            "check".into(),
+            "--schemas".into(),
+            repo().join("schemas/examples").display().to_string(),
+            "--registry".into(),
+            registry.display().to_string(),
+        ],
+        vec![
+            "check".into(),
+            "--schemas".into(),
+            repo().join(DRIFTED).display().to_string(),
+            "--registry".into(),
+            registry.display().to_string(),
+        ],
+        vec![
+            "diff".into(),
+            repo()
+                .join("tests/fixtures/schemas/revisions/old")
+                .display()
+                .to_string(),
+            repo()
+                .join("tests/fixtures/schemas/revisions/new")
+                .display()
+                .to_string(),
+        ],
+        vec![
+            "check".into(),
+            "--schemas".into(),
+            "driver.yaml".into(),
+            "--registry".into(),
+            "registry.json".into(),
+            "--write-baseline".into(),
+            "baseline.json".into(),
+        ],
+        vec!["check".into(), "--schemas".into(), "missing".into()],
+    ];
+    for (i, args) in runs.iter().enumerate() {
+        let file = dir.join(format!("run{i}.sarif"));
+        let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let path = file.to_str().unwrap();
+        args.extend(["--format", "sarif", "-o", path]);
+        let out = arrowfeat_in(&dir, &args);
+        assert_ne!(out.status.code(), Some(70), "{args:?}");
+        assert!(file.exists(), "{args:?}: {}", stderr(&out));
+        files.push(file);
+    }
+    let log = dir.join("multitool.sarif");
+    let out = Command::new("node")
+        .arg(&tool)
+        .arg("validate")
+        .arg("--output")
+        .arg(&log)
+        .args(&files)
+        .output()
+        .expect("run node");
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let problems: Vec<String> = results
+        .iter()
+        .filter(|r| r["level"].as_str().unwrap_or("warning") != "note")
+        .map(|r| format!("{} {}", r["ruleId"], r["message"]))
+        .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

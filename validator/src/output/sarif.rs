@@ -22,7 +22,7 @@ impl Renderer for Sarif {
             .map(|rule| {
                 json!({
                     "id": rule.as_str(),
-                    "name": rule.as_str(),
+                    "name": rule_name(*rule),
                     "shortDescription": {"text": rule.summary()},
                     "defaultConfiguration": {"level": sarif_level(Status::from_severity(rule.default_severity()))},
                     "helpUri": format!("https://github.com/arrowfeat/arrowfeat/blob/main/docs/rules.md#{}", rule.as_str()),
@@ -99,6 +99,26 @@ fn document(
     serde_json::to_string_pretty(&document).unwrap_or_default() + "\n"
 }
 
+/// A rule's SARIF `name`: its id in PascalCase (`feature-type` → `FeatureType`). SARIF
+/// wants `name` readable and distinct from the opaque `id`, case aside (SARIF1001).
+fn rule_name(rule: Rule) -> String {
+    match rule {
+        Rule::Ttl => "TimeToLive".into(),
+        _ => pascal_case(rule.as_str()),
+    }
+}
+
+fn pascal_case(id: &str) -> String {
+    id.split('-')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map_or(String::new(), |first| {
+                first.to_uppercase().chain(chars).collect()
+            })
+        })
+        .collect()
+}
+
 fn sarif_level(status: Status) -> &'static str {
     match status {
         Status::Error => "error",
@@ -107,7 +127,10 @@ fn sarif_level(status: Status) -> &'static str {
     }
 }
 
-/// A relative URI reference for a file path (RFC 3986: percent-encode what is not allowed).
+/// The URI of a file path (RFC 3986: percent-encode what is not allowed): a relative
+/// reference for a relative path (with `:` encoded, so a first segment cannot read as a
+/// scheme), a `file://` URI for an absolute one (SARIF1004: a relative reference must not
+/// begin with `/`).
 fn uri(path: &str) -> String {
     // Windows separators become `/`; elsewhere a backslash is part of a name (or of a
     // visible escape such as `\u{7}`) and is percent-encoded like any other byte.
@@ -117,9 +140,41 @@ fn uri(path: &str) -> String {
         path.to_string()
     };
     let path = path.strip_prefix("./").unwrap_or(&path);
+    let bytes = path.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    let absolute = path.starts_with('/') || (cfg!(windows) && drive);
     let mut out = String::new();
+    let normalized;
+    let path = if absolute {
+        out.push_str(if path.starts_with('/') {
+            "file://"
+        } else {
+            "file:///"
+        });
+        // A file URI has no `.` or `..` segments (SARIF1002): removed as RFC 3986's
+        // remove_dot_segments would.
+        let mut segments: Vec<&str> = Vec::new();
+        for segment in path.split('/') {
+            match segment {
+                "." => {}
+                ".." => {
+                    if segments.len() > 1 {
+                        segments.pop();
+                    }
+                }
+                _ => segments.push(segment),
+            }
+        }
+        normalized = segments.join("/");
+        normalized.as_str()
+    } else {
+        path
+    };
     for byte in path.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~/!$&'()*+,;=:@".contains(&byte) {
+        if byte.is_ascii_alphanumeric()
+            || b"-._~/!$&'()*+,;=@".contains(&byte)
+            || (byte == b':' && absolute)
+        {
             out.push(byte as char);
         } else {
             let _ = write!(out, "%{byte:02X}");
@@ -171,8 +226,30 @@ mod tests {
     }
 
     #[test]
+    fn rule_names_are_pascal_case_and_differ_from_ids() {
+        assert_eq!(
+            super::pascal_case("compat-breaking-change"),
+            "CompatBreakingChange"
+        );
+        assert_eq!(super::pascal_case("ttl"), "Ttl");
+        let sarif: serde_json::Value =
+            serde_json::from_str(&render(&sample(), Format::Sarif, &options())).unwrap();
+        for rule in sarif["runs"][0]["tool"]["driver"]["rules"]
+            .as_array()
+            .unwrap()
+        {
+            let (name, id) = (rule["name"].as_str().unwrap(), rule["id"].as_str().unwrap());
+            assert!(!name.eq_ignore_ascii_case(id), "{name}");
+        }
+    }
+
+    #[test]
     fn uris_are_percent_encoded() {
         assert_eq!(uri("./a b/ü.yaml"), "a%20b/%C3%BC.yaml");
+        assert_eq!(uri("/abs/a b.yaml"), "file:///abs/a%20b.yaml");
+        assert_eq!(uri("/a/./b/../../../c.yaml"), "file:///c.yaml");
+        assert_eq!(uri("é:x"), "%C3%A9%3Ax");
+        assert_eq!(uri("c:d.yaml"), "c%3Ad.yaml");
         assert_eq!(uri("x\\u{7}.yaml"), "x%5Cu%7B7%7D.yaml");
     }
 
