@@ -153,6 +153,26 @@ fn json_report_is_documented_shape() {
     ] {
         assert!(check.get(key).is_some(), "{key} missing in {check}");
     }
+    // `against` is prose; `against_detail` the same as fields.
+    assert_eq!(
+        report["against_detail"],
+        serde_json::json!({"registry": REGISTRY, "revision": null, "revision_kind": null, "mode": null})
+    );
+    let old = "tests/fixtures/schemas/revisions/old";
+    let out = arrowfeat(&[
+        "diff",
+        old,
+        "tests/fixtures/schemas/revisions/new",
+        "--format",
+        "json",
+        "--compatibility",
+        "full",
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["against_detail"],
+        serde_json::json!({"registry": null, "revision": old, "revision_kind": "path", "mode": "full"})
+    );
 }
 
 #[test]

@@ -385,6 +385,15 @@ fn run_inner(inputs: Inputs<'_>) -> Result<(Report, Config), String> {
         against: against.join(" and "),
     };
     let mut report = run::check(loaded, &targets, &config);
+    report.against_detail = crate::report::AgainstDetail {
+        registry: store.as_ref().map(|(_, label)| label.clone()),
+        revision: inputs.previous.clone(),
+        revision_kind: previous
+            .as_ref()
+            .zip(inputs.previous.as_ref())
+            .map(|((_, label), reference)| if label == reference { "path" } else { "git" }),
+        mode: previous.as_ref().map(|_| config.compatibility),
+    };
     crate::suppress::apply_ignores(&mut report);
     let baseline = match inputs.write_baseline {
         Some(path) => {

@@ -209,12 +209,26 @@ pub struct Summary {
     pub ignored: usize,
 }
 
+/// What a run compared the schema files with, as fields (`against` is the same as prose).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct AgainstDetail {
+    /// The store metadata: the registry file's path, a Feast repo, or a caller's label.
+    pub registry: Option<String>,
+    /// The earlier revision as given: a path or a git revision.
+    pub revision: Option<String>,
+    /// `path` or `git`, with `revision`.
+    pub revision_kind: Option<&'static str>,
+    /// The compatibility mode the revision was checked with.
+    pub mode: Option<crate::compat::Mode>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
     /// Where the store metadata came from (a registry file, a Feast repo), or the old
     /// revision for `diff`.
     pub against: String,
     pub files: Vec<FileReport>,
+    pub against_detail: AgainstDetail,
     /// Findings the baseline accepted (removed from `files`).
     pub baselined: usize,
     /// Findings inline ignore comments accepted (removed from `files`).
@@ -226,6 +240,7 @@ impl Report {
         Report {
             against: against.into(),
             files,
+            against_detail: AgainstDetail::default(),
             baselined: 0,
             ignored: 0,
         }

@@ -383,12 +383,7 @@ mod tests {
                 "m",
             ),
         ];
-        Report {
-            against: "r".into(),
-            files: vec![file],
-            baselined: 0,
-            ignored: 0,
-        }
+        Report::new("r", vec![file])
     }
 
     #[test]

@@ -124,6 +124,11 @@ pub fn escaped(report: &Report) -> Report {
                 ignores: file.ignores.clone(),
             })
             .collect(),
+        against_detail: crate::report::AgainstDetail {
+            registry: report.against_detail.registry.as_deref().map(clean),
+            revision: report.against_detail.revision.as_deref().map(clean),
+            ..report.against_detail.clone()
+        },
         baselined: report.baselined,
         ignored: report.ignored,
     }
