@@ -57,6 +57,13 @@ enum Command {
     /// Exit codes: 0 pass; 1 findings at error level (or warnings with --deny-warnings);
     /// 2 usage error or unreadable input.
     Check(CheckArgs),
+    /// Print a shell completion script, e.g. `arrowfeat completions bash >
+    /// ~/.local/share/bash-completion/completions/arrowfeat`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// Compare two revisions of schema files: classify changes and enforce semver.
     Diff(DiffArgs),
     /// Build a point-in-time training set: for each label row (key, time), as-of values
@@ -117,6 +124,13 @@ async fn run(cli: Cli) -> CliResult<i32> {
         }
         Command::Check(args) => return emit(check::check(&args)?, &mut out),
         Command::Diff(args) => return emit(check::diff(&args)?, &mut out),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut command, "arrowfeat", &mut script);
+            out.write_all(&script)
+                .map_err(|e| CliError::failure(format!("writing output: {e}")))?;
+        }
         Command::TrainingSet(args) => training_set(&args, &mut out).await?,
         Command::Functions { name, format } => {
             let text = catalogue(name.as_deref(), format)?;

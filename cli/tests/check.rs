@@ -1105,3 +1105,19 @@ fn sarif_multitool_validates_every_sarif_report() {
         .collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// `arrowfeat completions SHELL` prints a completion script naming the subcommands and
+/// the gate's flags.
+#[test]
+fn completions_for_every_shell() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = arrowfeat(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}: {}", stderr(&out));
+        let script = stdout(&out);
+        for word in ["arrowfeat", "check", "write-baseline", "color"] {
+            assert!(script.contains(word), "{shell}: no {word}");
+        }
+    }
+    let out = arrowfeat(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2));
+}
