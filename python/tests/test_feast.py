@@ -210,7 +210,7 @@ def test_config_and_one_pipeline_with_the_cli(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     discovered = validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS)
     assert discovered.data == configured.data
-    for format in ("json", "sarif", "github"):
+    for format, verbose in (("json", False), ("sarif", False), ("github", False), ("text", False), ("text", True)):
         cli = run(
             [
                 str(BINARY),
@@ -221,10 +221,17 @@ def test_config_and_one_pipeline_with_the_cli(tmp_path, monkeypatch):
                 str(REGISTRY_FIXTURE),
                 "--format",
                 format,
+                "--color",
+                "never",
+                *(["--verbose"] if verbose else []),
             ],
             cwd=tmp_path,
         )
-        assert (cli.returncode, cli.stdout) == (discovered.exit_code, discovered.render(format)), format
+        rendered = discovered.render(format, verbose=verbose)
+        assert (cli.returncode, cli.stdout) == (discovered.exit_code, rendered), (format, verbose)
+    # Quiet text by default: findings and the summary; verbose adds every check.
+    assert "STATUS" not in discovered.render("text")
+    assert "STATUS" in discovered.render("text", verbose=True)
     (tmp_path / "bad.toml").write_text('[severity]\nfeature-extar = "off"\n')
     with pytest.raises(ValueError, match=r"unknown rule `feature-extar`.*did you mean `feature-extra`"):
         validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS, config=tmp_path / "bad.toml")
