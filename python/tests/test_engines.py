@@ -76,7 +76,9 @@ def test_datafusion_sql_equals_python(tmp_path):
     pq.write_table(table, source, row_group_size=1000)
     columns = ", ".join(f"{expr} AS {name}" for name, (expr, _) in SQL.items())
     sql = f"COPY (SELECT rid, {columns} FROM t ORDER BY rid) TO '{out}' STORED AS PARQUET"
-    run = subprocess.run([str(BINARY), "sql", sql, "--table", f"t={source}"], capture_output=True, text=True)
+    run = subprocess.run(
+        [str(BINARY), "sql", "--allow-write", sql, "--table", f"t={source}"], capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stderr
     result = pq.read_table(out)
     assert result["rid"].to_pylist() == list(range(len(table)))
