@@ -295,13 +295,18 @@ def _apply(function: str, native: Callable[..., pa.Array], args: Sequence[Any], 
             result = pa.chunked_array(pieces)
     else:
         result = native(*args)
-    series = next((o for o in original if _is_series(o)), None)
+    return _shape_like(result, *original)
+
+
+def _shape_like(result: Any, *originals: Any) -> Any:
+    """pandas in, pandas out (the index kept); Polars in, Polars out; else Arrow."""
+    series = next((o for o in originals if _is_series(o)), None)
     if series is not None:
         out = result.to_pandas()
         out.index = series.index
         out.name = series.name
         return out
-    polars_series = next((o for o in original if _is_polars_series(o)), None)
+    polars_series = next((o for o in originals if _is_polars_series(o)), None)
     if polars_series is not None:
         import polars as pl
 

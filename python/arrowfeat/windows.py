@@ -16,7 +16,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from . import _is_polars_series, _is_series, _native, _to_arrow, _type_name
+from . import _native, _shape_like, _to_arrow, _type_name
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
 
 __all__ = [
@@ -100,22 +100,6 @@ def _check_agg(function: str, agg: str) -> str:
             f"{function}: argument `agg`: expected one of {', '.join(AGGREGATIONS)}, found {agg!r}"
         )
     return "mean" if agg.lower() == "avg" else agg.lower()
-
-
-def _shape_like(result: pa.Array, *originals: Any) -> Any:
-    """pandas in, pandas out (the index kept); Polars in, Polars out; else Arrow."""
-    series = next((o for o in originals if _is_series(o)), None)
-    if series is not None:
-        out = result.to_pandas()
-        out.index = series.index
-        out.name = series.name
-        return out
-    polars_series = next((o for o in originals if _is_polars_series(o)), None)
-    if polars_series is not None:
-        import polars as pl
-
-        return pl.Series(polars_series.name, result)
-    return result
 
 
 def tumble_start(ts: Any, size: Any, offset: Any = 0) -> Any:
