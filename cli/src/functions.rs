@@ -24,6 +24,7 @@ fn kind_note(udf: &FunctionDoc) -> &'static str {
     match udf.kind {
         FunctionKind::Scalar => "",
         FunctionKind::Window => " (window function)",
+        FunctionKind::Table => " (table function, in FROM)",
     }
 }
 
@@ -106,14 +107,18 @@ pub fn catalogue(name: Option<&str>, format: CatalogueFormat) -> CliResult<Strin
         }
         None => match format {
             CatalogueFormat::Text => {
+                // Summaries stay in one column: a signature wider than it gets a line
+                // of its own, as `cargo --list` and `ruff linter` do.
+                const COLUMN: usize = 46;
                 for udf in &udfs {
                     let doc = &udf.documentation;
-                    let _ = writeln!(
-                        out,
-                        "{:<46} {}",
-                        doc.syntax_example,
-                        summary(&doc.description)
-                    );
+                    let signature = doc.syntax_example.as_str();
+                    if signature.chars().count() > COLUMN {
+                        let _ = writeln!(out, "{signature}");
+                        let _ = writeln!(out, "{:<COLUMN$} {}", "", summary(&doc.description));
+                    } else {
+                        let _ = writeln!(out, "{signature:<COLUMN$} {}", summary(&doc.description));
+                    }
                 }
                 let _ = writeln!(
                     out,

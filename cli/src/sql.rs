@@ -187,29 +187,80 @@ fn check_file_references(
         .state()
         .resolve_table_references(statement)
         .map_err(CliError::from)?;
-    for reference in references {
-        let name = reference.table();
-        let path_like = reference.schema().is_none()
-            && !name.contains("://")
-            && (name.contains('/') || format_of(name).is_some());
-        if !path_like || ctx.table_exist(reference.clone()).unwrap_or(false) {
+    let mut named: Vec<(String, String)> = references
+        .into_iter()
+        .filter(|r| r.schema().is_none())
+        .map(|r| (format!("FROM '{}'", r.table()), r.table().to_string()))
+        .collect();
+    named.extend(point_in_time_tables(statement));
+    for (place, name) in named {
+        let path_like = !name.contains("://") && (name.contains('/') || format_of(&name).is_some());
+        if !path_like
+            || ctx
+                .table_exist(datafusion::common::TableReference::bare(name.as_str()))
+                .unwrap_or(false)
+        {
             continue;
         }
-        match std::fs::metadata(name) {
+        match std::fs::metadata(&name) {
             Err(_) => {
                 return Err(CliError::usage(format!(
-                    "FROM '{name}': no such file or directory"
+                    "{place}: no such file or directory"
                 )))
             }
             Ok(m) if !(m.is_file() || m.is_dir()) => {
                 return Err(CliError::usage(format!(
-                    "FROM '{name}': expected a regular file or a directory, found a FIFO, socket or device"
-                )))
+                "{place}: expected a regular file or a directory, found a FIFO, socket or device"
+            )))
             }
             Ok(_) => {}
         }
     }
     Ok(())
+}
+
+/// The spine and events tables named in `point_in_time('spine', 'events', ...)` calls, as
+/// (where, name): they are files or tables just like names in `FROM`.
+fn point_in_time_tables(statement: &datafusion::sql::parser::Statement) -> Vec<(String, String)> {
+    use datafusion::sql::sqlparser::ast::{
+        Expr, FunctionArg, FunctionArgExpr, TableFactor, Value, Visit, Visitor,
+    };
+    use std::ops::ControlFlow;
+
+    struct Finder(Vec<(String, String)>);
+    impl Visitor for Finder {
+        type Break = ();
+        fn pre_visit_table_factor(&mut self, factor: &TableFactor) -> ControlFlow<()> {
+            let TableFactor::Table {
+                name,
+                args: Some(args),
+                ..
+            } = factor
+            else {
+                return ControlFlow::Continue(());
+            };
+            if !name
+                .to_string()
+                .eq_ignore_ascii_case(arrowfeat_udf::sql::point_in_time_table::NAME)
+            {
+                return ControlFlow::Continue(());
+            }
+            for (argument, arg) in ["spine", "events"].iter().zip(&args.args) {
+                if let FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(value))) = arg {
+                    if let Value::SingleQuotedString(text) = &value.value {
+                        self.0
+                            .push((format!("point_in_time {argument} '{text}'"), text.clone()));
+                    }
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut finder = Finder(Vec::new());
+    if let datafusion::sql::parser::Statement::Statement(inner) = statement {
+        let _ = inner.visit(&mut finder);
+    }
+    finder.0
 }
 
 /// Whether `plan` writes files or tables: `COPY ... TO` and `INSERT` (in-memory tables

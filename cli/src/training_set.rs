@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use arrowfeat_udf::kernels::window::{parse_duration, Closed, PitAggregation};
+use arrowfeat_udf::kernels::window::{parse_duration, Closed};
 use arrowfeat_udf::sql::point_in_time::{point_in_time_join, FeatureSpec, PointInTimeJoin};
 use datafusion::dataframe::DataFrameWriteOptions;
 use datafusion::execution::options::JsonReadOptions;
@@ -13,7 +13,8 @@ use crate::sql::{self, OutputFormat};
 use crate::{CliError, CliResult};
 
 /// A `--feature` argument: `COLUMN` (its as-of value), `COLUMN:AGG` (over every visible
-/// event) or `COLUMN:AGG:PERIOD`, e.g. `amount:sum:5m`.
+/// event) or `COLUMN:AGG:PERIOD`, each optionally `AS NAME`, e.g. `amount:sum:5m`
+/// ([`FeatureSpec::parse`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FeatureArg(pub FeatureSpec);
 
@@ -21,36 +22,7 @@ impl std::str::FromStr for FeatureArg {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        const FUNCTION: &str = "training-set";
-        let parts: Vec<&str> = s.split(':').collect();
-        let column = parts[0];
-        if column.is_empty() || parts.len() > 3 {
-            return Err(format!(
-                "expected COLUMN, COLUMN:AGGREGATION or COLUMN:AGGREGATION:PERIOD (for example amount:sum:5m), found `{s}`"
-            ));
-        }
-        let aggregation = match parts.get(1) {
-            None => PitAggregation::Last,
-            Some(name) => {
-                PitAggregation::parse(FUNCTION, "feature", name).map_err(|e| e.message)?
-            }
-        };
-        let period = match parts.get(2) {
-            None => None,
-            Some(text) => {
-                let nanos = parse_duration(FUNCTION, "feature", text).map_err(|e| e.message)?;
-                if nanos <= 0 {
-                    return Err(format!("expected a period > 0, found `{text}`"));
-                }
-                Some(nanos)
-            }
-        };
-        Ok(FeatureArg(FeatureSpec {
-            column: column.to_string(),
-            aggregation,
-            period,
-            name: None,
-        }))
+        FeatureSpec::parse(s).map(FeatureArg)
     }
 }
 
@@ -84,7 +56,8 @@ pub struct TrainingSetArgs {
     #[arg(long, value_name = "ENDS", default_value = "right")]
     pub closed: String,
     /// A feature: COLUMN (as-of value), COLUMN:AGG or COLUMN:AGG:PERIOD with AGG one of
-    /// last, first, sum, count, mean, min, max (e.g. amount:sum:5m). Repeatable.
+    /// last, first, sum, count, mean, min, max (e.g. amount:sum:5m), optionally followed by
+    /// `as NAME`. Repeatable.
     #[arg(long = "feature", value_name = "SPEC", required = true)]
     pub features: Vec<FeatureArg>,
     /// Write the training set to FILE (.parquet, .csv or .json) instead of stdout.

@@ -199,6 +199,13 @@ fn fifos_are_refused_instead_of_blocking() {
     let out = arrowfeat(&["sql", &query]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("found a FIFO"), "{}", stderr(&out));
+    let query = format!(
+        "SELECT * FROM point_in_time('examples/data/labels.csv', '{}', 'user_id', 'label_ts', 'ts', 'x')",
+        fifo.display()
+    );
+    let out = arrowfeat(&["sql", &query]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("found a FIFO"), "{}", stderr(&out));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -272,6 +279,72 @@ fn training_set_from_files() {
     let out = arrowfeat(&bad);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("no_such_column"), "{}", stderr(&out));
+    assert_eq!(stderr(&out).lines().count(), 1);
+}
+
+#[test]
+fn training_set_in_sql_equals_the_subcommand() {
+    let sql = "SELECT * FROM point_in_time('examples/data/labels.csv', \
+               'examples/data/events.parquet', 'user_id', 'label_ts', 'event_ts', 'amount', \
+               'amount:sum:6h', 'amount:count:1d', 'channel:last:1d', 'ttl=7d')";
+    let from_sql = arrowfeat(&["sql", sql, "--format", "csv"]);
+    assert!(from_sql.status.success(), "{}", stderr(&from_sql));
+    let from_subcommand = arrowfeat(&[
+        "training-set",
+        "--spine",
+        "examples/data/labels.csv",
+        "--events",
+        "examples/data/events.parquet",
+        "--by",
+        "user_id",
+        "--spine-time",
+        "label_ts",
+        "--event-time",
+        "event_ts",
+        "--ttl",
+        "7d",
+        "--feature",
+        "amount",
+        "--feature",
+        "amount:sum:6h",
+        "--feature",
+        "amount:count:1d",
+        "--feature",
+        "channel:last:1d",
+        "--format",
+        "csv",
+    ]);
+    assert!(
+        from_subcommand.status.success(),
+        "{}",
+        stderr(&from_subcommand)
+    );
+    assert_eq!(stdout(&from_sql), stdout(&from_subcommand));
+    assert_eq!(stdout(&from_sql).lines().count(), 51);
+
+    // Files named in the call are checked like files in FROM: exit 2, one line.
+    let out = arrowfeat(&[
+        "sql",
+        "SELECT * FROM point_in_time('examples/data/labels.csv', 'examples/data/nothing.parquet', \
+         'user_id', 'label_ts', 'event_ts', 'amount')",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "arrowfeat: error: point_in_time events 'examples/data/nothing.parquet': no such file or directory\n"
+    );
+    // A bad feature is one line naming the function and the argument, exit 1.
+    let out = arrowfeat(&[
+        "sql",
+        "SELECT * FROM point_in_time('examples/data/labels.csv', 'examples/data/events.parquet', \
+         'user_id', 'label_ts', 'event_ts', 'amount:median')",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("point_in_time: argument `features`: argument 6: expected one of"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(stderr(&out).lines().count(), 1);
 }
 

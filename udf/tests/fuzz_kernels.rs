@@ -391,6 +391,21 @@ proptest! {
     }
 
     #[test]
+    fn feature_specs(text in "[a-z_ ]{0,6}(:[a-zA-Z]{0,6}){0,3}(:[-0-9]{0,3}[a-z]{0,2})?( [aA][sS] [a-z_ ]{0,5})?|\\PC{0,20}") {
+        // The text form shared by `training-set --feature` and SQL `point_in_time`: a
+        // sentence or a spec, never a panic; a parsed spec has a column and a positive period.
+        #[cfg(feature = "sql")]
+        match arrowfeat_udf::sql::point_in_time::FeatureSpec::parse(&text) {
+            Ok(spec) => {
+                prop_assert!(!spec.column.is_empty());
+                prop_assert!(spec.period.is_none_or(|p| p > 0));
+                prop_assert!(spec.name.as_ref().is_none_or(|n| !n.is_empty() && !n.contains(' ')));
+            }
+            Err(message) => prop_assert!(message.starts_with("expected"), "{message}"),
+        }
+    }
+
+    #[test]
     fn durations(text in "[-0-9. ]{0,6}[a-zµ ]{0,8}[0-9.,]{0,4}[a-z]{0,3}") {
         if let Err(e) = parse_duration("rolling_sum", "period", &text) {
             clean_error("rolling_sum", &e)?;

@@ -23,6 +23,7 @@ mod geo;
 mod hash;
 mod numeric;
 pub mod point_in_time;
+pub mod point_in_time_table;
 mod window;
 
 use std::fmt::Debug;
@@ -186,6 +187,8 @@ pub fn all_udwfs() -> Vec<WindowUDF> {
 pub enum FunctionKind {
     Scalar,
     Window,
+    /// Used in `FROM`: returns a table.
+    Table,
 }
 
 /// One documented SQL function, scalar or window.
@@ -218,6 +221,11 @@ pub fn function_docs() -> Vec<FunctionDoc> {
                     .clone(),
             }
         }))
+        .chain([FunctionDoc {
+            name: point_in_time_table::NAME.to_string(),
+            kind: FunctionKind::Table,
+            documentation: point_in_time_table::documentation(),
+        }])
         .collect();
     docs.sort_by(|a, b| a.name.cmp(&b.name));
     docs
@@ -231,6 +239,10 @@ pub fn register_all(ctx: &SessionContext) {
     for udwf in all_udwfs() {
         ctx.register_udwf(udwf);
     }
+    ctx.register_udtf(
+        point_in_time_table::NAME,
+        std::sync::Arc::new(point_in_time_table::PointInTimeFunction),
+    );
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ use datafusion::prelude::DataFrame;
 
 use super::kernel_error;
 use crate::kernels::window::{
-    point_in_time, Closed, PitAggregation, PointInTimeFeature, PointInTimeOptions,
+    parse_duration, point_in_time, Closed, PitAggregation, PointInTimeFeature, PointInTimeOptions,
 };
 use crate::kernels::KernelError;
 
@@ -164,14 +164,67 @@ fn error(argument: &str, message: String) -> DataFusionError {
     kernel_error(KernelError::new(FUNCTION, argument, message))
 }
 
+impl FeatureSpec {
+    /// Parses the text form shared by `arrowfeat training-set --feature` and the SQL
+    /// table function: `COLUMN` (its as-of value), `COLUMN:AGG` (over every visible
+    /// event) or `COLUMN:AGG:PERIOD`, each optionally followed by ` AS NAME`, e.g.
+    /// `amount:sum:5m as spend_5m`. Errors are plain sentences for the caller to prefix.
+    pub fn parse(text: &str) -> std::result::Result<Self, String> {
+        const SHAPE: &str = "COLUMN, COLUMN:AGGREGATION or COLUMN:AGGREGATION:PERIOD, optionally followed by AS NAME (for example amount:sum:5m as spend_5m)";
+        let trimmed = text.trim();
+        let (spec, name) = match split_alias(trimmed) {
+            Some((spec, name)) => {
+                if name.is_empty() || name.chars().any(char::is_whitespace) {
+                    return Err(format!(
+                        "expected one output name without spaces after AS, found `{text}`"
+                    ));
+                }
+                (spec.trim_end(), Some(name.to_string()))
+            }
+            None => (trimmed, None),
+        };
+        let parts: Vec<&str> = spec.split(':').map(str::trim).collect();
+        let column = parts[0];
+        if column.is_empty() || parts.len() > 3 {
+            return Err(format!("expected {SHAPE}, found `{text}`"));
+        }
+        let aggregation = match parts.get(1) {
+            None => PitAggregation::Last,
+            Some(agg) => PitAggregation::parse(FUNCTION, "feature", agg).map_err(|e| e.message)?,
+        };
+        let period = match parts.get(2) {
+            None => None,
+            Some(period) => {
+                let nanos = parse_duration(FUNCTION, "feature", period).map_err(|e| e.message)?;
+                if nanos <= 0 {
+                    return Err(format!("expected a period > 0, found `{period}`"));
+                }
+                Some(nanos)
+            }
+        };
+        Ok(FeatureSpec {
+            column: column.to_string(),
+            aggregation,
+            period,
+            name,
+        })
+    }
+}
+
+/// `spec AS name` split at the last ` as ` (any case), if there is one.
+fn split_alias(text: &str) -> Option<(&str, &str)> {
+    let lower = text.to_ascii_lowercase();
+    let at = lower.rfind(" as ")?;
+    Some((&text[..at], text[at + 4..].trim()))
+}
+
 fn column_names(schema: &Schema) -> String {
     let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
     names.join(", ")
 }
 
 /// Checks that `side` has every column in `columns`.
-fn ensure_columns(df: &DataFrame, side: &str, argument: &str, columns: &[&String]) -> Result<()> {
-    let schema = df.schema().as_arrow();
+fn ensure_columns(schema: &Schema, side: &str, argument: &str, columns: &[&String]) -> Result<()> {
     for c in columns {
         if schema.field_with_name(c).is_err() {
             return Err(error(
@@ -227,12 +280,37 @@ fn key_array(batch: &RecordBatch, columns: &[String]) -> Result<Option<ArrayRef>
     })
 }
 
-/// The spine with one column per feature of `join`, in the spine's row order.
-pub async fn point_in_time_join(
-    spine: DataFrame,
-    events: DataFrame,
-    join: &PointInTimeJoin,
-) -> Result<DataFrame> {
+/// The distinct value columns of `join`'s features, in first-use order.
+fn value_columns(join: &PointInTimeJoin) -> Vec<&String> {
+    let mut values: Vec<&String> = Vec::new();
+    for f in &join.features {
+        if !values.contains(&&f.column) {
+            values.push(&f.column);
+        }
+    }
+    values
+}
+
+/// The event columns `join` reads: keys, time, created time and values, each once.
+pub(crate) fn event_columns(join: &PointInTimeJoin) -> Vec<&str> {
+    let mut unique: Vec<&str> = Vec::new();
+    let needed = join
+        .event_keys
+        .iter()
+        .chain([&join.event_time])
+        .chain(join.event_created.iter())
+        .chain(value_columns(join));
+    for c in needed {
+        if !unique.contains(&c.as_str()) {
+            unique.push(c);
+        }
+    }
+    unique
+}
+
+/// Checks `join` against the two sides' schemas: columns present, key types matching,
+/// output names distinct. Everything the kernel would otherwise find only after reading.
+pub(crate) fn check_join(spine: &Schema, events: &Schema, join: &PointInTimeJoin) -> Result<()> {
     if join.spine_keys.len() != join.event_keys.len() {
         return Err(error(
             "event_keys",
@@ -245,36 +323,26 @@ pub async fn point_in_time_join(
             ),
         ));
     }
-    let spine_columns: Vec<&String> = join.spine_keys.iter().chain([&join.spine_time]).collect();
-    ensure_columns(&spine, "spine", "spine_keys", &spine_columns)?;
-    // Distinct value columns, in first-use order.
-    let mut values: Vec<&String> = Vec::new();
-    for f in &join.features {
-        if !values.contains(&&f.column) {
-            values.push(&f.column);
-        }
+    if join.features.is_empty() {
+        return Err(error(
+            "features",
+            "expected at least one feature, found none".to_string(),
+        ));
     }
-    let mut event_columns: Vec<&String> =
-        join.event_keys.iter().chain([&join.event_time]).collect();
-    event_columns.extend(join.event_created.iter());
-    ensure_columns(&events, "events", "event_keys", &event_columns)?;
-    ensure_columns(&events, "events", "features", &values)?;
+    let spine_columns: Vec<&String> = join.spine_keys.iter().chain([&join.spine_time]).collect();
+    ensure_columns(spine, "spine", "spine_keys", &spine_columns)?;
+    let key_and_time: Vec<&String> = join
+        .event_keys
+        .iter()
+        .chain([&join.event_time])
+        .chain(join.event_created.iter())
+        .collect();
+    ensure_columns(events, "events", "event_keys", &key_and_time)?;
+    ensure_columns(events, "events", "features", &value_columns(join))?;
     for (s, e) in join.spine_keys.iter().zip(&join.event_keys) {
-        let (st, et) = (
-            spine
-                .schema()
-                .as_arrow()
-                .field_with_name(s)?
-                .data_type()
-                .clone(),
-            events
-                .schema()
-                .as_arrow()
-                .field_with_name(e)?
-                .data_type()
-                .clone(),
-        );
-        if st != et && !same_family(&st, &et) {
+        let st = spine.field_with_name(s)?.data_type();
+        let et = events.field_with_name(e)?.data_type();
+        if st != et && !same_family(st, et) {
             return Err(kernel_error(KernelError::wrong_type(
                 FUNCTION,
                 "event_keys",
@@ -285,41 +353,31 @@ pub async fn point_in_time_join(
         }
     }
     let names = join.feature_names();
-    let spine_schema = spine.schema().as_arrow().clone();
     for (i, name) in names.iter().enumerate() {
-        if spine_schema.field_with_name(name).is_ok() || names[..i].contains(name) {
+        if spine.field_with_name(name).is_ok() || names[..i].contains(name) {
             return Err(error(
                 "features",
                 format!("expected distinct output column names, found `{name}` twice (name the feature)"),
             ));
         }
     }
+    Ok(())
+}
 
-    let (state, _) = spine.clone().into_parts();
-    let mut options = join.options;
-    if options.threads == 0 {
-        options.threads = state.config().target_partitions().max(1);
-    }
-    let needed: Vec<&str> = event_columns
-        .iter()
-        .chain(&values)
-        .map(|s| s.as_str())
-        .collect();
-    let mut unique: Vec<&str> = Vec::new();
-    for c in needed {
-        if !unique.contains(&c) {
-            unique.push(c);
-        }
-    }
-    let events = collect(events.select_columns(&unique)?).await?;
-    let spine = collect(spine).await?;
-
+/// Runs the kernel over one batch of each side (checked with [`check_join`]): the spine's
+/// rows in order, with one column per feature. `options.threads` must be resolved (> 0).
+pub(crate) fn join_batches(
+    spine: &RecordBatch,
+    events: &RecordBatch,
+    join: &PointInTimeJoin,
+    options: &PointInTimeOptions,
+) -> Result<RecordBatch> {
     let column =
         |batch: &RecordBatch, name: &str| batch.column_by_name(name).expect("checked").clone();
-    let spine_keys = key_array(&spine, &join.spine_keys)?;
+    let spine_keys = key_array(spine, &join.spine_keys)?;
     // Event keys of another type of the same family (Parquet's Utf8View against CSV's
     // Utf8, Int32 against Int64) take the spine's type, so equal values match.
-    let mut events = events;
+    let mut events = events.clone();
     for (s, e) in join.spine_keys.iter().zip(&join.event_keys) {
         let target = spine.schema().field_with_name(s)?.data_type().clone();
         let index = events.schema().index_of(e)?;
@@ -332,6 +390,7 @@ pub async fn point_in_time_join(
             events = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)?;
         }
     }
+    let values = value_columns(join);
     let event_keys = key_array(&events, &join.event_keys)?;
     let event_values: Vec<ArrayRef> = values.iter().map(|c| column(&events, c)).collect();
     let features: Vec<PointInTimeFeature> = join
@@ -346,19 +405,20 @@ pub async fn point_in_time_join(
     let created = join.event_created.as_ref().map(|c| column(&events, c));
     let outputs = point_in_time(
         spine_keys.as_ref(),
-        column(&spine, &join.spine_time).as_ref(),
+        column(spine, &join.spine_time).as_ref(),
         event_keys.as_ref(),
         column(&events, &join.event_time).as_ref(),
         created.as_deref(),
         &event_values,
         &features,
-        &options,
+        options,
     )
     .map_err(kernel_error)?;
 
+    let spine_schema = spine.schema();
     let mut fields: Vec<Arc<Field>> = spine_schema.fields().iter().cloned().collect();
     let mut columns: Vec<ArrayRef> = spine.columns().to_vec();
-    for (name, array) in names.iter().zip(outputs) {
+    for (name, array) in join.feature_names().iter().zip(outputs) {
         fields.push(Arc::new(Field::new(name, array.data_type().clone(), true)));
         columns.push(array);
     }
@@ -366,8 +426,34 @@ pub async fn point_in_time_join(
         fields,
         spine_schema.metadata().clone(),
     ));
-    let batch = RecordBatch::try_new(schema.clone(), columns)?;
-    let table = MemTable::try_new(schema, vec![vec![batch]])?;
+    Ok(RecordBatch::try_new(schema, columns)?)
+}
+
+/// The options with `threads == 0` resolved to the session's `target_partitions`.
+pub(crate) fn resolved_options(
+    join: &PointInTimeJoin,
+    target_partitions: usize,
+) -> PointInTimeOptions {
+    let mut options = join.options;
+    if options.threads == 0 {
+        options.threads = target_partitions.max(1);
+    }
+    options
+}
+
+/// The spine with one column per feature of `join`, in the spine's row order.
+pub async fn point_in_time_join(
+    spine: DataFrame,
+    events: DataFrame,
+    join: &PointInTimeJoin,
+) -> Result<DataFrame> {
+    check_join(spine.schema().as_arrow(), events.schema().as_arrow(), join)?;
+    let (state, _) = spine.clone().into_parts();
+    let options = resolved_options(join, state.config().target_partitions());
+    let events = collect(events.select_columns(&event_columns(join))?).await?;
+    let spine = collect(spine).await?;
+    let batch = join_batches(&spine, &events, join, &options)?;
+    let table = MemTable::try_new(batch.schema(), vec![vec![batch]])?;
     let plan =
         LogicalPlanBuilder::scan("point_in_time", provider_as_source(Arc::new(table)), None)?
             .build()?;

@@ -136,3 +136,51 @@ async fn errors_name_the_argument_and_the_columns() {
     let m = message(point_in_time_join(spine(&ctx), events(&ctx), &j).await);
     assert!(m.contains("argument `ttl`"), "{m}");
 }
+
+#[test]
+fn feature_text_forms() {
+    let parse = |text: &str| FeatureSpec::parse(text);
+    assert_eq!(parse("amount"), Ok(FeatureSpec::as_of("amount")));
+    assert_eq!(
+        parse(" amount : SUM : 5m "),
+        Ok(FeatureSpec::window(
+            "amount",
+            PitAggregation::Sum,
+            300_000_000_000
+        ))
+    );
+    assert_eq!(
+        parse("amount:count:1h AS orders_1h"),
+        Ok(
+            FeatureSpec::window("amount", PitAggregation::Count, 3_600_000_000_000)
+                .named("orders_1h")
+        )
+    );
+    let mut every = FeatureSpec::as_of("amount");
+    every.aggregation = PitAggregation::Mean;
+    assert_eq!(parse("amount:mean"), Ok(every));
+    // A column may contain " as " only when it is followed by a name.
+    assert_eq!(parse("amount as"), Ok(FeatureSpec::as_of("amount as")));
+    for (text, expected) in [
+        (
+            "",
+            "expected COLUMN, COLUMN:AGGREGATION or COLUMN:AGGREGATION:PERIOD",
+        ),
+        (":sum", "expected COLUMN, COLUMN:AGGREGATION"),
+        ("a:sum:5m:x", "expected COLUMN, COLUMN:AGGREGATION"),
+        (
+            "a:median",
+            "expected one of last, first, sum, count, mean, min, max, found \"median\"",
+        ),
+        ("a:sum:0s", "expected a period > 0, found `0s`"),
+        ("a:sum:-5m", "expected a period > 0, found `-5m`"),
+        ("a:sum:5 parsecs", "expected"),
+        (
+            "a as two words",
+            "expected one output name without spaces after AS",
+        ),
+    ] {
+        let message = parse(text).unwrap_err();
+        assert!(message.starts_with(expected), "{text}: {message}");
+    }
+}

@@ -20,10 +20,22 @@ async fn run(ctx: &SessionContext, sql: &str) -> Result<String> {
 #[tokio::test]
 async fn every_udf_has_a_documented_example_that_holds() {
     let ctx = context();
+    // The point_in_time example reads the bundled data registered under these names.
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/data");
+    ctx.register_csv("labels", &format!("{data}/labels.csv"), Default::default())
+        .await
+        .unwrap();
+    ctx.register_parquet(
+        "events",
+        &format!("{data}/events.parquet"),
+        Default::default(),
+    )
+    .await
+    .unwrap();
     assert_eq!(all_udfs().len(), 14);
     assert_eq!(all_udwfs().len(), 6);
     let docs = function_docs();
-    assert_eq!(docs.len(), 20);
+    assert_eq!(docs.len(), 21);
     for udf in docs {
         let doc = &udf.documentation;
         let example = doc.sql_example.as_deref().expect("has an example");
