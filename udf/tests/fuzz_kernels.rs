@@ -248,7 +248,7 @@ proptest! {
         for result in [standard_scale(&x, &p, &p), min_max_scale(&x, &p, &p)] {
             match result {
                 Ok(out) => prop_assert_eq!(out.len(), x.len()),
-                Err(e) => clean_error(e.function, &e)?,
+                Err(e) => clean_error(&e.function, &e)?,
             }
         }
         match haversine_km(&x, &p, &p, &x) {
@@ -347,11 +347,11 @@ proptest! {
                     prop_assert!(out.as_primitive::<Int64Type>().iter().flatten().all(|c| c >= 0));
                 }
             }
-            Err(e) => clean_error(e.function, &e)?,
+            Err(e) => clean_error(&e.function, &e)?,
         }
         match rolling(None, ts.as_ref(), values.as_ref(), size, closed, aggregation) {
             Ok(out) => prop_assert_eq!(out.len(), ts.len()),
-            Err(e) => clean_error(e.function, &e)?,
+            Err(e) => clean_error(&e.function, &e)?,
         }
         match hop_aggregate(None, ts.as_ref(), values.as_ref(), size, step, offset, aggregation) {
             Ok(out) => prop_assert!(out.num_rows() <= ts.len().saturating_mul(100_000)),

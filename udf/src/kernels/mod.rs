@@ -22,6 +22,7 @@ mod operand;
 
 pub use operand::{broadcast_len, F64Operand};
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// Whether an argument had the wrong type or a bad value (Python maps these to
@@ -36,8 +37,9 @@ pub enum ErrorKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KernelError {
     pub kind: ErrorKind,
-    /// SQL / Python name of the function, e.g. `standard_scale`.
-    pub function: &'static str,
+    /// SQL / Python name of the function, e.g. `standard_scale`; a binding that exposes
+    /// the kernel under another name says so with [`KernelError::called_as`].
+    pub function: Cow<'static, str>,
     /// Name of the offending argument, e.g. `std`.
     pub argument: String,
     /// What was expected and what was found.
@@ -46,13 +48,13 @@ pub struct KernelError {
 
 impl KernelError {
     pub fn new(
-        function: &'static str,
+        function: impl Into<Cow<'static, str>>,
         argument: impl Into<String>,
         message: impl Into<String>,
     ) -> Self {
         Self {
             kind: ErrorKind::BadValue,
-            function,
+            function: function.into(),
             argument: argument.into(),
             message: message.into(),
         }
@@ -60,7 +62,7 @@ impl KernelError {
 
     /// An argument of a type the function does not accept.
     pub fn wrong_type(
-        function: &'static str,
+        function: impl Into<Cow<'static, str>>,
         argument: impl Into<String>,
         message: impl Into<String>,
     ) -> Self {
@@ -68,6 +70,16 @@ impl KernelError {
             kind: ErrorKind::WrongType,
             ..Self::new(function, argument, message)
         }
+    }
+}
+
+impl KernelError {
+    /// The same error under the name the user called, e.g. `get_historical_features` for
+    /// the `point_in_time` kernel behind it: the message is built from the parts, never
+    /// patched.
+    pub fn called_as(mut self, function: impl Into<Cow<'static, str>>) -> Self {
+        self.function = function.into();
+        self
     }
 }
 

@@ -580,7 +580,10 @@ fn errors_name_function_argument_and_expectation() {
     let ts = Int64Array::from(vec![1, 2]);
     let v = Int64Array::from(vec![1, 2]);
     let e = hop_aggregate(None, &ts, &v, 100, 200, 0, Aggregation::Sum).unwrap_err();
-    assert_eq!((e.function, e.argument.as_str()), ("hop_aggregate", "step"));
+    assert_eq!(
+        (e.function.as_ref(), e.argument.as_str()),
+        ("hop_aggregate", "step")
+    );
     let e = rolling(None, &ts, &v, 0, Closed::Right, Aggregation::Max).unwrap_err();
     assert_eq!(
         e.to_string(),
