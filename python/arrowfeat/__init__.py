@@ -1,10 +1,11 @@
 """arrowfeat: vectorized feature-engineering functions over Apache Arrow.
 
-Every function accepts pyarrow Arrays and ChunkedArrays, numpy arrays, pandas Series,
-and plain Python values for parameters, and returns a pyarrow Array (a ChunkedArray for
-chunked input, a pandas Series with the same index for Series input). Data is handed to
-the Rust kernels through the Arrow C Data Interface without copying, and the GIL is
-released while a kernel runs.
+Every function accepts pyarrow Arrays and ChunkedArrays, numpy arrays, pandas and Polars
+Series, and plain Python values for parameters, and returns the kind it was given: a
+pyarrow Array (a ChunkedArray for chunked input), a pandas Series with the same index for
+pandas input, a Polars Series for Polars input (the overloads of each signature say so).
+Data is handed to the Rust kernels through the Arrow C Data Interface without copying,
+and the GIL is released while a kernel runs.
 
 The same kernels back the DataFusion SQL functions (``arrowfeat sql``) and the PySpark
 UDFs in :mod:`arrowfeat.spark`, so results are bit-identical across engines.
@@ -13,14 +14,43 @@ UDFs in :mod:`arrowfeat.spark`, so results are bit-identical across engines.
 from __future__ import annotations
 
 import numbers
-import re
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 import pyarrow as pa
 
 from . import _native
+from ._convert import (
+    _apply,
+    _cast,
+    _float_elements,
+    _float_or_vector,
+    _hashable,
+    _integer,
+    _is_column,
+    _is_list_type,
+    _number,
+    _pair,
+    _to_arrow,
+    _type_name,
+    _vector,
+    _with_element,
+)
 from .errors import ArrowfeatError, ArrowfeatInternalError, ArrowfeatTypeError, ArrowfeatValueError
+from .point_in_time import Feature, as_of, point_in_time, window
+from .windows import (
+    hop_aggregate,
+    hop_windows,
+    rolling,
+    rolling_count,
+    rolling_max,
+    rolling_mean,
+    rolling_min,
+    rolling_sum,
+    session_aggregate,
+    session_window,
+    tumble_start,
+)
 
 __all__ = [
     "ArrowfeatError",
@@ -58,262 +88,23 @@ __all__ = [
 
 __version__ = "0.1.0"
 
+if TYPE_CHECKING:
+    import pandas as pd
+    import polars as pl
 
-def _type_name(obj: Any) -> str:
-    return f"{type(obj).__module__}.{type(obj).__qualname__}"
-
-
-def _is_series(obj: Any) -> bool:
-    return type(obj).__module__.startswith("pandas") and type(obj).__name__ == "Series"
+    from ._convert import ArrayArg, ChunkedArg, Hashable, Integer, NDArray, Number, PandasArg, PolarsArg, Vector
 
 
-def _is_ndarray(obj: Any) -> bool:
-    return type(obj).__module__ == "numpy" and type(obj).__name__ == "ndarray"
-
-
-def _is_polars_series(obj: Any) -> bool:
-    return type(obj).__module__.startswith("polars") and type(obj).__name__ == "Series"
-
-
-def _speaks_arrow(obj: Any) -> bool:
-    """Whether `obj` exports itself through the Arrow PyCapsule interface (Polars, DuckDB,
-    nanoarrow, ...), as a stream or as one array."""
-    return hasattr(obj, "__arrow_c_stream__") or hasattr(obj, "__arrow_c_array__")
-
-
-def _is_column(obj: Any) -> bool:
-    return (
-        isinstance(obj, (pa.Array, pa.ChunkedArray))
-        or _is_series(obj)
-        or (_is_ndarray(obj) and obj.ndim >= 1)
-        or (_speaks_arrow(obj) and not isinstance(obj, (pa.Scalar, pa.Table, pa.RecordBatch)))
-    )
-
-
-def _to_arrow(function: str, argument: str, obj: Any) -> pa.Array | pa.ChunkedArray:
-    """A column argument as Arrow, without copying where Arrow allows it."""
-    if isinstance(obj, (pa.Array, pa.ChunkedArray)):
-        return obj
-    if _is_series(obj):
-        return pa.Array.from_pandas(obj)
-    if _is_ndarray(obj):
-        if obj.ndim == 1:
-            return pa.array(obj)
-        if obj.ndim == 2:
-            # A (rows, dim) matrix is a column of fixed-size vectors.
-            import numpy as np
-
-            flat = pa.array(np.ascontiguousarray(obj).reshape(-1))
-            return pa.FixedSizeListArray.from_arrays(flat, obj.shape[1])
-        raise ArrowfeatTypeError(
-            f"{function}: argument `{argument}`: expected a 1-D or 2-D numpy array, found {obj.ndim} dimensions"
-        )
-    if hasattr(obj, "__arrow_c_stream__") and not isinstance(obj, (pa.Table, pa.RecordBatch)):
-        # Zero-copy import of a stream of arrays (a Polars Series, a DuckDB column, ...).
-        return pa.chunked_array(obj)
-    if hasattr(obj, "__arrow_c_array__") and not isinstance(obj, (pa.Table, pa.RecordBatch)):
-        return pa.array(obj)
-    raise ArrowfeatTypeError(
-        f"{function}: argument `{argument}`: expected a pyarrow Array, ChunkedArray, numpy array, "
-        f"pandas or Polars Series, or an object with __arrow_c_array__ / __arrow_c_stream__, "
-        f"found {_type_name(obj)}"
-    )
-
-
-def _cast(function: str, argument: str, arr: Any, target: pa.DataType, what: str) -> Any:
-    if arr.type == target:
-        return arr
-    try:
-        return arr.cast(target)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as e:
-        kind = (
-            ArrowfeatValueError
-            if isinstance(e, pa.ArrowInvalid) and _castable(arr.type, target)
-            else ArrowfeatTypeError
-        )
-        raise kind(f"{function}: argument `{argument}`: expected {what}, found {arr.type} ({e})") from None
-
-
-def _castable(source: pa.DataType, target: pa.DataType) -> bool:
-    """Numeric to numeric casts fail on values (overflow), not on types."""
-    numeric = (pa.types.is_integer, pa.types.is_floating)
-    return any(f(source) for f in numeric) and any(f(target) for f in numeric)
-
-
-def _number(function: str, argument: str, value: Any) -> Any:
-    """A float64 argument: a column cast to float64, or a float64 scalar."""
-    if _is_column(value):
-        return _cast(function, argument, _to_arrow(function, argument, value), pa.float64(), "numbers")
-    if value is None:
-        return pa.scalar(None, pa.float64())
-    if isinstance(value, pa.Scalar):
-        return _cast(function, argument, value, pa.float64(), "a number")
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        return pa.scalar(float(value), pa.float64())
-    raise ArrowfeatTypeError(
-        f"{function}: argument `{argument}`: expected a number or a column, found {_type_name(value)}"
-    )
-
-
-def _integer(function: str, argument: str, value: Any) -> Any:
-    """An int64 argument: a column cast to int64, or an int64 scalar."""
-    if _is_column(value):
-        arr = _to_arrow(function, argument, value)
-        if not pa.types.is_integer(arr.type):
-            raise ArrowfeatTypeError(f"{function}: argument `{argument}`: expected integers, found {arr.type}")
-        return _cast(function, argument, arr, pa.int64(), "integers")
-    if value is None:
-        return pa.scalar(None, pa.int64())
-    if isinstance(value, pa.Scalar):
-        return _cast(function, argument, value, pa.int64(), "an integer")
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return pa.scalar(int(value), pa.int64())
-    raise ArrowfeatTypeError(
-        f"{function}: argument `{argument}`: expected an integer or a column, found {_type_name(value)}"
-    )
-
-
-def _is_list_type(t: pa.DataType) -> bool:
-    return bool(pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t))
-
-
-def _with_element(t: pa.DataType, element: pa.DataType) -> pa.DataType:
-    if pa.types.is_fixed_size_list(t):
-        return pa.list_(element, t.list_size)
-    if pa.types.is_large_list(t):
-        return pa.large_list(element)
-    return pa.list_(element)
-
-
-def _vector(function: str, argument: str, value: Any) -> Any:
-    """A vector argument: a list column, or one vector (a list or 1-D array) as a scalar."""
-    if (_is_column(value) and not _is_ndarray(value)) or (_is_ndarray(value) and value.ndim == 2):
-        arr = _to_arrow(function, argument, value)
-        if not _is_list_type(arr.type):
-            raise ArrowfeatTypeError(
-                f"{function}: argument `{argument}`: expected a list or fixed-size list column of numbers, "
-                f"found {arr.type}"
-            )
-        return arr
-    if isinstance(value, pa.Scalar):
-        return value
-    if _is_ndarray(value) or isinstance(value, (list, tuple)):
-        import numpy as np
-
-        values = np.asarray(value)
-        if values.ndim != 1 or values.dtype.kind not in "fiu":
-            raise ArrowfeatTypeError(
-                f"{function}: argument `{argument}`: expected one vector of numbers, found {values.dtype} with shape {values.shape}"
-            )
-        element = pa.float32() if values.dtype == np.float32 else pa.float64()
-        return pa.scalar(values.tolist(), pa.list_(element))
-    if value is None:
-        return pa.scalar(None, pa.list_(pa.float64()))
-    raise ArrowfeatTypeError(
-        f"{function}: argument `{argument}`: expected a vector column or one vector, found {_type_name(value)}"
-    )
-
-
-def _float_elements(function: str, args: dict[str, Any]) -> dict[str, Any]:
-    """Casts vector arguments to one float element type (float32 only if all are float32)."""
-    elements = {name: v.type.value_type for name, v in args.items()}
-    for name, element in elements.items():
-        if not (pa.types.is_integer(element) or pa.types.is_floating(element)):
-            raise ArrowfeatTypeError(
-                f"{function}: argument `{name}`: expected vectors of numbers, found vectors of {element}"
-            )
-    target = pa.float32() if all(e == pa.float32() for e in elements.values()) else pa.float64()
-    return {
-        name: _cast(function, name, v, _with_element(v.type, target), f"vectors of {target}")
-        for name, v in args.items()
-    }
-
-
-def _hashable(function: str, argument: str, value: Any) -> Any:
-    """A column to hash as it is (dictionaries decoded), or a scalar of its natural type."""
-    if _is_column(value):
-        arr = _to_arrow(function, argument, value)
-        if pa.types.is_dictionary(arr.type):
-            arr = arr.cast(arr.type.value_type)
-        return arr
-    if isinstance(value, pa.Scalar):
-        return value
-    if value is None:
-        return pa.scalar(None, pa.null())
-    if isinstance(value, bool):
-        return pa.scalar(value, pa.bool_())
-    if isinstance(value, numbers.Integral):
-        return pa.scalar(int(value), pa.int64())
-    if isinstance(value, numbers.Real):
-        return pa.scalar(float(value), pa.float64())
-    if isinstance(value, str):
-        return pa.scalar(value, pa.string())
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return pa.scalar(bytes(value), pa.binary())
-    raise ArrowfeatTypeError(
-        f"{function}: argument `{argument}`: expected a column or a bool, int, float, str or bytes value, found {_type_name(value)}"
-    )
-
-
-_ROW = re.compile(r"\b(rows?) (\d+)")
-
-
-def _shift_rows(message: str, offset: int) -> str:
-    """`message` with every "row N" moved on by `offset` rows."""
-    if offset == 0:
-        return message
-    return _ROW.sub(lambda m: f"{m.group(1)} {int(m.group(2)) + offset}", message)
-
-
-def _apply(function: str, native: Callable[..., pa.Array], args: Sequence[Any], original: Sequence[Any]) -> Any:
-    """Runs `native` over prepared Arrow arguments, chunk by chunk for chunked input, and
-    shapes the result like the first column argument (ChunkedArray, Series or Array)."""
-    chunked = [a for a in args if isinstance(a, pa.ChunkedArray)]
-    if chunked:
-        layouts = {tuple(len(c) for c in a.chunks) for a in chunked}
-        columns = [a for a in args if isinstance(a, pa.Array)]
-        if len(layouts) == 1 and not columns:
-            chunk_lengths = next(iter(layouts))
-            pieces = []
-            start = 0
-            for i, length in enumerate(chunk_lengths):
-                chunk_args = [a.chunk(i) if isinstance(a, pa.ChunkedArray) else a for a in args]
-                try:
-                    pieces.append(native(*chunk_args))
-                except (ValueError, TypeError) as e:
-                    # Row numbers count from the start of the input, not of the chunk.
-                    raise type(e)(_shift_rows(str(e), start)) from None
-                start += length
-        else:
-            # Chunk boundaries differ between arguments: align by combining (one copy).
-            flat = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in args]
-            pieces = [native(*flat)]
-        if not pieces:
-            probe = native(*[a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in args])
-            result: Any = pa.chunked_array([], type=probe.type)
-        else:
-            result = pa.chunked_array(pieces)
-    else:
-        result = native(*args)
-    return _shape_like(result, *original)
-
-
-def _shape_like(result: Any, *originals: Any) -> Any:
-    """pandas in, pandas out (the index kept); Polars in, Polars out; else Arrow."""
-    series = next((o for o in originals if _is_series(o)), None)
-    if series is not None:
-        out = result.to_pandas()
-        out.index = series.index
-        out.name = series.name
-        return out
-    polars_series = next((o for o in originals if _is_polars_series(o)), None)
-    if polars_series is not None:
-        import polars as pl
-
-        return pl.Series(polars_series.name, result)
-    return result
-
-
+@overload
+def standard_scale(x: pl.Series, mean: PolarsArg[Number], std: PolarsArg[Number]) -> pl.Series: ...
+@overload
+def standard_scale(x: pd.Series, mean: PandasArg[Number], std: PandasArg[Number]) -> pd.Series: ...
+@overload
+def standard_scale(x: pa.ChunkedArray, mean: ChunkedArg[Number], std: ChunkedArg[Number]) -> pa.ChunkedArray: ...
+@overload
+def standard_scale(x: pa.Array | NDArray, mean: ArrayArg[Number], std: ArrayArg[Number]) -> pa.Array: ...
+@overload
+def standard_scale(x: Any, mean: Any, std: Any) -> Any: ...
 def standard_scale(x: Any, mean: Any, std: Any) -> Any:
     """``(x - mean) / std``. ``std`` must be > 0. Each argument is a column or a number."""
     f = "standard_scale"
@@ -321,6 +112,16 @@ def standard_scale(x: Any, mean: Any, std: Any) -> Any:
     return _apply(f, _native.standard_scale, args, [x, mean, std])
 
 
+@overload
+def min_max_scale(x: pl.Series, lo: PolarsArg[Number], hi: PolarsArg[Number]) -> pl.Series: ...
+@overload
+def min_max_scale(x: pd.Series, lo: PandasArg[Number], hi: PandasArg[Number]) -> pd.Series: ...
+@overload
+def min_max_scale(x: pa.ChunkedArray, lo: ChunkedArg[Number], hi: ChunkedArg[Number]) -> pa.ChunkedArray: ...
+@overload
+def min_max_scale(x: pa.Array | NDArray, lo: ArrayArg[Number], hi: ArrayArg[Number]) -> pa.Array: ...
+@overload
+def min_max_scale(x: Any, lo: Any, hi: Any) -> Any: ...
 def min_max_scale(x: Any, lo: Any, hi: Any) -> Any:
     """``(x - lo) / (hi - lo)`` clamped to [0, 1]. ``hi`` must be greater than ``lo``."""
     f = "min_max_scale"
@@ -328,6 +129,16 @@ def min_max_scale(x: Any, lo: Any, hi: Any) -> Any:
     return _apply(f, _native.min_max_scale, args, [x, lo, hi])
 
 
+@overload
+def bucketize(x: pl.Series, boundaries: Sequence[float]) -> pl.Series: ...
+@overload
+def bucketize(x: pd.Series, boundaries: Sequence[float]) -> pd.Series: ...
+@overload
+def bucketize(x: pa.ChunkedArray, boundaries: Sequence[float]) -> pa.ChunkedArray: ...
+@overload
+def bucketize(x: pa.Array | NDArray, boundaries: Sequence[float]) -> pa.Array: ...
+@overload
+def bucketize(x: Any, boundaries: Sequence[float]) -> Any: ...
 def bucketize(x: Any, boundaries: Sequence[float]) -> Any:
     """Left-closed bucket index of ``x`` for strictly increasing ``boundaries`` (int32)."""
     f = "bucketize"
@@ -339,6 +150,16 @@ def bucketize(x: Any, boundaries: Sequence[float]) -> Any:
     return _apply(f, lambda a: _native.bucketize(a, bounds), [_number(f, "x", x)], [x])
 
 
+@overload
+def xxhash64(column: pl.Series, /, *columns: PolarsArg[Hashable]) -> pl.Series: ...
+@overload
+def xxhash64(column: pd.Series, /, *columns: PandasArg[Hashable]) -> pd.Series: ...
+@overload
+def xxhash64(column: pa.ChunkedArray, /, *columns: ChunkedArg[Hashable]) -> pa.ChunkedArray: ...
+@overload
+def xxhash64(column: ArrayArg[Hashable], /, *columns: ArrayArg[Hashable]) -> pa.Array: ...
+@overload
+def xxhash64(*columns: Any) -> Any: ...
 def xxhash64(*columns: Any) -> Any:
     """Spark-compatible ``xxhash64(c1, c2, ...)`` (int64, never null)."""
     f = "xxhash64"
@@ -348,6 +169,16 @@ def xxhash64(*columns: Any) -> Any:
     return _apply(f, lambda *a: _native.xxhash64(list(a)), args, columns)
 
 
+@overload
+def hash_bucket(column: pl.Series, /, *columns_then_buckets: PolarsArg[Hashable]) -> pl.Series: ...
+@overload
+def hash_bucket(column: pd.Series, /, *columns_then_buckets: PandasArg[Hashable]) -> pd.Series: ...
+@overload
+def hash_bucket(column: pa.ChunkedArray, /, *columns_then_buckets: ChunkedArg[Hashable]) -> pa.ChunkedArray: ...
+@overload
+def hash_bucket(column: ArrayArg[Hashable], /, *columns_then_buckets: ArrayArg[Hashable]) -> pa.Array: ...
+@overload
+def hash_bucket(*columns_then_buckets: Any) -> Any: ...
 def hash_bucket(*columns_then_buckets: Any) -> Any:
     """``pmod(xxhash64(c1, ...), num_buckets)``, bit-identical to Spark. The last argument
     is ``num_buckets`` (an int > 0 or an integer column)."""
@@ -360,45 +191,80 @@ def hash_bucket(*columns_then_buckets: Any) -> Any:
     return _apply(f, lambda *a: _native.hash_bucket(list(a[:-1]), a[-1]), args, columns_then_buckets)
 
 
-def _pair(function: str, native: Callable[..., Any], a: Any, b: Any) -> Any:
-    args = _float_elements(function, {"a": _vector(function, "a", a), "b": _vector(function, "b", b)})
-    return _apply(function, native, [args["a"], args["b"]], [a, b])
-
-
+@overload
+def dot_product(a: pl.Series, b: PolarsArg[Vector]) -> pl.Series: ...
+@overload
+def dot_product(a: pd.Series, b: PandasArg[Vector]) -> pd.Series: ...
+@overload
+def dot_product(a: pa.ChunkedArray, b: ChunkedArg[Vector]) -> pa.ChunkedArray: ...
+@overload
+def dot_product(a: pa.Array | NDArray, b: ArrayArg[Vector]) -> pa.Array: ...
+@overload
+def dot_product(a: Any, b: Any) -> Any: ...
 def dot_product(a: Any, b: Any) -> Any:
     """Dot product of two vector columns (or a column and one vector), float64."""
     return _pair("dot_product", _native.dot_product, a, b)
 
 
+@overload
+def cosine_similarity(a: pl.Series, b: PolarsArg[Vector]) -> pl.Series: ...
+@overload
+def cosine_similarity(a: pd.Series, b: PandasArg[Vector]) -> pd.Series: ...
+@overload
+def cosine_similarity(a: pa.ChunkedArray, b: ChunkedArg[Vector]) -> pa.ChunkedArray: ...
+@overload
+def cosine_similarity(a: pa.Array | NDArray, b: ArrayArg[Vector]) -> pa.Array: ...
+@overload
+def cosine_similarity(a: Any, b: Any) -> Any: ...
 def cosine_similarity(a: Any, b: Any) -> Any:
     """Cosine similarity in [-1, 1]; null where either vector is zero."""
     return _pair("cosine_similarity", _native.cosine_similarity, a, b)
 
 
+@overload
+def l2_norm(a: pl.Series) -> pl.Series: ...
+@overload
+def l2_norm(a: pd.Series) -> pd.Series: ...
+@overload
+def l2_norm(a: pa.ChunkedArray) -> pa.ChunkedArray: ...
+@overload
+def l2_norm(a: ArrayArg[Vector]) -> pa.Array: ...
+@overload
+def l2_norm(a: Any) -> Any: ...
 def l2_norm(a: Any) -> Any:
     """Euclidean norm of each vector, float64."""
     args = _float_elements("l2_norm", {"a": _vector("l2_norm", "a", a)})
     return _apply("l2_norm", _native.l2_norm, [args["a"]], [a])
 
 
+@overload
+def l2_normalize(a: pl.Series) -> pl.Series: ...
+@overload
+def l2_normalize(a: pd.Series) -> pd.Series: ...
+@overload
+def l2_normalize(a: pa.ChunkedArray) -> pa.ChunkedArray: ...
+@overload
+def l2_normalize(a: ArrayArg[Vector]) -> pa.Array: ...
+@overload
+def l2_normalize(a: Any) -> Any: ...
 def l2_normalize(a: Any) -> Any:
     """Each vector scaled to unit length (same list and element type); null for zero vectors."""
     args = _float_elements("l2_normalize", {"a": _vector("l2_normalize", "a", a)})
     return _apply("l2_normalize", _native.l2_normalize, [args["a"]], [a])
 
 
-def _float_or_vector(function: str, argument: str, value: Any) -> Any:
-    if _is_column(value):
-        # A 2-D numpy array arrives here as a fixed-size list column.
-        arr = _to_arrow(function, argument, value)
-        if _is_list_type(arr.type):
-            return _float_elements(function, {argument: arr})[argument]
-        if arr.type == pa.float32():
-            return arr
-        return _cast(function, argument, arr, pa.float64(), "floats or vectors of floats")
-    return _number(function, argument, value)
-
-
+@overload
+def quantize_int8(x: pl.Series, scale: PolarsArg[Number], zero_point: PolarsArg[Integer]) -> pl.Series: ...
+@overload
+def quantize_int8(x: pd.Series, scale: PandasArg[Number], zero_point: PandasArg[Integer]) -> pd.Series: ...
+@overload
+def quantize_int8(
+    x: pa.ChunkedArray, scale: ChunkedArg[Number], zero_point: ChunkedArg[Integer]
+) -> pa.ChunkedArray: ...
+@overload
+def quantize_int8(x: pa.Array | NDArray, scale: ArrayArg[Number], zero_point: ArrayArg[Integer]) -> pa.Array: ...
+@overload
+def quantize_int8(x: Any, scale: Any, zero_point: Any) -> Any: ...
 def quantize_int8(x: Any, scale: Any, zero_point: Any) -> Any:
     """``clamp(round_half_even(x / scale) + zero_point, 0, 255)`` as uint8, elementwise or per vector."""
     f = "quantize_int8"
@@ -406,6 +272,18 @@ def quantize_int8(x: Any, scale: Any, zero_point: Any) -> Any:
     return _apply(f, _native.quantize_int8, args, [x, scale, zero_point])
 
 
+@overload
+def dequantize_int8(q: pl.Series, scale: PolarsArg[Number], zero_point: PolarsArg[Integer]) -> pl.Series: ...
+@overload
+def dequantize_int8(q: pd.Series, scale: PandasArg[Number], zero_point: PandasArg[Integer]) -> pd.Series: ...
+@overload
+def dequantize_int8(
+    q: pa.ChunkedArray, scale: ChunkedArg[Number], zero_point: ChunkedArg[Integer]
+) -> pa.ChunkedArray: ...
+@overload
+def dequantize_int8(q: pa.Array | NDArray, scale: ArrayArg[Number], zero_point: ArrayArg[Integer]) -> pa.Array: ...
+@overload
+def dequantize_int8(q: Any, scale: Any, zero_point: Any) -> Any: ...
 def dequantize_int8(q: Any, scale: Any, zero_point: Any) -> Any:
     """``(q - zero_point) * scale`` as float32, elementwise on uint8 or per vector of uint8."""
     f = "dequantize_int8"
@@ -423,26 +301,27 @@ def dequantize_int8(q: Any, scale: Any, zero_point: Any) -> Any:
     return _apply(f, _native.dequantize_int8, args, [q, scale, zero_point])
 
 
+@overload
+def haversine_km(
+    lat1: pl.Series, lon1: PolarsArg[Number], lat2: PolarsArg[Number], lon2: PolarsArg[Number]
+) -> pl.Series: ...
+@overload
+def haversine_km(
+    lat1: pd.Series, lon1: PandasArg[Number], lat2: PandasArg[Number], lon2: PandasArg[Number]
+) -> pd.Series: ...
+@overload
+def haversine_km(
+    lat1: pa.ChunkedArray, lon1: ChunkedArg[Number], lat2: ChunkedArg[Number], lon2: ChunkedArg[Number]
+) -> pa.ChunkedArray: ...
+@overload
+def haversine_km(
+    lat1: pa.Array | NDArray, lon1: ArrayArg[Number], lat2: ArrayArg[Number], lon2: ArrayArg[Number]
+) -> pa.Array: ...
+@overload
+def haversine_km(lat1: Any, lon1: Any, lat2: Any, lon2: Any) -> Any: ...
 def haversine_km(lat1: Any, lon1: Any, lat2: Any, lon2: Any) -> Any:
     """Great-circle distance in km between points in degrees; null for |latitude| > 90."""
     f = "haversine_km"
     raw = [lat1, lon1, lat2, lon2]
     args = [_number(f, n, v) for n, v in zip(["lat1", "lon1", "lat2", "lon2"], raw, strict=False)]
     return _apply(f, _native.haversine_km, args, raw)
-
-
-# Event-time windows (imported last: the module uses the helpers above).
-from .point_in_time import Feature, as_of, point_in_time, window  # noqa: E402
-from .windows import (  # noqa: E402
-    hop_aggregate,
-    hop_windows,
-    rolling,
-    rolling_count,
-    rolling_max,
-    rolling_mean,
-    rolling_min,
-    rolling_sum,
-    session_aggregate,
-    session_window,
-    tumble_start,
-)

@@ -31,13 +31,20 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import pyarrow as pa
 
-from . import _native, _type_name
+from . import _native
+from ._convert import _check_columns, _type_name
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
 from .windows import to_nanoseconds
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import polars as pl
+
+    from ._convert import ArrowStreamExportable, Duration, FeatureSpec, Table
 
 __all__ = ["Feature", "as_of", "point_in_time", "window"]
 
@@ -52,7 +59,7 @@ class Feature:
 
     column: str
     aggregation: str = "last"
-    period: Any = None
+    period: Duration | None = None
 
 
 def as_of(column: str) -> Feature:
@@ -60,7 +67,7 @@ def as_of(column: str) -> Feature:
     return Feature(column, "last", None)
 
 
-def window(column: str, aggregation: str, period: Any = None) -> Feature:
+def window(column: str, aggregation: str, period: Duration | None = None) -> Feature:
     """``aggregation`` (last, first, sum, count, mean, min, max) of ``column`` over the
     events in ``(t - period, t]`` (ends per ``closed``) at each spine time ``t``."""
     return Feature(column, aggregation, period)
@@ -106,16 +113,9 @@ def _table(argument: str, obj: Any) -> pa.Table:
     )
 
 
-def _column(table: pa.Table, argument: str, name: str) -> pa.Array:
-    if not isinstance(name, str):
-        raise ArrowfeatTypeError(
-            f"{_FUNCTION}: argument `{argument}`: expected a column name, found {_type_name(name)}"
-        )
-    if name not in table.column_names:
-        raise ArrowfeatValueError(
-            f"{_FUNCTION}: argument `{argument}`: expected a column of the table, found {name!r} "
-            f"(columns: {', '.join(table.column_names)})"
-        )
+def _column(table: pa.Table, where: str, argument: str, name: str) -> pa.Array:
+    """Column `name` of `table` (argument `where`: spine or events), one chunk, decoded."""
+    _check_columns(_FUNCTION, f"`{where}`", table.column_names, {argument: name})
     arr = table.column(name)
     arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     if pa.types.is_dictionary(arr.type):
@@ -123,10 +123,10 @@ def _column(table: pa.Table, argument: str, name: str) -> pa.Array:
     return arr
 
 
-def _keys(table: pa.Table, argument: str, by: Sequence[str]) -> pa.Array | None:
+def _keys(table: pa.Table, where: str, by: Sequence[str]) -> pa.Array | None:
     if not by:
         return None
-    columns = [_column(table, argument, name) for name in by]
+    columns = [_column(table, where, "by", name) for name in by]
     if len(columns) == 1:
         return columns[0]
     # Several key columns: one struct key (the kernel groups struct keys as a whole).
@@ -137,16 +137,91 @@ def _default_threads() -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
 
+@overload
 def point_in_time(
-    spine: Any,
-    events: Any,
+    spine: pl.DataFrame,
+    events: Table,
     *,
     by: str | Sequence[str] | None,
     spine_time: str,
     event_time: str,
-    features: Sequence[Any],
+    features: Sequence[FeatureSpec],
+    created: str | None = ...,
+    ttl: Duration | None = ...,
+    closed: str = ...,
+    null_keys_match: bool = ...,
+    threads: int | None = ...,
+) -> pl.DataFrame: ...
+@overload
+def point_in_time(
+    spine: pd.DataFrame,
+    events: Table,
+    *,
+    by: str | Sequence[str] | None,
+    spine_time: str,
+    event_time: str,
+    features: Sequence[FeatureSpec],
+    created: str | None = ...,
+    ttl: Duration | None = ...,
+    closed: str = ...,
+    null_keys_match: bool = ...,
+    threads: int | None = ...,
+) -> pd.DataFrame: ...
+@overload
+def point_in_time(
+    spine: pa.Table | pa.RecordBatch,
+    events: Table,
+    *,
+    by: str | Sequence[str] | None,
+    spine_time: str,
+    event_time: str,
+    features: Sequence[FeatureSpec],
+    created: str | None = ...,
+    ttl: Duration | None = ...,
+    closed: str = ...,
+    null_keys_match: bool = ...,
+    threads: int | None = ...,
+) -> pa.Table: ...
+@overload
+def point_in_time(
+    spine: ArrowStreamExportable,
+    events: Table,
+    *,
+    by: str | Sequence[str] | None,
+    spine_time: str,
+    event_time: str,
+    features: Sequence[FeatureSpec],
+    created: str | None = ...,
+    ttl: Duration | None = ...,
+    closed: str = ...,
+    null_keys_match: bool = ...,
+    threads: int | None = ...,
+) -> pa.Table: ...
+@overload
+def point_in_time(
+    spine: Any,
+    events: Table,
+    *,
+    by: str | Sequence[str] | None,
+    spine_time: str,
+    event_time: str,
+    features: Sequence[FeatureSpec],
+    created: str | None = ...,
+    ttl: Duration | None = ...,
+    closed: str = ...,
+    null_keys_match: bool = ...,
+    threads: int | None = ...,
+) -> Any: ...
+def point_in_time(
+    spine: Any,
+    events: Table,
+    *,
+    by: str | Sequence[str] | None,
+    spine_time: str,
+    event_time: str,
+    features: Sequence[FeatureSpec],
     created: str | None = None,
-    ttl: Any = None,
+    ttl: Duration | None = None,
     closed: str = "right",
     null_keys_match: bool = False,
     threads: int | None = None,
@@ -189,12 +264,12 @@ def point_in_time(
     if ttl_ns == 0:
         ttl_ns = None  # Feast's ttl=0 means no limit.
     outputs = _native.point_in_time(
-        _keys(spine_table, "by", keys),
-        _column(spine_table, "spine_time", spine_time),
-        _keys(event_table, "by", keys),
-        _column(event_table, "event_time", event_time),
-        None if created is None else _column(event_table, "created", created),
-        [_column(event_table, "features", name) for name in value_names],
+        _keys(spine_table, "spine", keys),
+        _column(spine_table, "spine", "spine_time", spine_time),
+        _keys(event_table, "events", keys),
+        _column(event_table, "events", "event_time", event_time),
+        None if created is None else _column(event_table, "events", "created", created),
+        [_column(event_table, "events", "features", name) for name in value_names],
         value_names,
         native_features,
         closed,

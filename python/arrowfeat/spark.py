@@ -21,14 +21,21 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pyarrow as pa
-from pyspark.sql import Column
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 import arrowfeat as _af
+
+from ._convert import _by_keyword_only, _check_columns
+from .errors import ArrowfeatTypeError, ArrowfeatValueError
+from .windows import _check_agg, to_nanoseconds
+
+if TYPE_CHECKING:
+    from ._convert import Duration
 
 Kind = Literal["arrow", "pandas"]
 
@@ -186,19 +193,14 @@ def haversine_km(lat1: Any, lon1: Any, lat2: Any, lon2: Any, *, kind: Kind = "ar
 
 # --- Event-time windows ------------------------------------------------------------------
 
-from pyspark.sql import DataFrame  # noqa: E402
 
-from .errors import ArrowfeatTypeError, ArrowfeatValueError  # noqa: E402
-from .windows import _check_agg, to_nanoseconds  # noqa: E402
-
-
-def tumble_start(ts: Any, size: Any, offset: Any = 0, *, kind: Kind = "arrow") -> Column:
+def tumble_start(ts: Any, size: Duration, offset: Duration = 0, *, kind: Kind = "arrow") -> Column:
     """Start of the tumbling window holding ``ts`` (a timestamp column), as timestamp."""
     size_ns, offset_ns = to_nanoseconds("tumble_start", "size", size), to_nanoseconds("tumble_start", "offset", offset)
     return _udf("tumble_start", lambda t: _af.tumble_start(t, size_ns, offset_ns), T.TimestampType(), (ts,), kind)
 
 
-def hop_windows(ts: Any, size: Any, step: Any, offset: Any = 0, *, kind: Kind = "arrow") -> Column:
+def hop_windows(ts: Any, size: Duration, step: Duration, offset: Duration = 0, *, kind: Kind = "arrow") -> Column:
     """Starts of every hopping window holding ``ts``, as array<timestamp> (explode it and
     group by it for Spark's ``window(ts, size, step)`` without its candidate expansion)."""
     f = "hop_windows"
@@ -206,21 +208,25 @@ def hop_windows(ts: Any, size: Any, step: Any, offset: Any = 0, *, kind: Kind = 
     return _udf(f, lambda t: _af.hop_windows(t, *sizes), T.ArrayType(T.TimestampType(), False), (ts,), kind)
 
 
-def _check_columns(function: str, df: DataFrame, **columns: str) -> None:
-    for argument, name in columns.items():
-        if not isinstance(name, str):
-            raise ArrowfeatTypeError(
-                f"{function}: argument `{argument}`: expected a column name, found {type(name).__name__}"
-            )
-        if name not in df.columns:
-            raise ArrowfeatValueError(
-                f"{function}: argument `{argument}`: no column `{name}` in the DataFrame (columns: {', '.join(df.columns)})"
-            )
-    ts_type = df.schema[columns["ts"]].dataType
+def _check_window_columns(function: str, df: DataFrame, by: str | None, ts: str, value: str) -> None:
+    columns = {"ts": ts, "value": value} if by is None else {"by": by, "ts": ts, "value": value}
+    _check_columns(function, "the DataFrame", df.columns, columns)
+    ts_type = df.schema[ts].dataType
     if not isinstance(ts_type, (T.TimestampType, T.TimestampNTZType, T.LongType)):
         raise ArrowfeatTypeError(
-            f"{function}: argument `ts`: expected a timestamp or bigint (nanoseconds) column, found `{columns['ts']}` of type {ts_type.simpleString()}"
+            f"{function}: argument `ts`: expected a timestamp or bigint (nanoseconds) column, found `{ts}` of type {ts_type.simpleString()}"
         )
+
+
+def _df_column_at(argument: str) -> Callable[[dict[str, Any]], str | None]:
+    """The check of an old call: a column where a duration belongs (`by` was second)."""
+
+    def check(bound: dict[str, Any]) -> str | None:
+        value = bound.get(argument)
+        named = isinstance(value, str) and value in getattr(bound.get("df"), "columns", ())
+        return argument if named or isinstance(value, Column) else None
+
+    return check
 
 
 def _value_type(function: str, df: DataFrame, value: str, agg: str) -> T.DataType:
@@ -236,14 +242,6 @@ def _value_type(function: str, df: DataFrame, value: str, agg: str) -> T.DataTyp
     return T.DoubleType()
 
 
-def _agg(function: str, agg: str) -> str:
-    return _check_agg(function, agg)
-
-
-def _bound_type(df: DataFrame, ts: str) -> T.DataType:
-    return df.schema[ts].dataType
-
-
 def _conform(table: pa.Table, schema: T.StructType) -> pa.Table:
     """Casts each column to the Arrow type Spark expects for the declared schema, so that
     Spark does not have to (nanosecond bounds become microseconds, exactly or an error)."""
@@ -251,55 +249,55 @@ def _conform(table: pa.Table, schema: T.StructType) -> pa.Table:
     return pa.Table.from_arrays(columns, names=schema.names)
 
 
+@_by_keyword_only("rolling", "rolling(df, ts, value, period, agg, by=key)", 5, _df_column_at("period"))
 def rolling(
     df: DataFrame,
-    by: str,
     ts: str,
     value: str,
-    period: Any,
+    period: Duration,
     agg: str = "sum",
     *,
+    by: str | None = None,
     closed: str = "right",
     output: str | None = None,
 ) -> DataFrame:
     """``df`` with a column ``output`` (default ``<agg>_<value>``): the ``agg`` of ``value``
-    over each row's ``(ts - period, ts]`` among the rows of the same ``by`` key."""
+    over each row's ``(ts - period, ts]`` among the rows of the same ``by`` key (without
+    ``by``, among all rows, in one group: one task)."""
     f = "rolling"
-    _check_columns(f, df, by=by, ts=ts, value=value)
-    agg = _agg(f, agg)
+    _check_window_columns(f, df, by, ts, value)
+    agg = _check_agg(f, agg)
     period_ns = to_nanoseconds("rolling_" + agg, "period", period)
     output = output or f"{agg}_{value}"
     schema = T.StructType([*df.schema.fields, T.StructField(output, _value_type(f, df, value, agg), True)])
 
     def per_key(table: pa.Table) -> pa.Table:
         result = _af.rolling(table.column(value), table.column(ts), period_ns, agg, closed=closed)
-        return _conform(
-            table.append_column(output, pa.chunked_array([result]) if isinstance(result, pa.Array) else result), schema
-        )
+        return _conform(table.append_column(output, pa.chunked_array([result])), schema)
 
-    return df.groupBy(by).applyInArrow(per_key, schema)
+    return df.groupBy(*([] if by is None else [by])).applyInArrow(per_key, schema)
 
 
 def _per_key_aggregate(
     function: str,
     df: DataFrame,
-    by: str,
+    by: str | None,
     ts: str,
     value: str,
     agg: str,
     output: str | None,
     bounds: tuple[str, str],
-    compute: Any,
+    compute: Callable[[pa.Array | None, pa.Array, pa.Array, str], pa.Table],
 ) -> DataFrame:
     """``df.groupBy(by).applyInArrow`` of ``compute(keys, ts, values, agg)``, a kernel that
-    returns ``key, <start>, <end>, value`` per window, with Spark's types."""
-    _check_columns(function, df, by=by, ts=ts, value=value)
-    agg = _agg(function, agg)
+    returns ``[key,] <start>, <end>, value`` per window, with Spark's types."""
+    _check_window_columns(function, df, by, ts, value)
+    agg = _check_agg(function, agg)
     output = output or f"{agg}_{value}"
-    bound = _bound_type(df, ts)
+    bound = df.schema[ts].dataType
     schema = T.StructType(
         [
-            df.schema[by],
+            *([] if by is None else [df.schema[by]]),
             T.StructField(bounds[0], bound, False),
             T.StructField(bounds[1], bound, False),
             T.StructField(output, _value_type(function, df, value, agg), True),
@@ -307,25 +305,28 @@ def _per_key_aggregate(
     )
 
     def per_key(table: pa.Table) -> pa.Table:
-        return _conform(compute(table.column(by), table.column(ts), table.column(value), agg), schema)
+        keys = None if by is None else table.column(by)
+        return _conform(compute(keys, table.column(ts), table.column(value), agg), schema)
 
-    return df.groupBy(by).applyInArrow(per_key, schema)
+    return df.groupBy(*([] if by is None else [by])).applyInArrow(per_key, schema)
 
 
+@_by_keyword_only("hop_aggregate", "hop_aggregate(df, ts, value, size, step, agg, by=key)", 6, _df_column_at("size"))
 def hop_aggregate(
     df: DataFrame,
-    by: str,
     ts: str,
     value: str,
-    size: Any,
-    step: Any,
+    size: Duration,
+    step: Duration,
     agg: str = "sum",
     *,
-    offset: Any = 0,
+    by: str | None = None,
+    offset: Duration = 0,
     output: str | None = None,
 ) -> DataFrame:
     """One row per key and non-empty hopping window: ``by, window_start, window_end,
-    <output>``: Spark's ``groupBy(by, window(ts, size, step)).agg(...)`` in O(rows + windows)."""
+    <output>``: Spark's ``groupBy(by, window(ts, size, step)).agg(...)`` in O(rows + windows)
+    (without ``by``: no key column, every row in one group)."""
     f = "hop_aggregate"
     size_ns, step_ns, offset_ns = (
         to_nanoseconds(f, a, v) for a, v in (("size", size), ("step", step), ("offset", offset))
@@ -339,22 +340,24 @@ def hop_aggregate(
         agg,
         output,
         ("window_start", "window_end"),
-        lambda k, t, v, a: _af.hop_aggregate(k, t, v, size_ns, step_ns, a, offset_ns),
+        lambda k, t, v, a: _af.hop_aggregate(t, v, size_ns, step_ns, a, offset_ns, by=k),
     )
 
 
+@_by_keyword_only("session_aggregate", "session_aggregate(df, ts, value, gap, agg, by=key)", 5, _df_column_at("gap"))
 def session_aggregate(
     df: DataFrame,
-    by: str,
     ts: str,
     value: str,
-    gap: Any,
+    gap: Duration,
     agg: str = "sum",
     *,
+    by: str | None = None,
     output: str | None = None,
 ) -> DataFrame:
     """One row per key and session: ``by, session_start, session_end, <output>``, the
-    sessions of Spark's ``session_window(ts, gap)``."""
+    sessions of Spark's ``session_window(ts, gap)`` (without ``by``: no key column, every
+    row in one group)."""
     gap_ns = to_nanoseconds("session_aggregate", "gap", gap)
     return _per_key_aggregate(
         "session_aggregate",
@@ -365,7 +368,7 @@ def session_aggregate(
         agg,
         output,
         ("session_start", "session_end"),
-        lambda k, t, v, a: _af.session_aggregate(k, t, v, gap_ns, a),
+        lambda k, t, v, a: _af.session_aggregate(t, v, gap_ns, a, by=k),
     )
 
 
@@ -381,7 +384,7 @@ def point_in_time(
     event_time: str,
     features: list[Any],
     created: str | None = None,
-    ttl: Any = None,
+    ttl: Duration | None = None,
     closed: str = "right",
     null_keys_match: bool = False,
     threads: int = 1,

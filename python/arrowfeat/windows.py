@@ -6,18 +6,30 @@ nanoseconds; durations are nanoseconds (``int``), interval strings (``"500ns"``,
 ``pandas.Timedelta``. Window bounds come back as ``timestamp[ns]`` with the input's time
 zone (int64 for int64 input). Input need not be sorted; rows with a null time are
 dropped, as Spark drops them. See docs/windows.md for the exact semantics.
+
+Per-row functions return the kind they were given (a pandas Series for pandas input, a
+Polars Series for Polars input, else a pyarrow Array, one chunk); ``hop_aggregate`` and
+``session_aggregate`` return a ``pyarrow.Table``. ``by`` (the keys) is keyword-only.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import numbers
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, overload
 
 import pyarrow as pa
 
-from . import _native, _shape_like, _to_arrow, _type_name
+from . import _native
+from ._convert import _by_keyword_only, _is_column, _shape_like, _to_arrow, _type_name
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import polars as pl
+
+    from ._convert import ArrowColumn, Column, Duration
 
 __all__ = [
     "hop_aggregate",
@@ -102,14 +114,35 @@ def _check_agg(function: str, agg: str) -> str:
     return "mean" if agg.lower() == "avg" else agg.lower()
 
 
-def tumble_start(ts: Any, size: Any, offset: Any = 0) -> Any:
+def _column_at(argument: str) -> Callable[[dict[str, Any]], str | None]:
+    """The check of an old call: a column where a duration belongs (`by` was first)."""
+    return lambda bound: argument if _is_column(bound.get(argument)) else None
+
+
+@overload
+def tumble_start(ts: pl.Series, size: Duration, offset: Duration = ...) -> pl.Series: ...
+@overload
+def tumble_start(ts: pd.Series, size: Duration, offset: Duration = ...) -> pd.Series: ...
+@overload
+def tumble_start(ts: ArrowColumn, size: Duration, offset: Duration = ...) -> pa.Array: ...
+@overload
+def tumble_start(ts: Any, size: Duration, offset: Duration = ...) -> Any: ...
+def tumble_start(ts: Any, size: Duration, offset: Duration = 0) -> Any:
     """Start of the tumbling window ``[start, start + size)`` holding each time."""
     f = "tumble_start"
     result = _native.tumble_start(_times(f, ts), to_nanoseconds(f, "size", size), to_nanoseconds(f, "offset", offset))
     return _shape_like(result, ts)
 
 
-def hop_windows(ts: Any, size: Any, step: Any, offset: Any = 0) -> Any:
+@overload
+def hop_windows(ts: pl.Series, size: Duration, step: Duration, offset: Duration = ...) -> pl.Series: ...
+@overload
+def hop_windows(ts: pd.Series, size: Duration, step: Duration, offset: Duration = ...) -> pd.Series: ...
+@overload
+def hop_windows(ts: ArrowColumn, size: Duration, step: Duration, offset: Duration = ...) -> pa.Array: ...
+@overload
+def hop_windows(ts: Any, size: Duration, step: Duration, offset: Duration = ...) -> Any: ...
+def hop_windows(ts: Any, size: Duration, step: Duration, offset: Duration = 0) -> Any:
     """Starts of every hopping window ``[start, start + size)`` holding each time (a list
     per row, ascending), as Spark's ``window(ts, size, step)``."""
     f = "hop_windows"
@@ -122,7 +155,28 @@ def hop_windows(ts: Any, size: Any, step: Any, offset: Any = 0) -> Any:
     return _shape_like(result, ts)
 
 
-def rolling(value: Any, ts: Any, period: Any, agg: str, by: Any = None, closed: str = "right") -> Any:
+@overload
+def rolling(
+    value: pl.Series,
+    ts: ArrowColumn | pl.Series,
+    period: Duration,
+    agg: str,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+) -> pl.Series: ...
+@overload
+def rolling(
+    value: pd.Series, ts: Column, period: Duration, agg: str, *, by: Column | None = ..., closed: str = ...
+) -> pd.Series: ...
+@overload
+def rolling(
+    value: ArrowColumn, ts: ArrowColumn, period: Duration, agg: str, *, by: Column | None = ..., closed: str = ...
+) -> pa.Array: ...
+@overload
+def rolling(value: Any, ts: Any, period: Duration, agg: str, *, by: Any = ..., closed: str = ...) -> Any: ...
+@_by_keyword_only("rolling", "rolling(value, ts, period, agg, by=keys)", 4)
+def rolling(value: Any, ts: Any, period: Duration, agg: str, *, by: Any = None, closed: str = "right") -> Any:
     """``agg`` of the values of the same key's events in ``(t - period, t]`` for each event.
 
     ``closed`` is ``"right"`` (default), ``"left"`` (``[t - period, t)``, excludes the
@@ -136,34 +190,119 @@ def rolling(value: Any, ts: Any, period: Any, agg: str, by: Any = None, closed: 
     return _shape_like(result, value, ts)
 
 
-def rolling_sum(value: Any, ts: Any, period: Any, by: Any = None, closed: str = "right") -> Any:
+@overload
+def rolling_sum(
+    value: pl.Series, ts: ArrowColumn | pl.Series, period: Duration, *, by: Column | None = ..., closed: str = ...
+) -> pl.Series: ...
+@overload
+def rolling_sum(
+    value: pd.Series, ts: Column, period: Duration, *, by: Column | None = ..., closed: str = ...
+) -> pd.Series: ...
+@overload
+def rolling_sum(
+    value: ArrowColumn, ts: ArrowColumn, period: Duration, *, by: Column | None = ..., closed: str = ...
+) -> pa.Array: ...
+@overload
+def rolling_sum(value: Any, ts: Any, period: Duration, *, by: Any = ..., closed: str = ...) -> Any: ...
+@_by_keyword_only("rolling_sum", "rolling_sum(value, ts, period, by=keys)", 3)
+def rolling_sum(value: Any, ts: Any, period: Duration, *, by: Any = None, closed: str = "right") -> Any:
     """Sum over ``(t - period, t]`` per event: int64 exact for integers, compensated for floats."""
     return rolling(value, ts, period, "sum", by=by, closed=closed)
 
 
-def rolling_count(value: Any, ts: Any, period: Any, by: Any = None, closed: str = "right") -> Any:
+@overload
+def rolling_count(
+    value: pl.Series, ts: ArrowColumn | pl.Series, period: Duration, *, by: Column | None = ..., closed: str = ...
+) -> pl.Series: ...
+@overload
+def rolling_count(
+    value: pd.Series, ts: Column, period: Duration, *, by: Column | None = ..., closed: str = ...
+) -> pd.Series: ...
+@overload
+def rolling_count(
+    value: ArrowColumn, ts: ArrowColumn, period: Duration, *, by: Column | None = ..., closed: str = ...
+) -> pa.Array: ...
+@overload
+def rolling_count(value: Any, ts: Any, period: Duration, *, by: Any = ..., closed: str = ...) -> Any: ...
+@_by_keyword_only("rolling_count", "rolling_count(value, ts, period, by=keys)", 3)
+def rolling_count(value: Any, ts: Any, period: Duration, *, by: Any = None, closed: str = "right") -> Any:
     """Number of non-null values over ``(t - period, t]`` per event."""
     return rolling(value, ts, period, "count", by=by, closed=closed)
 
 
-def rolling_mean(value: Any, ts: Any, period: Any, by: Any = None, closed: str = "right") -> Any:
+@overload
+def rolling_mean(
+    value: pl.Series, ts: ArrowColumn | pl.Series, period: Duration, *, by: Column | None = ..., closed: str = ...
+) -> pl.Series: ...
+@overload
+def rolling_mean(
+    value: pd.Series, ts: Column, period: Duration, *, by: Column | None = ..., closed: str = ...
+) -> pd.Series: ...
+@overload
+def rolling_mean(
+    value: ArrowColumn, ts: ArrowColumn, period: Duration, *, by: Column | None = ..., closed: str = ...
+) -> pa.Array: ...
+@overload
+def rolling_mean(value: Any, ts: Any, period: Duration, *, by: Any = ..., closed: str = ...) -> Any: ...
+@_by_keyword_only("rolling_mean", "rolling_mean(value, ts, period, by=keys)", 3)
+def rolling_mean(value: Any, ts: Any, period: Duration, *, by: Any = None, closed: str = "right") -> Any:
     """Mean over ``(t - period, t]`` per event."""
     return rolling(value, ts, period, "mean", by=by, closed=closed)
 
 
-def rolling_min(value: Any, ts: Any, period: Any, by: Any = None, closed: str = "right") -> Any:
+@overload
+def rolling_min(
+    value: pl.Series, ts: ArrowColumn | pl.Series, period: Duration, *, by: Column | None = ..., closed: str = ...
+) -> pl.Series: ...
+@overload
+def rolling_min(
+    value: pd.Series, ts: Column, period: Duration, *, by: Column | None = ..., closed: str = ...
+) -> pd.Series: ...
+@overload
+def rolling_min(
+    value: ArrowColumn, ts: ArrowColumn, period: Duration, *, by: Column | None = ..., closed: str = ...
+) -> pa.Array: ...
+@overload
+def rolling_min(value: Any, ts: Any, period: Duration, *, by: Any = ..., closed: str = ...) -> Any: ...
+@_by_keyword_only("rolling_min", "rolling_min(value, ts, period, by=keys)", 3)
+def rolling_min(value: Any, ts: Any, period: Duration, *, by: Any = None, closed: str = "right") -> Any:
     """Minimum over ``(t - period, t]`` per event."""
     return rolling(value, ts, period, "min", by=by, closed=closed)
 
 
-def rolling_max(value: Any, ts: Any, period: Any, by: Any = None, closed: str = "right") -> Any:
+@overload
+def rolling_max(
+    value: pl.Series, ts: ArrowColumn | pl.Series, period: Duration, *, by: Column | None = ..., closed: str = ...
+) -> pl.Series: ...
+@overload
+def rolling_max(
+    value: pd.Series, ts: Column, period: Duration, *, by: Column | None = ..., closed: str = ...
+) -> pd.Series: ...
+@overload
+def rolling_max(
+    value: ArrowColumn, ts: ArrowColumn, period: Duration, *, by: Column | None = ..., closed: str = ...
+) -> pa.Array: ...
+@overload
+def rolling_max(value: Any, ts: Any, period: Duration, *, by: Any = ..., closed: str = ...) -> Any: ...
+@_by_keyword_only("rolling_max", "rolling_max(value, ts, period, by=keys)", 3)
+def rolling_max(value: Any, ts: Any, period: Duration, *, by: Any = None, closed: str = "right") -> Any:
     """Maximum over ``(t - period, t]`` per event (NaN counts as the largest, as in Spark)."""
     return rolling(value, ts, period, "max", by=by, closed=closed)
 
 
-def hop_aggregate(by: Any, ts: Any, value: Any, size: Any, step: Any, agg: str = "sum", offset: Any = 0) -> pa.Table:
+@_by_keyword_only("hop_aggregate", "hop_aggregate(ts, value, size, step, agg, offset, by=keys)", 6, _column_at("size"))
+def hop_aggregate(
+    ts: Column,
+    value: Column,
+    size: Duration,
+    step: Duration,
+    agg: str = "sum",
+    offset: Duration = 0,
+    *,
+    by: Column | None = None,
+) -> pa.Table:
     """Every non-empty hopping window ``[start, start + size)`` (starts ``offset + k * step``)
-    per key with the ``agg`` of its values. ``by`` may be None for one group.
+    per key (``by``) with the ``agg`` of its values; without ``by``, one group.
 
     Returns a table ``key, window_start, window_end, value`` sorted by key then start
     (without ``key`` when ``by`` is None). Runs in O(rows + windows) and jumps over gaps."""
@@ -181,7 +320,16 @@ def hop_aggregate(by: Any, ts: Any, value: Any, size: Any, step: Any, agg: str =
     return pa.Table.from_batches([batch])
 
 
-def session_window(ts: Any, gap: Any, by: Any = None) -> Any:
+@overload
+def session_window(ts: pl.Series, gap: Duration, *, by: Column | None = ...) -> pl.Series: ...
+@overload
+def session_window(ts: pd.Series, gap: Duration, *, by: Column | None = ...) -> pd.Series: ...
+@overload
+def session_window(ts: ArrowColumn, gap: Duration, *, by: Column | None = ...) -> pa.Array: ...
+@overload
+def session_window(ts: Any, gap: Duration, *, by: Any = ...) -> Any: ...
+@_by_keyword_only("session_window", "session_window(ts, gap, by=keys)", 2)
+def session_window(ts: Any, gap: Duration, *, by: Any = None) -> Any:
     """The session ``{start, end}`` of each event: events of a key at most ``gap`` apart
     share a session (an event at exactly last + gap joins it, as in Spark); ``end`` is
     the last time plus ``gap``."""
@@ -190,7 +338,10 @@ def session_window(ts: Any, gap: Any, by: Any = None) -> Any:
     return _shape_like(result, ts)
 
 
-def session_aggregate(by: Any, ts: Any, value: Any, gap: Any, agg: str = "sum") -> pa.Table:
+@_by_keyword_only("session_aggregate", "session_aggregate(ts, value, gap, agg, by=keys)", 4, _column_at("gap"))
+def session_aggregate(
+    ts: Column, value: Column, gap: Duration, agg: str = "sum", *, by: Column | None = None
+) -> pa.Table:
     """One row per session per key: ``key, session_start, session_end, value``, sorted by
     key then start (without ``key`` when ``by`` is None)."""
     f = "session_aggregate"

@@ -156,8 +156,17 @@ def test_several_key_columns_and_polars():
 def test_errors_name_the_argument():
     events = pa.table({"k": [1], "ts": [1], "v": [1.0]})
     spine = pa.table({"k": [1], "ts": [1]})
-    with pytest.raises(ValueError, match=r"point_in_time: argument `spine_time`: expected a column of the table"):
+    with pytest.raises(
+        ValueError,
+        match=r"point_in_time: argument `spine_time`: expected a column of `spine`, found 'nope' \(columns: ",
+    ):
         af.point_in_time(spine, events, by="k", spine_time="nope", event_time="ts", features=["v"])
+    with pytest.raises(ValueError, match=r"point_in_time: argument `by`: expected a column of `events`, found 'k'"):
+        af.point_in_time(spine, events.drop_columns(["k"]), by="k", spine_time="ts", event_time="ts", features=["v"])
+    with pytest.raises(
+        TypeError, match=r"point_in_time: argument `event_time`: expected a column name, found builtins.int"
+    ):
+        af.point_in_time(spine, events, by="k", spine_time="ts", event_time=1, features=["v"])
     with pytest.raises(ValueError, match=r"argument `features`: expected an aggregation"):
         af.point_in_time(spine, events, by="k", spine_time="ts", event_time="ts", features=[("v", "median", "1m")])
     with pytest.raises(ValueError, match=r"point_in_time: argument `period`"):

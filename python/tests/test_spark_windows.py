@@ -28,11 +28,11 @@ def test_hop_aggregate_equals_spark_window(spark):
         .agg(F.sum("ivalue").alias("total"))
         .select("key", F.col("window.start").alias("start"), F.col("window.end").alias("end"), "total")
     )
-    helper = afs.hop_aggregate(df, "key", "ts", "ivalue", "10m", "1m", "sum", output="total")
+    helper = afs.hop_aggregate(df, "ts", "ivalue", "10m", "1m", "sum", by="key", output="total")
     assert helper.columns == ["key", "window_start", "window_end", "total"]
     expected = rows(spark_out, "key", "start", "end", "total")
     assert rows(helper, "key", "window_start", "window_end", "total") == expected
-    local = af.hop_aggregate(table["key"], table["ts"], table["ivalue"], "10m", "1m", "sum")
+    local = af.hop_aggregate(table["ts"], table["ivalue"], "10m", "1m", "sum", by=table["key"])
     # As Spark collects them: naive microsecond datetimes in the session time zone (UTC).
     naive = [
         local[c].cast(pa.timestamp("us", tz="UTC")).cast(pa.timestamp("us")).to_pylist()
@@ -52,12 +52,12 @@ def test_session_aggregate_equals_spark_session_window(spark):
             "key", F.col("session_window.start").alias("start"), F.col("session_window.end").alias("end"), "n", "top"
         )
     )
-    counts = afs.session_aggregate(df, "key", "ts", "value", "2m", "count", output="n")
-    tops = afs.session_aggregate(df, "key", "ts", "value", "2m", "max", output="top")
+    counts = afs.session_aggregate(df, "ts", "value", "2m", "count", by="key", output="n")
+    tops = afs.session_aggregate(df, "ts", "value", "2m", "max", by="key", output="top")
     expected = rows(spark_out, "key", "start", "end", "n", "top")
     assert rows(counts, "key", "session_start", "session_end", "n") == [r[:4] for r in expected]
     assert rows(tops, "key", "session_start", "session_end", "top") == [r[:3] + r[4:] for r in expected]
-    local = af.session_aggregate(table["key"], table["ts"], table["value"], "2m", "count")
+    local = af.session_aggregate(table["ts"], table["value"], "2m", "count", by=table["key"])
     assert local.num_rows == len(expected)
 
 
@@ -68,7 +68,7 @@ def test_rolling_helper_equals_spark_range_window(spark):
     # Spark's RANGE frame over seconds: (t - 300 s, t] is rangeBetween(-299, 0) on whole seconds.
     w = Window.partitionBy("key").orderBy(F.col("ts").cast("long")).rangeBetween(-299, 0)
     spark_out = df.withColumn("expected", F.sum("ivalue").over(w))
-    ours = afs.rolling(spark_out, "key", "ts", "ivalue", "5m", "sum", output="rolled")
+    ours = afs.rolling(spark_out, "ts", "ivalue", "5m", "sum", by="key", output="rolled")
     result = ours.select("expected", "rolled").collect()
     assert len(result) == 2000
     assert all(r["expected"] == r["rolled"] for r in result)
@@ -84,10 +84,13 @@ def test_per_row_columns_and_errors(spark):
     ).collect()
     assert all(r["t5"] == r["spark_t5"] for r in out)
     assert all(len(r["hops"]) == 2 and r["hops"][1] == r["t5"] for r in out)
-    with pytest.raises(ValueError, match=r"hop_aggregate: argument `value`: no column `nope`"):
-        afs.hop_aggregate(df, "key", "ts", "nope", "10m", "1m")
+    with pytest.raises(
+        ValueError,
+        match=r"hop_aggregate: argument `value`: expected a column of the DataFrame, found 'nope' \(columns: key, ts,",
+    ):
+        afs.hop_aggregate(df, "ts", "nope", "10m", "1m", by="key")
     with pytest.raises(TypeError, match=r"session_aggregate: argument `ts`: expected a timestamp or bigint"):
-        afs.session_aggregate(df, "key", "value", "value", "2m")
+        afs.session_aggregate(df, "value", "value", "2m", by="key")
 
 
 def test_point_in_time_in_spark_equals_in_process(spark):
@@ -121,3 +124,40 @@ def test_point_in_time_in_spark_equals_in_process(spark):
     names = ["label_id", "conv_rate", "trips_sum_6h", "conv_rate_mean_1d"]
     expected = sorted(zip(*(local[n].to_pylist() for n in names), strict=True))
     assert rows(out, *names) == expected
+
+
+def test_by_is_keyword_only_and_optional(spark):
+    table, df = spark_events(spark, nulls=False)
+    # Calls in the order before 0.1 (`by` second) fail with a message, in Python.
+    old_calls = {
+        "rolling": [
+            lambda: afs.rolling(df, "key", "ts", "ivalue", "5m"),
+            lambda: afs.rolling(df, "key", "ts", "ivalue", "5m", "sum"),
+        ],
+        "hop_aggregate": [
+            lambda: afs.hop_aggregate(df, "key", "ts", "ivalue", "10m", "1m"),
+            lambda: afs.hop_aggregate(df, "key", "ts", "ivalue", "10m", "1m", "sum"),
+        ],
+        "session_aggregate": [
+            lambda: afs.session_aggregate(df, "key", "ts", "ivalue", "2m"),
+            lambda: afs.session_aggregate(df, F.col("key"), "ts", F.col("ivalue"), "2m"),
+        ],
+    }
+    for name, calls in old_calls.items():
+        for call in calls:
+            with pytest.raises(
+                af.ArrowfeatTypeError,
+                match=rf"^{name}: argument `by`: expected `by=` as a keyword argument, .* call {name}\(df, .*by=key\)",
+            ):
+                call()
+    # Without `by`, every row is in one group, as in process without `by`.
+    hops = afs.hop_aggregate(df, "ts", "ivalue", "10m", "1m")
+    assert hops.columns == ["window_start", "window_end", "sum_ivalue"]
+    local = af.hop_aggregate(table["ts"], table["ivalue"], "10m", "1m")
+    assert sorted(r["sum_ivalue"] for r in hops.collect()) == sorted(local["value"].to_pylist())
+    rolled = afs.rolling(df, "ts", "ivalue", "5m", "max").select("ts", "ivalue", "max_ivalue").collect()
+    expected = af.rolling_max(table["ivalue"], table["ts"], "5m")
+    naive = table["ts"].cast(pa.timestamp("us")).to_pylist()
+    assert sorted((r["ts"], r["ivalue"], r["max_ivalue"]) for r in rolled) == sorted(
+        zip(naive, table["ivalue"].to_pylist(), expected.to_pylist(), strict=True)
+    )

@@ -83,7 +83,7 @@ def test_rolling_integer_sums_are_exact_and_nulls_ignored():
 
 def test_hop_aggregate_matches_polars_group_by_dynamic():
     table = random_events(nulls=False)
-    ours = af.hop_aggregate(table["key"], table["ts"], table["value"], "10m", "1m", "sum")
+    ours = af.hop_aggregate(table["ts"], table["value"], "10m", "1m", "sum", by=table["key"])
     assert ours.column_names == ["key", "window_start", "window_end", "value"]
     df = pl.from_arrow(table).sort("ts")
     theirs = (
@@ -117,7 +117,7 @@ def _floor_minute(t):
 
 def test_session_aggregate_and_session_window():
     table = random_events()
-    sessions = af.session_aggregate(table["key"], table["ts"], table["ivalue"], "2m", "count")
+    sessions = af.session_aggregate(table["ts"], table["ivalue"], "2m", "count", by=table["key"])
     per_row = af.session_window(table["ts"], "2m", by=table["key"])
     assert per_row.type == pa.struct([("start", pa.timestamp("ns", tz="UTC")), ("end", pa.timestamp("ns", tz="UTC"))])
     # The per-row sessions grouped and counted give the per-session counts.
@@ -148,7 +148,7 @@ def test_polars_rolling_over_dense_nanoseconds():
     rng = np.random.default_rng(3)
     ts = np.sort(rng.integers(0, 20_000, 5000))
     table = pa.table({"ts": pa.array(ts, pa.timestamp("ns")), "v": pa.array(rng.integers(0, 10, 5000))})
-    ours = af.hop_aggregate(None, table["ts"], table["v"], "500ns", "100ns", "sum")
+    ours = af.hop_aggregate(table["ts"], table["v"], "500ns", "100ns", "sum")
     theirs = (
         pl.from_arrow(table)
         .group_by_dynamic("ts", every="100ns", period="500ns", closed="left", start_by="window")
@@ -183,16 +183,16 @@ def test_inputs_pandas_chunked_and_durations():
 def test_errors_name_function_and_argument():
     ts = pa.array([0, 1], pa.int64())
     with pytest.raises(ValueError, match=r"hop_aggregate: argument `step`: expected a step <= size \(5m\), found 10m"):
-        af.hop_aggregate(None, ts, ts, "5m", "10m")
+        af.hop_aggregate(ts, ts, "5m", "10m")
     with pytest.raises(ValueError, match=r"rolling_sum: argument `period`: expected a duration > 0, found 0ns"):
         af.rolling_sum(ts, ts, 0)
     with pytest.raises(ValueError, match=r"session_aggregate: argument `gap`: .*unknown unit `fortnights`"):
-        af.session_aggregate(None, ts, ts, "2 fortnights")
+        af.session_aggregate(ts, ts, "2 fortnights")
     with pytest.raises(
         ValueError,
         match=r"session_aggregate: argument `agg`: expected one of sum, count, mean, min, max, found 'median'",
     ):
-        af.session_aggregate(None, ts, ts, 5, "median")
+        af.session_aggregate(ts, ts, 5, "median")
     with pytest.raises(
         TypeError,
         match=r"rolling_max: argument `ts`: expected a timestamp \(any unit\), a date or Int64 nanoseconds, found Float64",
@@ -204,3 +204,38 @@ def test_errors_name_function_and_argument():
         af.rolling_mean(ts, ts, 5, closed="middle")
     with pytest.raises(ValueError, match=r"expected 2 rows like argument `ts`, found 3 rows"):
         af.rolling_sum(pa.array([1, 2, 3]), ts, 5)
+
+
+def test_by_is_keyword_only_and_old_calls_fail_loudly():
+    # arrowfeat 0.1 made `by` keyword-only everywhere: calls in the old orders must fail
+    # with a message, never run with their arguments in the wrong places.
+    ts = pa.array([0, 1], pa.int64())
+    keys = pa.array(["a", "b"])
+    old_calls = {
+        "hop_aggregate": [
+            lambda: af.hop_aggregate(keys, ts, ts, "5m", "1m"),  # `ts` would be the keys
+            lambda: af.hop_aggregate(None, ts, ts, "5m", "1m", "sum"),
+            lambda: af.hop_aggregate(keys, ts, ts, "5m", "1m", "sum", 0),
+        ],
+        "session_aggregate": [
+            lambda: af.session_aggregate(keys, ts, ts, "2m"),
+            lambda: af.session_aggregate(keys, ts, ts, "2m", "count"),
+        ],
+        "rolling": [lambda: af.rolling(ts, ts, 5, "sum", keys)],
+        "rolling_sum": [lambda: af.rolling_sum(ts, ts, 5, keys), lambda: af.rolling_sum(ts, ts, 5, None, "left")],
+        "rolling_max": [lambda: af.rolling_max(ts, ts, 5, keys)],
+        "session_window": [lambda: af.session_window(ts, 5, keys)],
+    }
+    for name, calls in old_calls.items():
+        for call in calls:
+            with pytest.raises(
+                af.ArrowfeatTypeError,
+                match=rf"^{name}: argument `by`: expected `by=` as a keyword argument, found .*; "
+                rf"`by` is keyword-only since arrowfeat 0.1: call {name}\(.*by=keys",
+            ):
+                call()
+    # The same calls with keywords run.
+    assert af.hop_aggregate(ts, ts, "5m", "1m", by=keys).column_names == ["key", "window_start", "window_end", "value"]
+    assert af.session_aggregate(ts, ts, "2m", "count", by=keys)["value"].to_pylist() == [1, 1]
+    assert af.rolling_sum(ts, ts, 5, by=keys).to_pylist() == [0, 1]
+    assert af.session_window(ts, 5, by=keys).to_pylist() == [{"start": 0, "end": 5}, {"start": 1, "end": 6}]

@@ -1,0 +1,402 @@
+"""Conversions shared by the public functions: column arguments to Arrow, results back
+to the caller's kind (pandas in, pandas out; Polars in, Polars out), the type aliases of
+the public signatures, and the checks every module makes the same way."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import numbers
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+
+import pyarrow as pa
+
+from .errors import ArrowfeatTypeError, ArrowfeatValueError
+
+if TYPE_CHECKING:
+    # Only for the signatures: pandas, Polars and numpy stay optional at run time.
+    import datetime
+    from typing import TypeAlias
+
+    import numpy as np
+    import numpy.typing as npt
+    import pandas as pd
+    import polars as pl
+
+    from .point_in_time import Feature
+
+    _T = TypeVar("_T")
+
+    NDArray: TypeAlias = npt.NDArray[Any]
+    # A constant argument (one value for every row); int is accepted where float is.
+    Number: TypeAlias = float | pa.Scalar | None
+    Integer: TypeAlias = int | pa.Scalar | None
+    Hashable: TypeAlias = bool | int | float | str | bytes | pa.Scalar | None
+    # One vector for every row (a query embedding): a list, tuple or 1-D numpy array.
+    Vector: TypeAlias = Sequence[float] | NDArray | pa.Scalar | None
+    # The other arguments of a call whose result is of one kind: constants of type _T, or
+    # columns that do not change that kind (a pandas Series anywhere gives pandas, a
+    # Polars Series Polars, a ChunkedArray chunked; see _shape_like).
+    ArrayArg: TypeAlias = _T | pa.Array | NDArray
+    ChunkedArg: TypeAlias = _T | pa.Array | pa.ChunkedArray | NDArray
+    PolarsArg: TypeAlias = _T | pa.Array | pa.ChunkedArray | NDArray | pl.Series
+    PandasArg: TypeAlias = _T | pa.Array | pa.ChunkedArray | NDArray | pl.Series | pd.Series
+    # A duration: integer nanoseconds, a string such as "5m", a timedelta (pandas.Timedelta
+    # included) or a numpy timedelta64.
+    Duration: TypeAlias = int | str | datetime.timedelta | np.timedelta64
+    # A feature of point_in_time: af.as_of / af.window, a column name or a tuple.
+    FeatureSpec: TypeAlias = Feature | str | tuple[str] | tuple[str, str] | tuple[str, str, Duration | None]
+
+
+class ArrowArrayExportable(Protocol):
+    """An object that exports one Arrow array through the PyCapsule interface."""
+
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
+
+
+class ArrowStreamExportable(Protocol):
+    """An object that exports a stream of Arrow arrays or batches through the PyCapsule
+    interface (Polars, DuckDB, nanoarrow, ...)."""
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
+
+
+if TYPE_CHECKING:
+    # The columns that give a pyarrow result.
+    ArrowColumn: TypeAlias = pa.Array | pa.ChunkedArray | NDArray
+    # Any column argument, whatever kind of result it gives.
+    Column: TypeAlias = (
+        pa.Array | pa.ChunkedArray | NDArray | pd.Series | pl.Series | ArrowArrayExportable | ArrowStreamExportable
+    )
+    # A table argument of point_in_time.
+    Table: TypeAlias = pa.Table | pa.RecordBatch | pd.DataFrame | pl.DataFrame | ArrowStreamExportable
+
+
+def _type_name(obj: Any) -> str:
+    return f"{type(obj).__module__}.{type(obj).__qualname__}"
+
+
+def _is_series(obj: Any) -> bool:
+    return type(obj).__module__.startswith("pandas") and type(obj).__name__ == "Series"
+
+
+def _is_ndarray(obj: Any) -> bool:
+    return type(obj).__module__ == "numpy" and type(obj).__name__ == "ndarray"
+
+
+def _is_polars_series(obj: Any) -> bool:
+    return type(obj).__module__.startswith("polars") and type(obj).__name__ == "Series"
+
+
+def _speaks_arrow(obj: Any) -> bool:
+    """Whether `obj` exports itself through the Arrow PyCapsule interface (Polars, DuckDB,
+    nanoarrow, ...), as a stream or as one array."""
+    return hasattr(obj, "__arrow_c_stream__") or hasattr(obj, "__arrow_c_array__")
+
+
+def _is_column(obj: Any) -> bool:
+    return (
+        isinstance(obj, (pa.Array, pa.ChunkedArray))
+        or _is_series(obj)
+        or (_is_ndarray(obj) and obj.ndim >= 1)
+        or (_speaks_arrow(obj) and not isinstance(obj, (pa.Scalar, pa.Table, pa.RecordBatch)))
+    )
+
+
+def _to_arrow(function: str, argument: str, obj: Any) -> pa.Array | pa.ChunkedArray:
+    """A column argument as Arrow, without copying where Arrow allows it."""
+    if isinstance(obj, (pa.Array, pa.ChunkedArray)):
+        return obj
+    if _is_series(obj):
+        return pa.Array.from_pandas(obj)
+    if _is_ndarray(obj):
+        if obj.ndim == 1:
+            return pa.array(obj)
+        if obj.ndim == 2:
+            # A (rows, dim) matrix is a column of fixed-size vectors.
+            import numpy as np
+
+            flat = pa.array(np.ascontiguousarray(obj).reshape(-1))
+            return pa.FixedSizeListArray.from_arrays(flat, obj.shape[1])
+        raise ArrowfeatTypeError(
+            f"{function}: argument `{argument}`: expected a 1-D or 2-D numpy array, found {obj.ndim} dimensions"
+        )
+    if hasattr(obj, "__arrow_c_stream__") and not isinstance(obj, (pa.Table, pa.RecordBatch)):
+        # Zero-copy import of a stream of arrays (a Polars Series, a DuckDB column, ...).
+        return pa.chunked_array(obj)
+    if hasattr(obj, "__arrow_c_array__") and not isinstance(obj, (pa.Table, pa.RecordBatch)):
+        return pa.array(obj)
+    raise ArrowfeatTypeError(
+        f"{function}: argument `{argument}`: expected a pyarrow Array, ChunkedArray, numpy array, "
+        f"pandas or Polars Series, or an object with __arrow_c_array__ / __arrow_c_stream__, "
+        f"found {_type_name(obj)}"
+    )
+
+
+def _cast(function: str, argument: str, arr: Any, target: pa.DataType, what: str) -> Any:
+    if arr.type == target:
+        return arr
+    try:
+        return arr.cast(target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as e:
+        kind = (
+            ArrowfeatValueError
+            if isinstance(e, pa.ArrowInvalid) and _castable(arr.type, target)
+            else ArrowfeatTypeError
+        )
+        raise kind(f"{function}: argument `{argument}`: expected {what}, found {arr.type} ({e})") from None
+
+
+def _castable(source: pa.DataType, target: pa.DataType) -> bool:
+    """Numeric to numeric casts fail on values (overflow), not on types."""
+    numeric = (pa.types.is_integer, pa.types.is_floating)
+    return any(f(source) for f in numeric) and any(f(target) for f in numeric)
+
+
+def _number(function: str, argument: str, value: Any) -> Any:
+    """A float64 argument: a column cast to float64, or a float64 scalar."""
+    if _is_column(value):
+        return _cast(function, argument, _to_arrow(function, argument, value), pa.float64(), "numbers")
+    if value is None:
+        return pa.scalar(None, pa.float64())
+    if isinstance(value, pa.Scalar):
+        return _cast(function, argument, value, pa.float64(), "a number")
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return pa.scalar(float(value), pa.float64())
+    raise ArrowfeatTypeError(
+        f"{function}: argument `{argument}`: expected a number or a column, found {_type_name(value)}"
+    )
+
+
+def _integer(function: str, argument: str, value: Any) -> Any:
+    """An int64 argument: a column cast to int64, or an int64 scalar."""
+    if _is_column(value):
+        arr = _to_arrow(function, argument, value)
+        if not pa.types.is_integer(arr.type):
+            raise ArrowfeatTypeError(f"{function}: argument `{argument}`: expected integers, found {arr.type}")
+        return _cast(function, argument, arr, pa.int64(), "integers")
+    if value is None:
+        return pa.scalar(None, pa.int64())
+    if isinstance(value, pa.Scalar):
+        return _cast(function, argument, value, pa.int64(), "an integer")
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return pa.scalar(int(value), pa.int64())
+    raise ArrowfeatTypeError(
+        f"{function}: argument `{argument}`: expected an integer or a column, found {_type_name(value)}"
+    )
+
+
+def _is_list_type(t: pa.DataType) -> bool:
+    return bool(pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t))
+
+
+def _with_element(t: pa.DataType, element: pa.DataType) -> pa.DataType:
+    if pa.types.is_fixed_size_list(t):
+        return pa.list_(element, t.list_size)
+    if pa.types.is_large_list(t):
+        return pa.large_list(element)
+    return pa.list_(element)
+
+
+def _vector(function: str, argument: str, value: Any) -> Any:
+    """A vector argument: a list column, or one vector (a list or 1-D array) as a scalar."""
+    if (_is_column(value) and not _is_ndarray(value)) or (_is_ndarray(value) and value.ndim == 2):
+        arr = _to_arrow(function, argument, value)
+        if not _is_list_type(arr.type):
+            raise ArrowfeatTypeError(
+                f"{function}: argument `{argument}`: expected a list or fixed-size list column of numbers, "
+                f"found {arr.type}"
+            )
+        return arr
+    if isinstance(value, pa.Scalar):
+        return value
+    if _is_ndarray(value) or isinstance(value, (list, tuple)):
+        import numpy as np
+
+        values = np.asarray(value)
+        if values.ndim != 1 or values.dtype.kind not in "fiu":
+            raise ArrowfeatTypeError(
+                f"{function}: argument `{argument}`: expected one vector of numbers, found {values.dtype} with shape {values.shape}"
+            )
+        element = pa.float32() if values.dtype == np.float32 else pa.float64()
+        return pa.scalar(values.tolist(), pa.list_(element))
+    if value is None:
+        return pa.scalar(None, pa.list_(pa.float64()))
+    raise ArrowfeatTypeError(
+        f"{function}: argument `{argument}`: expected a vector column or one vector, found {_type_name(value)}"
+    )
+
+
+def _float_elements(function: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Casts vector arguments to one float element type (float32 only if all are float32)."""
+    elements = {name: v.type.value_type for name, v in args.items()}
+    for name, element in elements.items():
+        if not (pa.types.is_integer(element) or pa.types.is_floating(element)):
+            raise ArrowfeatTypeError(
+                f"{function}: argument `{name}`: expected vectors of numbers, found vectors of {element}"
+            )
+    target = pa.float32() if all(e == pa.float32() for e in elements.values()) else pa.float64()
+    return {
+        name: _cast(function, name, v, _with_element(v.type, target), f"vectors of {target}")
+        for name, v in args.items()
+    }
+
+
+def _hashable(function: str, argument: str, value: Any) -> Any:
+    """A column to hash as it is (dictionaries decoded), or a scalar of its natural type."""
+    if _is_column(value):
+        arr = _to_arrow(function, argument, value)
+        if pa.types.is_dictionary(arr.type):
+            arr = arr.cast(arr.type.value_type)
+        return arr
+    if isinstance(value, pa.Scalar):
+        return value
+    if value is None:
+        return pa.scalar(None, pa.null())
+    if isinstance(value, bool):
+        return pa.scalar(value, pa.bool_())
+    if isinstance(value, numbers.Integral):
+        return pa.scalar(int(value), pa.int64())
+    if isinstance(value, numbers.Real):
+        return pa.scalar(float(value), pa.float64())
+    if isinstance(value, str):
+        return pa.scalar(value, pa.string())
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return pa.scalar(bytes(value), pa.binary())
+    raise ArrowfeatTypeError(
+        f"{function}: argument `{argument}`: expected a column or a bool, int, float, str or bytes value, found {_type_name(value)}"
+    )
+
+
+_ROW = re.compile(r"\b(rows?) (\d+)")
+
+
+def _shift_rows(message: str, offset: int) -> str:
+    """`message` with every "row N" moved on by `offset` rows."""
+    if offset == 0:
+        return message
+    return _ROW.sub(lambda m: f"{m.group(1)} {int(m.group(2)) + offset}", message)
+
+
+def _apply(function: str, native: Callable[..., pa.Array], args: Sequence[Any], original: Sequence[Any]) -> Any:
+    """Runs `native` over prepared Arrow arguments, chunk by chunk for chunked input, and
+    shapes the result like the first column argument (ChunkedArray, Series or Array)."""
+    chunked = [a for a in args if isinstance(a, pa.ChunkedArray)]
+    if chunked:
+        layouts = {tuple(len(c) for c in a.chunks) for a in chunked}
+        columns = [a for a in args if isinstance(a, pa.Array)]
+        if len(layouts) == 1 and not columns:
+            chunk_lengths = next(iter(layouts))
+            pieces = []
+            start = 0
+            for i, length in enumerate(chunk_lengths):
+                chunk_args = [a.chunk(i) if isinstance(a, pa.ChunkedArray) else a for a in args]
+                try:
+                    pieces.append(native(*chunk_args))
+                except (ValueError, TypeError) as e:
+                    # Row numbers count from the start of the input, not of the chunk.
+                    raise type(e)(_shift_rows(str(e), start)) from None
+                start += length
+        else:
+            # Chunk boundaries differ between arguments: align by combining (one copy).
+            flat = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in args]
+            pieces = [native(*flat)]
+        if not pieces:
+            probe = native(*[a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in args])
+            result: Any = pa.chunked_array([], type=probe.type)
+        else:
+            result = pa.chunked_array(pieces)
+    else:
+        result = native(*args)
+    return _shape_like(result, *original)
+
+
+def _shape_like(result: Any, *originals: Any) -> Any:
+    """pandas in, pandas out (the index kept); Polars in, Polars out; else Arrow."""
+    series = next((o for o in originals if _is_series(o)), None)
+    if series is not None:
+        out = result.to_pandas()
+        out.index = series.index
+        out.name = series.name
+        return out
+    polars_series = next((o for o in originals if _is_polars_series(o)), None)
+    if polars_series is not None:
+        import polars as pl
+
+        return pl.Series(polars_series.name, result)
+    return result
+
+
+def _pair(function: str, native: Callable[..., Any], a: Any, b: Any) -> Any:
+    args = _float_elements(function, {"a": _vector(function, "a", a), "b": _vector(function, "b", b)})
+    return _apply(function, native, [args["a"], args["b"]], [a, b])
+
+
+def _float_or_vector(function: str, argument: str, value: Any) -> Any:
+    if _is_column(value):
+        # A 2-D numpy array arrives here as a fixed-size list column.
+        arr = _to_arrow(function, argument, value)
+        if _is_list_type(arr.type):
+            return _float_elements(function, {argument: arr})[argument]
+        if arr.type == pa.float32():
+            return arr
+        return _cast(function, argument, arr, pa.float64(), "floats or vectors of floats")
+    return _number(function, argument, value)
+
+
+def _check_columns(function: str, where: str, available: Sequence[str], columns: Mapping[str, object]) -> None:
+    """Checks that each argument of `columns` names a column of `available`, the columns of
+    `where` (e.g. "the DataFrame")."""
+    for argument, name in columns.items():
+        if not isinstance(name, str):
+            raise ArrowfeatTypeError(
+                f"{function}: argument `{argument}`: expected a column name, found {_type_name(name)}"
+            )
+        if name not in available:
+            raise ArrowfeatValueError(
+                f"{function}: argument `{argument}`: expected a column of {where}, found {name!r} "
+                f"(columns: {', '.join(available)})"
+            )
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _by_keyword_only(
+    function: str, usage: str, positional: int, shifted: Callable[[dict[str, Any]], str | None] | None = None
+) -> Callable[[_F], _F]:
+    """Fails the calls written for arrowfeat < 0.1, where `by` was positional, instead of
+    reading their arguments in the wrong places.
+
+    `positional`: how many arguments may be positional now; `shifted`: given the arguments
+    as bound now, names the parameter that holds what an old call order put there (a
+    column where a duration belongs), or None."""
+
+    def decorate(f: _F) -> _F:
+        signature = inspect.signature(f)
+
+        @functools.wraps(f)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            found = None
+            if len(args) > positional:
+                found = f"{len(args)} positional arguments (at most {positional} now)"
+            elif shifted is not None:
+                try:
+                    bound = signature.bind_partial(*args, **kwargs).arguments
+                except TypeError:
+                    bound = None  # The call itself raises Python's own message.
+                argument = None if bound is None else shifted(bound)
+                if argument is not None:
+                    found = f"a column in place of `{argument}` (the order before 0.1, with `by` before `ts`)"
+            if found is not None:
+                raise ArrowfeatTypeError(
+                    f"{function}: argument `by`: expected `by=` as a keyword argument, found {found}; "
+                    f"`by` is keyword-only since arrowfeat 0.1: call {usage}"
+                )
+            return f(*args, **kwargs)
+
+        return cast(_F, checked)
+
+    return decorate
