@@ -135,7 +135,7 @@ def hop_case(table: pa.Table):
     record(
         case,
         f"arrowfeat af.hop_aggregate ({CORES} threads)",
-        best(lambda: af.hop_aggregate(table["key"], table["ts"], table["value"], "10m", "1m", "sum")),
+        best(lambda: af.hop_aggregate(table["ts"], table["value"], "10m", "1m", "sum", by=table["key"])),
         CORES,
         n,
     )
@@ -162,7 +162,7 @@ def dense_case(table: pa.Table):
     record(
         case,
         "arrowfeat af.hop_aggregate (1 thread, one key)",
-        best(lambda: af.hop_aggregate(None, table["ts"], table["value"], "500ns", "100ns", "sum")),
+        best(lambda: af.hop_aggregate(table["ts"], table["value"], "500ns", "100ns", "sum")),
         1,
         n,
     )
@@ -188,7 +188,7 @@ def session_case(table: pa.Table):
     record(
         case,
         f"arrowfeat af.session_aggregate ({CORES} threads)",
-        best(lambda: af.session_aggregate(table["key"], table["ts"], table["value"], "30m", "sum")),
+        best(lambda: af.session_aggregate(table["ts"], table["value"], "30m", "sum", by=table["key"])),
         CORES,
         n,
     )
@@ -229,7 +229,10 @@ def session_case(table: pa.Table):
 
     def helper():
         return (
-            afs.session_aggregate(sdf, "key", "ts", "value", "30m", "sum").write.format("noop").mode("overwrite").save()
+            afs.session_aggregate(sdf, "ts", "value", "30m", "sum", by="key")
+            .write.format("noop")
+            .mode("overwrite")
+            .save()
         )
 
     record(case, f"arrowfeat afs.session_aggregate in Spark, local[{CORES}]", best(helper, rounds=2), CORES, n)
