@@ -1,73 +1,179 @@
-//! Spark-compatible `xxhash64` and `hash_bucket`.
+//! Spark-compatible `xxhash64`, `hash` (Murmur3) and `hash_bucket`.
 //!
-//! Spark's `xxhash64(c1, c2, ...)` starts from seed 42 and feeds each column's value in
-//! turn, the previous hash becoming the next seed. A null value leaves the running hash
-//! unchanged, so the result is never null (a lone null hashes to 42). Per-type encoding,
-//! as Spark's `XxHash64Function`:
-//! - boolean, int8, int16, int32, date32: the value as a 4-byte little-endian int;
-//! - int64: 8 bytes; timestamps: microseconds since the epoch as 8 bytes (other units
-//!   are converted to microseconds, nanoseconds rounding toward negative infinity);
+//! Spark's `xxhash64(c1, c2, ...)` and `hash(c1, c2, ...)` start from seed 42 and feed
+//! each column's value in turn, the previous hash becoming the next seed. A null value
+//! leaves the running hash unchanged, so the result is never null (a lone null hashes to
+//! 42). Per-type encoding, as Spark's `HashExpression.computeHash`:
+//! - boolean, int8, int16, int32, date: the value as an int (dates: days since 1970);
+//! - int64, timestamps (with or without a time zone): a long, timestamps in microseconds
+//!   since the epoch (other units converted, nanoseconds rounding toward negative infinity);
 //! - float32 / float64: the IEEE bits, with `-0.0` hashed as `0.0` and every NaN as the
 //!   canonical NaN (Java's `floatToIntBits` / `doubleToLongBits`);
-//! - strings and binary: the UTF-8 / raw bytes.
+//! - decimals: of precision <= 18 the unscaled value as a long; wider ones the bytes of the
+//!   unscaled big integer (Java's `BigInteger.toByteArray`: minimal two's complement, big
+//!   endian);
+//! - strings and binary: the UTF-8 / raw bytes;
+//! - lists: the elements in order, each seeding the next (an empty list leaves the seed; a
+//!   null element leaves the running hash unchanged); structs: the fields in order, likewise;
+//! - dictionaries: their values (Spark has no dictionaries).
 //!
-//! The hash itself is XXH64 from the `twox-hash` crate.
+//! Maps are refused as Spark refuses them. XXH64 is the `twox-hash` crate's; Murmur3 is
+//! Spark's `Murmur3_x86_32`, including its treatment of the last 1-3 bytes of a string
+//! (each byte, sign-extended, mixed as a whole block), which differs from reference Murmur3.
 
-use arrow::array::{Array, AsArray, Datum, Int64Array};
+use arrow::array::{Array, AsArray, Datum, Int32Array, Int64Array};
 use arrow::buffer::ScalarBuffer;
 use arrow::datatypes::{
-    DataType, Date32Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type,
-    TimeUnit, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
-    TimestampSecondType,
+    DataType, Date32Type, Date64Type, Decimal128Type, Decimal256Type, Decimal32Type, Decimal64Type,
+    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, TimeUnit,
+    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
 use twox_hash::XxHash64;
 
 use super::operand::{broadcast_len, Operand};
 use super::{KernelError, Result};
 
-/// Spark's seed for `xxhash64`.
+/// Spark's seed for `xxhash64` and `hash`.
 pub const SPARK_XXHASH64_SEED: u64 = 42;
 
-/// Human-readable list of the column types `xxhash64` and `hash_bucket` accept.
+/// Human-readable list of the column types the hash functions accept.
 pub const HASHABLE_TYPES: &str = "boolean, int8, int16, int32, int64, float32, float64, \
-     date32, timestamp, utf8, large_utf8, utf8_view, binary, large_binary, binary_view, null";
+     decimal (up to 38 digits), date, timestamp, utf8, large_utf8, utf8_view, binary, \
+     large_binary, binary_view, fixed_size_binary, null, and lists, structs and dictionaries \
+     of these";
 
-/// Whether `xxhash64` can hash a column of this type.
-pub fn is_hashable(data_type: &DataType) -> bool {
+/// Why Spark cannot hash a column of `data_type` (with the path to the offending nested
+/// type), or `None` when it can.
+pub fn unhashable_reason(data_type: &DataType) -> Option<String> {
     use DataType::*;
-    matches!(
-        data_type,
-        Null | Boolean
-            | Int8
-            | Int16
-            | Int32
-            | Int64
-            | Float32
-            | Float64
-            | Date32
-            | Timestamp(_, _)
-            | Utf8
-            | LargeUtf8
-            | Utf8View
-            | Binary
-            | LargeBinary
-            | BinaryView
-    )
+    match data_type {
+        Null | Boolean | Int8 | Int16 | Int32 | Int64 | Float32 | Float64 | Date32 | Date64
+        | Timestamp(_, _) | Utf8 | LargeUtf8 | Utf8View | Binary | LargeBinary | BinaryView
+        | FixedSizeBinary(_) | Decimal32(_, _) | Decimal64(_, _) | Decimal128(_, _) => None,
+        Decimal256(precision, _) if *precision <= 38 => None,
+        Decimal256(_, _) => Some(format!(
+            "{data_type}: Spark has no decimal of more than 38 digits"
+        )),
+        Dictionary(_, value) => unhashable_reason(value),
+        List(field) | LargeList(field) | FixedSizeList(field, _) => {
+            unhashable_reason(field.data_type()).map(|r| format!("a list element of {r}"))
+        }
+        Struct(fields) => fields.iter().find_map(|f| {
+            unhashable_reason(f.data_type()).map(|r| format!("struct field `{}` of {r}", f.name()))
+        }),
+        Map(_, _) => Some(format!(
+            "{data_type}: Spark refuses to hash maps (unless spark.sql.legacy.allowHashOnMapType is set)"
+        )),
+        UInt8 | UInt16 | UInt32 | UInt64 => Some(format!(
+            "{data_type}: Spark has no unsigned integers (cast to a signed type first)"
+        )),
+        other => Some(format!("{other}: Spark has no hash for this type")),
+    }
 }
 
-#[inline(always)]
-fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
-    XxHash64::oneshot(seed, bytes)
+/// Whether the hash functions accept a column of this type.
+pub fn is_hashable(data_type: &DataType) -> bool {
+    unhashable_reason(data_type).is_none()
 }
 
-#[inline(always)]
-fn hash_int(value: i32, seed: u64) -> u64 {
-    hash_bytes(&value.to_le_bytes(), seed)
+/// One of Spark's hash functions: how an int, a long and bytes are mixed into the running
+/// hash. Everything else (types, nesting, nulls) is shared.
+pub trait SparkHash {
+    type Value: Copy + Send + Sync;
+    const SEED: Self::Value;
+    fn int(value: i32, seed: Self::Value) -> Self::Value;
+    fn long(value: i64, seed: Self::Value) -> Self::Value;
+    fn bytes(bytes: &[u8], seed: Self::Value) -> Self::Value;
 }
 
-#[inline(always)]
-fn hash_long(value: i64, seed: u64) -> u64 {
-    hash_bytes(&value.to_le_bytes(), seed)
+/// Spark's `xxhash64` (`XxHash64Function`).
+#[derive(Debug, Clone, Copy)]
+pub struct SparkXxHash64;
+
+impl SparkHash for SparkXxHash64 {
+    type Value = u64;
+    const SEED: u64 = SPARK_XXHASH64_SEED;
+
+    #[inline(always)]
+    fn int(value: i32, seed: u64) -> u64 {
+        XxHash64::oneshot(seed, &value.to_le_bytes())
+    }
+
+    #[inline(always)]
+    fn long(value: i64, seed: u64) -> u64 {
+        XxHash64::oneshot(seed, &value.to_le_bytes())
+    }
+
+    #[inline(always)]
+    fn bytes(bytes: &[u8], seed: u64) -> u64 {
+        XxHash64::oneshot(seed, bytes)
+    }
+}
+
+/// Spark's `hash` (`Murmur3HashFunction`, `Murmur3_x86_32`).
+#[derive(Debug, Clone, Copy)]
+pub struct SparkMurmur3;
+
+impl SparkMurmur3 {
+    #[inline(always)]
+    fn mix_k1(k1: u32) -> u32 {
+        k1.wrapping_mul(0xcc9e_2d51)
+            .rotate_left(15)
+            .wrapping_mul(0x1b87_3593)
+    }
+
+    #[inline(always)]
+    fn mix_h1(h1: u32, k1: u32) -> u32 {
+        (h1 ^ k1)
+            .rotate_left(13)
+            .wrapping_mul(5)
+            .wrapping_add(0xe654_6b64)
+    }
+
+    #[inline(always)]
+    fn finish(h1: u32, length: u32) -> u32 {
+        let mut h = h1 ^ length;
+        h ^= h >> 16;
+        h = h.wrapping_mul(0x85eb_ca6b);
+        h ^= h >> 13;
+        h = h.wrapping_mul(0xc2b2_ae35);
+        h ^ (h >> 16)
+    }
+}
+
+impl SparkHash for SparkMurmur3 {
+    type Value = u32;
+    const SEED: u32 = 42;
+
+    #[inline(always)]
+    fn int(value: i32, seed: u32) -> u32 {
+        Self::finish(Self::mix_h1(seed, Self::mix_k1(value as u32)), 4)
+    }
+
+    #[inline(always)]
+    fn long(value: i64, seed: u32) -> u32 {
+        let low = value as u32;
+        let high = ((value as u64) >> 32) as u32;
+        let h1 = Self::mix_h1(seed, Self::mix_k1(low));
+        Self::finish(Self::mix_h1(h1, Self::mix_k1(high)), 8)
+    }
+
+    #[inline(always)]
+    fn bytes(bytes: &[u8], seed: u32) -> u32 {
+        let blocks = bytes.chunks_exact(4);
+        let tail = blocks.remainder();
+        let mut h1 = seed;
+        for block in blocks {
+            let k1 = u32::from_le_bytes([block[0], block[1], block[2], block[3]]);
+            h1 = Self::mix_h1(h1, Self::mix_k1(k1));
+        }
+        // Spark's `hashUnsafeBytes`: each remaining byte, sign-extended, is a block.
+        for &byte in tail {
+            h1 = Self::mix_h1(h1, Self::mix_k1(byte as i8 as i32 as u32));
+        }
+        Self::finish(h1, bytes.len() as u32)
+    }
 }
 
 /// Java's `floatToIntBits` after Spark's `-0.0 -> 0.0` normalisation.
@@ -94,16 +200,161 @@ fn spark_double_bits(value: f64) -> i64 {
     }
 }
 
+/// Microseconds since the epoch, as Spark stores timestamps.
+#[inline(always)]
+fn micros(value: i64, unit: TimeUnit) -> i64 {
+    match unit {
+        TimeUnit::Second => value.saturating_mul(1_000_000),
+        TimeUnit::Millisecond => value.saturating_mul(1_000),
+        TimeUnit::Microsecond => value,
+        TimeUnit::Nanosecond => value.div_euclid(1_000),
+    }
+}
+
+/// Java's `BigInteger.toByteArray()` of `value`, given as big-endian two's complement
+/// bytes: the shortest form that keeps the sign, at least one byte.
+fn minimal_twos_complement(be: &[u8]) -> &[u8] {
+    let mut start = 0;
+    while start + 1 < be.len() {
+        let (byte, next) = (be[start], be[start + 1]);
+        if (byte == 0x00 && next & 0x80 == 0) || (byte == 0xff && next & 0x80 != 0) {
+            start += 1;
+        } else {
+            break;
+        }
+    }
+    &be[start..]
+}
+
+/// A decimal's unscaled `value` hashed as Spark hashes a decimal of `precision`.
+#[inline(always)]
+fn hash_decimal<H: SparkHash>(value: i128, precision: u8, seed: H::Value) -> H::Value {
+    if precision <= 18 {
+        H::long(value as i64, seed)
+    } else {
+        H::bytes(minimal_twos_complement(&value.to_be_bytes()), seed)
+    }
+}
+
+/// The dictionary key of `row` as an index into the values, `None` if out of range.
+fn dictionary_index(array: &dyn Array, row: usize) -> Option<usize> {
+    let keys = array.as_any_dictionary().keys();
+    let key: i64 = match keys.data_type() {
+        DataType::Int8 => keys.as_primitive::<Int8Type>().value(row).into(),
+        DataType::Int16 => keys.as_primitive::<Int16Type>().value(row).into(),
+        DataType::Int32 => keys.as_primitive::<Int32Type>().value(row).into(),
+        DataType::Int64 => keys.as_primitive::<Int64Type>().value(row),
+        DataType::UInt8 => keys.as_primitive::<UInt8Type>().value(row).into(),
+        DataType::UInt16 => keys.as_primitive::<UInt16Type>().value(row).into(),
+        DataType::UInt32 => keys.as_primitive::<UInt32Type>().value(row).into(),
+        DataType::UInt64 => i64::try_from(keys.as_primitive::<UInt64Type>().value(row)).ok()?,
+        _ => return None,
+    };
+    usize::try_from(key).ok()
+}
+
+/// The hash of row `row` of `array` (of a type [`unhashable_reason`] accepts) fed with
+/// `seed`: one value, recursing into lists, structs and dictionaries.
+fn hash_value<H: SparkHash>(array: &dyn Array, row: usize, seed: H::Value) -> H::Value {
+    if array.is_null(row) {
+        return seed;
+    }
+    macro_rules! primitive {
+        ($t:ty) => {
+            array.as_primitive::<$t>().value(row)
+        };
+    }
+    match array.data_type() {
+        DataType::Null => seed,
+        DataType::Boolean => H::int(array.as_boolean().value(row) as i32, seed),
+        DataType::Int8 => H::int(primitive!(Int8Type) as i32, seed),
+        DataType::Int16 => H::int(primitive!(Int16Type) as i32, seed),
+        DataType::Int32 => H::int(primitive!(Int32Type), seed),
+        DataType::Int64 => H::long(primitive!(Int64Type), seed),
+        DataType::Float32 => H::int(spark_float_bits(primitive!(Float32Type)), seed),
+        DataType::Float64 => H::long(spark_double_bits(primitive!(Float64Type)), seed),
+        DataType::Date32 => H::int(primitive!(Date32Type), seed),
+        DataType::Date64 => H::int(date64_days(primitive!(Date64Type)), seed),
+        DataType::Timestamp(unit, _) => {
+            let value = match unit {
+                TimeUnit::Second => primitive!(TimestampSecondType),
+                TimeUnit::Millisecond => primitive!(TimestampMillisecondType),
+                TimeUnit::Microsecond => primitive!(TimestampMicrosecondType),
+                TimeUnit::Nanosecond => primitive!(TimestampNanosecondType),
+            };
+            H::long(micros(value, *unit), seed)
+        }
+        DataType::Decimal32(_, _) => H::long(primitive!(Decimal32Type).into(), seed),
+        DataType::Decimal64(p, _) => hash_decimal::<H>(primitive!(Decimal64Type).into(), *p, seed),
+        DataType::Decimal128(p, _) => hash_decimal::<H>(primitive!(Decimal128Type), *p, seed),
+        DataType::Decimal256(p, _) => {
+            let value = primitive!(Decimal256Type);
+            match value.to_i128() {
+                Some(v) => hash_decimal::<H>(v, *p, seed),
+                // Beyond 38 digits: refused before hashing; the bytes, should one slip by.
+                None => H::bytes(minimal_twos_complement(&value.to_be_bytes()), seed),
+            }
+        }
+        DataType::Utf8 => H::bytes(array.as_string::<i32>().value(row).as_bytes(), seed),
+        DataType::LargeUtf8 => H::bytes(array.as_string::<i64>().value(row).as_bytes(), seed),
+        DataType::Utf8View => H::bytes(array.as_string_view().value(row).as_bytes(), seed),
+        DataType::Binary => H::bytes(array.as_binary::<i32>().value(row), seed),
+        DataType::LargeBinary => H::bytes(array.as_binary::<i64>().value(row), seed),
+        DataType::BinaryView => H::bytes(array.as_binary_view().value(row), seed),
+        DataType::FixedSizeBinary(_) => H::bytes(array.as_fixed_size_binary().value(row), seed),
+        DataType::List(_) => {
+            let list = array.as_list::<i32>();
+            let offsets = list.value_offsets();
+            let (start, end) = (offsets[row] as usize, offsets[row + 1] as usize);
+            (start..end).fold(seed, |h, i| hash_value::<H>(list.values().as_ref(), i, h))
+        }
+        DataType::LargeList(_) => {
+            let list = array.as_list::<i64>();
+            let offsets = list.value_offsets();
+            let (start, end) = (offsets[row] as usize, offsets[row + 1] as usize);
+            (start..end).fold(seed, |h, i| hash_value::<H>(list.values().as_ref(), i, h))
+        }
+        DataType::FixedSizeList(_, _) => {
+            let list = array.as_fixed_size_list();
+            let start = list.value_offset(row) as usize;
+            let end = start + list.value_length() as usize;
+            (start..end).fold(seed, |h, i| hash_value::<H>(list.values().as_ref(), i, h))
+        }
+        DataType::Struct(_) => array
+            .as_struct()
+            .columns()
+            .iter()
+            .fold(seed, |h, field| hash_value::<H>(field.as_ref(), row, h)),
+        DataType::Dictionary(_, _) => {
+            let values = array.as_any_dictionary().values();
+            match dictionary_index(array, row) {
+                Some(index) if index < values.len() => {
+                    hash_value::<H>(values.as_ref(), index, seed)
+                }
+                _ => seed,
+            }
+        }
+        // Refused by `unhashable_reason` before any row is hashed.
+        _ => seed,
+    }
+}
+
+/// Days since 1970 of a Date64 (milliseconds), as Spark's date.
+#[inline(always)]
+fn date64_days(ms: i64) -> i32 {
+    ms.div_euclid(86_400_000) as i32
+}
+
 /// Feeds one column into the running hashes; null rows keep their hash.
 #[inline(always)]
-fn fold_column(
-    hashes: &mut [u64],
+fn fold_column<V: Copy>(
+    hashes: &mut [V],
     array: &dyn Array,
     is_scalar: bool,
-    hash: impl Fn(usize, u64) -> u64,
+    hash: impl Fn(usize, V) -> V,
 ) {
     if is_scalar {
-        if array.is_valid(0) {
+        if array.logical_nulls().is_none_or(|n| n.is_valid(0)) {
             hashes.iter_mut().for_each(|h| *h = hash(0, *h));
         }
         return;
@@ -121,13 +372,21 @@ fn fold_column(
     }
 }
 
-fn fold_datum(
+fn fold_datum<H: SparkHash>(
     function: &'static str,
     position: usize,
-    hashes: &mut [u64],
+    hashes: &mut [H::Value],
     datum: &dyn Datum,
 ) -> Result<()> {
     let (array, is_scalar) = datum.get();
+    if let Some(reason) = unhashable_reason(array.data_type()) {
+        return Err(KernelError::wrong_type(
+            function,
+            format!("#{}", position + 1),
+            format!("expected a type Spark hashes ({HASHABLE_TYPES}), found {reason}"),
+        ));
+    }
+    // Flat columns in one tight loop per type; nested ones value by value.
     macro_rules! fold_primitive {
         ($t:ty, $hash:expr) => {{
             let values = array.as_primitive::<$t>().values();
@@ -140,7 +399,7 @@ fn fold_datum(
         ($typed:expr) => {{
             let typed = $typed;
             fold_column(hashes, array, is_scalar, |row, seed| {
-                hash_bytes(AsRef::<[u8]>::as_ref(typed.value(row)), seed)
+                H::bytes(AsRef::<[u8]>::as_ref(typed.value(row)), seed)
             })
         }};
     }
@@ -149,34 +408,34 @@ fn fold_datum(
         DataType::Boolean => {
             let values = array.as_boolean();
             fold_column(hashes, array, is_scalar, |row, seed| {
-                hash_int(values.value(row) as i32, seed)
+                H::int(values.value(row) as i32, seed)
             })
         }
-        DataType::Int8 => fold_primitive!(Int8Type, |v: i8, s| hash_int(v as i32, s)),
-        DataType::Int16 => fold_primitive!(Int16Type, |v: i16, s| hash_int(v as i32, s)),
-        DataType::Int32 => fold_primitive!(Int32Type, hash_int),
-        DataType::Date32 => fold_primitive!(Date32Type, hash_int),
-        DataType::Int64 => fold_primitive!(Int64Type, hash_long),
+        DataType::Int8 => fold_primitive!(Int8Type, |v: i8, s| H::int(v as i32, s)),
+        DataType::Int16 => fold_primitive!(Int16Type, |v: i16, s| H::int(v as i32, s)),
+        DataType::Int32 => fold_primitive!(Int32Type, H::int),
+        DataType::Date32 => fold_primitive!(Date32Type, H::int),
+        DataType::Int64 => fold_primitive!(Int64Type, H::long),
         DataType::Float32 => {
-            fold_primitive!(Float32Type, |v: f32, s| hash_int(spark_float_bits(v), s))
+            fold_primitive!(Float32Type, |v: f32, s| H::int(spark_float_bits(v), s))
         }
         DataType::Float64 => {
-            fold_primitive!(Float64Type, |v: f64, s| hash_long(spark_double_bits(v), s))
+            fold_primitive!(Float64Type, |v: f64, s| H::long(spark_double_bits(v), s))
         }
         DataType::Timestamp(TimeUnit::Second, _) => fold_primitive!(
             TimestampSecondType,
-            |v: i64, s| hash_long(v.saturating_mul(1_000_000), s)
+            |v: i64, s| H::long(micros(v, TimeUnit::Second), s)
         ),
         DataType::Timestamp(TimeUnit::Millisecond, _) => fold_primitive!(
             TimestampMillisecondType,
-            |v: i64, s| hash_long(v.saturating_mul(1_000), s)
+            |v: i64, s| H::long(micros(v, TimeUnit::Millisecond), s)
         ),
         DataType::Timestamp(TimeUnit::Microsecond, _) => {
-            fold_primitive!(TimestampMicrosecondType, hash_long)
+            fold_primitive!(TimestampMicrosecondType, H::long)
         }
         DataType::Timestamp(TimeUnit::Nanosecond, _) => fold_primitive!(
             TimestampNanosecondType,
-            |v: i64, s| hash_long(v.div_euclid(1_000), s)
+            |v: i64, s| H::long(micros(v, TimeUnit::Nanosecond), s)
         ),
         DataType::Utf8 => fold_bytes!(array.as_string::<i32>()),
         DataType::LargeUtf8 => fold_bytes!(array.as_string::<i64>()),
@@ -184,22 +443,18 @@ fn fold_datum(
         DataType::Binary => fold_bytes!(array.as_binary::<i32>()),
         DataType::LargeBinary => fold_bytes!(array.as_binary::<i64>()),
         DataType::BinaryView => fold_bytes!(array.as_binary_view()),
-        other => {
-            return Err(KernelError::wrong_type(
-                function,
-                format!("#{}", position + 1),
-                format!("expected one of {HASHABLE_TYPES}, found {other}"),
-            ))
-        }
+        _ => fold_column(hashes, array, is_scalar, |row, seed| {
+            hash_value::<H>(array, row, seed)
+        }),
     }
     Ok(())
 }
 
-fn running_hashes(
+fn running_hashes<H: SparkHash>(
     function: &'static str,
     columns: &[&dyn Datum],
     extra: &[(&str, Option<usize>)],
-) -> Result<Vec<u64>> {
+) -> Result<Vec<H::Value>> {
     if columns.is_empty() {
         return Err(KernelError::new(
             function,
@@ -218,9 +473,9 @@ fn running_hashes(
         .collect();
     lengths.extend_from_slice(extra);
     let len = broadcast_len(function, &lengths)?;
-    let mut hashes = vec![SPARK_XXHASH64_SEED; len];
+    let mut hashes = vec![H::SEED; len];
     for (position, column) in columns.iter().enumerate() {
-        fold_datum(function, position, &mut hashes, *column)?;
+        fold_datum::<H>(function, position, &mut hashes, *column)?;
     }
     Ok(hashes)
 }
@@ -272,9 +527,16 @@ impl PositiveModulus {
 
 /// Spark's `xxhash64(c1, c2, ...)`: never null.
 pub fn xxhash64(columns: &[&dyn Datum]) -> Result<Int64Array> {
-    let hashes = running_hashes("xxhash64", columns, &[])?;
+    let hashes = running_hashes::<SparkXxHash64>("xxhash64", columns, &[])?;
     let values: Vec<i64> = hashes.into_iter().map(|h| h as i64).collect();
     Ok(Int64Array::new(ScalarBuffer::from(values), None))
+}
+
+/// Spark's `hash(c1, c2, ...)` (Murmur3 x86 32-bit, seed 42): never null.
+pub fn murmur3_hash(columns: &[&dyn Datum]) -> Result<Int32Array> {
+    let hashes = running_hashes::<SparkMurmur3>("hash", columns, &[])?;
+    let values: Vec<i32> = hashes.into_iter().map(|h| h as i32).collect();
+    Ok(Int32Array::new(ScalarBuffer::from(values), None))
 }
 
 /// `pmod(xxhash64(c1, c2, ...), num_buckets)`, a bucket in `0..num_buckets`.
@@ -284,7 +546,7 @@ pub fn hash_bucket(columns: &[&dyn Datum], num_buckets: &dyn Datum) -> Result<In
     const NAME: &str = "hash_bucket";
     let buckets = Operand::<Int64Type>::from_datum(NAME, "num_buckets", num_buckets)?;
     buckets.ensure(NAME, "num_buckets", "a bucket count > 0", |n| n > 0)?;
-    let hashes = running_hashes(NAME, columns, &[("num_buckets", buckets.len())])?;
+    let hashes = running_hashes::<SparkXxHash64>(NAME, columns, &[("num_buckets", buckets.len())])?;
     let len = hashes.len();
     match buckets {
         Operand::Scalar(None) => Ok(Int64Array::new_null(len)),
@@ -396,7 +658,13 @@ mod tests {
         let err = xxhash64(&[&col]).unwrap_err();
         assert!(
             err.to_string()
-                .starts_with("xxhash64: argument `#1`: expected one of boolean"),
+                .starts_with("xxhash64: argument `#1`: expected a type Spark hashes (boolean"),
+            "{err}"
+        );
+        assert!(
+            err.to_string().ends_with(
+                "found UInt32: Spark has no unsigned integers (cast to a signed type first)"
+            ),
             "{err}"
         );
         let ok = Int32Array::from(vec![1]);
@@ -469,5 +737,136 @@ mod tests {
                 prop_assert_eq!(b, h.rem_euclid(n));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod nested_tests {
+    use std::sync::Arc;
+
+    use arrow::array::{ArrayRef, Int64Array, ListArray, StringArray, StructArray};
+    use arrow::buffer::{NullBuffer, OffsetBuffer};
+    use arrow::datatypes::{DataType, Field};
+    use proptest::prelude::*;
+
+    use super::*;
+
+    type Row = Option<(Option<i64>, Option<Vec<Option<String>>>)>;
+
+    /// Spark's algorithm on owned values: struct fields, then list elements, chained.
+    fn reference<H: SparkHash>(rows: &[Row]) -> Vec<H::Value> {
+        rows.iter()
+            .map(|row| {
+                let mut h = H::SEED;
+                if let Some((id, tags)) = row {
+                    if let Some(id) = id {
+                        h = H::long(*id, h);
+                    }
+                    for tag in tags.iter().flatten().flatten() {
+                        h = H::bytes(tag.as_bytes(), h);
+                    }
+                }
+                h
+            })
+            .collect()
+    }
+
+    /// A struct<id: int64, tags: list<utf8>> column of `rows`.
+    fn column(rows: &[Row]) -> ArrayRef {
+        let ids = Int64Array::from(
+            rows.iter()
+                .map(|r| r.as_ref().and_then(|r| r.0))
+                .collect::<Vec<_>>(),
+        );
+        let tags: Vec<Option<Vec<Option<String>>>> = rows
+            .iter()
+            .map(|r| r.as_ref().and_then(|r| r.1.clone()))
+            .collect();
+        let lengths = tags.iter().map(|t| t.as_ref().map_or(0, Vec::len));
+        let values =
+            StringArray::from(tags.iter().flatten().flatten().cloned().collect::<Vec<_>>());
+        let list = ListArray::new(
+            Arc::new(Field::new("item", DataType::Utf8, true)),
+            OffsetBuffer::from_lengths(lengths),
+            Arc::new(values),
+            Some(NullBuffer::from(
+                tags.iter().map(Option::is_some).collect::<Vec<_>>(),
+            )),
+        );
+        let fields = vec![
+            Field::new("id", DataType::Int64, true),
+            Field::new("tags", list.data_type().clone(), true),
+        ];
+        Arc::new(StructArray::new(
+            fields.into(),
+            vec![Arc::new(ids), Arc::new(list)],
+            Some(NullBuffer::from(
+                rows.iter().map(Option::is_some).collect::<Vec<_>>(),
+            )),
+        ))
+    }
+
+    fn rows() -> impl Strategy<Value = Vec<Row>> {
+        prop::collection::vec(
+            prop::option::weighted(
+                0.85,
+                (
+                    prop::option::of(any::<i64>()),
+                    prop::option::of(prop::collection::vec(
+                        prop::option::of("[a-zé✓]{0,6}"),
+                        0..5,
+                    )),
+                ),
+            ),
+            0..30,
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn nested_columns_match_the_reference_sliced_and_chunked(rows in rows(), start in 0usize..8, split in 0usize..30) {
+            let start = start.min(rows.len());
+            let whole = column(&rows);
+            let sliced = whole.slice(start, rows.len() - start);
+            let copy = column(&rows[start..]);
+            let xx: Vec<i64> = reference::<SparkXxHash64>(&rows[start..]).into_iter().map(|h| h as i64).collect();
+            let mm: Vec<i32> = reference::<SparkMurmur3>(&rows[start..]).into_iter().map(|h| h as i32).collect();
+            prop_assert_eq!(xxhash64(&[&sliced]).unwrap().values().to_vec(), xx.clone());
+            prop_assert_eq!(xxhash64(&[&copy]).unwrap().values().to_vec(), xx);
+            prop_assert_eq!(murmur3_hash(&[&sliced]).unwrap().values().to_vec(), mm.clone());
+            prop_assert_eq!(murmur3_hash(&[&copy]).unwrap().values().to_vec(), mm);
+            // Chunked input equals the concatenation.
+            let split = split.min(sliced.len());
+            let mut chunks = xxhash64(&[&sliced.slice(0, split)]).unwrap().values().to_vec();
+            chunks.extend(xxhash64(&[&sliced.slice(split, sliced.len() - split)]).unwrap().values().iter());
+            prop_assert_eq!(chunks, xxhash64(&[&sliced]).unwrap().values().to_vec());
+        }
+    }
+
+    #[test]
+    fn java_big_integer_bytes() {
+        for (value, bytes) in [
+            (0i128, vec![0x00]),
+            (-1, vec![0xff]),
+            (127, vec![0x7f]),
+            (128, vec![0x00, 0x80]),
+            (-128, vec![0x80]),
+            (-129, vec![0xff, 0x7f]),
+            (i128::MAX, [vec![0x7f], vec![0xff; 15]].concat()),
+            (i128::MIN, [vec![0x80], vec![0x00; 15]].concat()),
+        ] {
+            assert_eq!(
+                minimal_twos_complement(&value.to_be_bytes()),
+                bytes.as_slice(),
+                "{value}"
+            );
+        }
+        // The 18-digit boundary: a long below it, bytes above.
+        let narrow = hash_decimal::<SparkXxHash64>(5, 18, 42);
+        assert_eq!(narrow, SparkXxHash64::long(5, 42));
+        assert_eq!(
+            hash_decimal::<SparkXxHash64>(5, 19, 42),
+            SparkXxHash64::bytes(&[5], 42)
+        );
     }
 }

@@ -1,39 +1,38 @@
-//! SQL functions: xxhash64, hash_bucket (Spark-compatible).
+//! SQL functions: xxhash64, hash (Murmur3), hash_bucket (Spark-compatible).
 
 use std::sync::Arc;
 
 use datafusion::arrow::array::{ArrayRef, Datum};
 use datafusion::arrow::datatypes::{DataType, FieldRef};
-use datafusion::common::Result;
+use datafusion::common::{plan_err, Result};
 use datafusion::logical_expr::{Documentation, ScalarUDF, Signature, Volatility};
 
 use super::{kernel_error, signature_error, FeatureFunction, FeatureUdf, KernelArg, DOC_SECTION};
-use crate::kernels::hash::{self, is_hashable, HASHABLE_TYPES};
+use crate::kernels::hash::{self, unhashable_reason, HASHABLE_TYPES};
 
 pub(super) fn udfs() -> Vec<ScalarUDF> {
     vec![
         ScalarUDF::new_from_impl(FeatureUdf(XxHash64::new())),
+        ScalarUDF::new_from_impl(FeatureUdf(Murmur3Hash::new())),
         ScalarUDF::new_from_impl(FeatureUdf(HashBucket::new())),
     ]
 }
 
-/// Dictionary columns are hashed by value, like Spark, which has no dictionaries.
-fn hashable_type(t: &DataType) -> Option<DataType> {
-    let t = match t {
-        DataType::Dictionary(_, value) => value.as_ref(),
-        other => other,
-    };
-    is_hashable(t).then(|| t.clone())
-}
-
+/// Every column as it is (dictionaries and views are hashed by value, without decoding),
+/// or a planning error naming the first type Spark cannot hash and why.
 fn hashable_columns(name: &str, accepted: &[&str], types: &[DataType]) -> Result<Vec<DataType>> {
     if types.is_empty() {
         return signature_error(name, accepted, types);
     }
-    types
-        .iter()
-        .map(|t| hashable_type(t).map_or_else(|| signature_error(name, accepted, types), Ok))
-        .collect()
+    for (i, t) in types.iter().enumerate() {
+        if let Some(reason) = unhashable_reason(t) {
+            return plan_err!(
+                "{name}: argument #{}: expected a type Spark hashes ({HASHABLE_TYPES}), found {reason}",
+                i + 1
+            );
+        }
+    }
+    Ok(types.to_vec())
 }
 
 fn datums(args: &[KernelArg]) -> Vec<&dyn Datum> {
@@ -106,6 +105,70 @@ impl FeatureFunction for XxHash64 {
 }
 
 #[derive(Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Murmur3Hash {
+    signature: Signature,
+    doc: Documentation,
+}
+
+const HASH_ACCEPTS: &[&str] = &["hash(expr [, expr ...]) with each expr of a hashable type"];
+
+impl Murmur3Hash {
+    fn new() -> Self {
+        Self {
+            signature: Signature::user_defined(Volatility::Immutable),
+            doc: Documentation::builder(
+                DOC_SECTION,
+                format!(
+                    "32-bit Murmur3 hash of one or more values, bit-identical to Spark's built-in \
+                     `hash` (the one behind `pmod(hash(key), n)` bucketing): seed 42, each \
+                     column's hash seeds the next, a null value leaves the hash unchanged (never \
+                     null; a lone null gives 42). Hashable types: {HASHABLE_TYPES}."
+                ),
+                "hash(expr [, expr ...])",
+            )
+            .with_argument(
+                "expr",
+                "Column or value to hash; several are hashed in order.",
+            )
+            .with_sql_example(
+                "> SELECT hash('hello') AS h, hash(CAST(1 AS INT), 'a') AS h2;\n\
+                 +-------------+------------+\n\
+                 | h           | h2         |\n\
+                 +-------------+------------+\n\
+                 | -1008564952 | -936062819 |\n\
+                 +-------------+------------+",
+            )
+            .with_related_udf("xxhash64")
+            .build(),
+        }
+    }
+}
+
+impl FeatureFunction for Murmur3Hash {
+    const NAME: &'static str = "hash";
+
+    feature_function_common!();
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        hashable_columns(Self::NAME, HASH_ACCEPTS, arg_types)
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Int32)
+    }
+
+    fn nullable(&self, _arg_fields: &[FieldRef]) -> bool {
+        false
+    }
+
+    fn invoke(&self, args: &[KernelArg]) -> Result<ArrayRef> {
+        Ok(Arc::new(
+            hash::murmur3_hash(&datums(args)).map_err(kernel_error)?,
+        ))
+    }
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub(crate) struct HashBucket {
     signature: Signature,
     doc: Documentation,
@@ -158,8 +221,7 @@ impl FeatureFunction for HashBucket {
             [columns @ .., buckets]
                 if !columns.is_empty() && (buckets.is_integer() || buckets.is_null()) =>
             {
-                let mut types = hashable_columns(Self::NAME, HASH_BUCKET_ACCEPTS, columns)
-                    .or_else(|_| signature_error(Self::NAME, HASH_BUCKET_ACCEPTS, arg_types))?;
+                let mut types = hashable_columns(Self::NAME, HASH_BUCKET_ACCEPTS, columns)?;
                 types.push(DataType::Int64);
                 Ok(types)
             }

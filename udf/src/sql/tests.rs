@@ -32,10 +32,10 @@ async fn every_udf_has_a_documented_example_that_holds() {
     )
     .await
     .unwrap();
-    assert_eq!(all_udfs().len(), 14);
+    assert_eq!(all_udfs().len(), 15);
     assert_eq!(all_udwfs().len(), 6);
     let docs = function_docs();
-    assert_eq!(docs.len(), 21);
+    assert_eq!(docs.len(), 22);
     for udf in docs {
         let doc = &udf.documentation;
         let example = doc.sql_example.as_deref().expect("has an example");
