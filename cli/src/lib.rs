@@ -53,7 +53,13 @@ impl From<datafusion::error::DataFusionError> for CliError {
     fn from(e: datafusion::error::DataFusionError) -> Self {
         // `find_root` drops DataFusion's "Execution error:" / context wrappers that repeat
         // what our kernels already say.
-        CliError::failure(e.find_root().to_string())
+        match e.find_root() {
+            // Kernel errors already name the function and argument.
+            datafusion::error::DataFusionError::Execution(message) => {
+                CliError::failure(message.clone())
+            }
+            root => CliError::failure(root.to_string()),
+        }
     }
 }
 

@@ -38,13 +38,15 @@ enum Command {
         /// Register a Parquet, CSV or JSON (newline-delimited) file or directory as a table.
         #[arg(short, long = "table", value_name = "NAME=PATH")]
         tables: Vec<TableArg>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
-        format: OutputFormat,
+        /// Output format (default: by the extension of --output .csv, .json, .ndjson or
+        /// .jsonl, else table).
+        #[arg(long, value_enum)]
+        format: Option<OutputFormat>,
         /// Most rows the table format prints (0: all). The other formats stream every row.
         #[arg(long, value_name = "N", default_value_t = sql::DEFAULT_MAX_ROWS)]
         max_rows: usize,
-        /// Write the result to FILE instead of standard output.
+        /// Write the result to FILE instead of standard output, as text (Parquet: use
+        /// COPY (...) TO 'FILE.parquet' with --allow-write).
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
         /// Allow statements that write files or tables (COPY ... TO, INSERT); without it
@@ -107,6 +109,7 @@ async fn run(cli: Cli) -> CliResult<i32> {
             output,
             allow_write,
         } => {
+            let format = sql::output_format(format, output.as_deref())?;
             let text = sql::read_sql(query, file.as_deref())?;
             let ctx = sql::session();
             sql::register_tables(&ctx, &tables).await?;
@@ -229,7 +232,12 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code as u8),
         Err(e) if e.exit_code == 0 && e.message.is_empty() => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("arrowfeat: error: {e}");
+            // One line, whatever the message quotes from a query or a file: escaped, and
+            // cut so that a hostile megabyte-long value does not flood the log.
+            eprintln!(
+                "arrowfeat: error: {}",
+                arrowfeat_validator::text::quote(&e.to_string(), 4000)
+            );
             ExitCode::from(e.exit_code as u8)
         }
     }

@@ -28,6 +28,31 @@ pub enum OutputFormat {
     Ndjson,
 }
 
+/// The format of `arrowfeat sql` output: as given, else by the extension of `--output`,
+/// else a table. A `.parquet` output is refused: -o writes text, which would make a file
+/// named like Parquet that no Parquet reader opens.
+pub fn output_format(
+    given: Option<OutputFormat>,
+    output: Option<&Path>,
+) -> CliResult<OutputFormat> {
+    let extension = output
+        .and_then(|p| p.extension())
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    if let Some("parquet" | "pq") = extension.as_deref() {
+        return Err(CliError::usage(format!(
+            "--output {}: arrowfeat sql writes text (table, csv, json, ndjson); write Parquet with COPY (query) TO 'FILE.parquet' and --allow-write",
+            output.map(|p| p.display().to_string()).unwrap_or_default()
+        )));
+    }
+    Ok(given.unwrap_or(match extension.as_deref() {
+        Some("csv") => OutputFormat::Csv,
+        Some("json") => OutputFormat::Json,
+        Some("ndjson" | "jsonl") => OutputFormat::Ndjson,
+        _ => OutputFormat::Table,
+    }))
+}
+
 /// A `--table name=path` registration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableArg {
@@ -194,15 +219,22 @@ fn check_file_references(
         .collect();
     named.extend(point_in_time_tables(statement));
     for (place, name) in named {
-        let path_like = !name.contains("://") && (name.contains('/') || format_of(&name).is_some());
-        if !path_like
-            || ctx
-                .table_exist(datafusion::common::TableReference::bare(name.as_str()))
-                .unwrap_or(false)
+        if ctx
+            .table_exist(datafusion::common::TableReference::bare(name.as_str()))
+            .unwrap_or(false)
         {
             continue;
         }
-        match std::fs::metadata(&name) {
+        // Local paths, also `file://` URLs and names without an extension: anything on
+        // disk is checked, since a FIFO or device would block the reader forever.
+        let local = match name.split_once("://") {
+            Some(("file", path)) => path,
+            Some(_) => continue,
+            None => name.as_str(),
+        };
+        let path_like = local.contains('/') || format_of(local).is_some();
+        match std::fs::metadata(local) {
+            Err(_) if !path_like => {}
             Err(_) => {
                 return Err(CliError::usage(format!(
                     "{place}: no such file or directory"
@@ -365,8 +397,14 @@ pub async fn write_stream(
             if batches.is_empty() {
                 batches.push(RecordBatch::new_empty(stream.schema()));
             }
-            let table = pretty_format_batches(&batches).map_err(arrow)?;
-            writeln!(out, "{table}").map_err(io)?;
+            let table = pretty_format_batches(&batches).map_err(arrow)?.to_string();
+            // The table is for a terminal or a CI log: control characters and bidi
+            // overrides from the data are shown escaped, never interpreted (CSV and JSON
+            // keep the data as it is).
+            for line in table.lines() {
+                writeln!(out, "{}", arrowfeat_validator::text::escape_controls(line))
+                    .map_err(io)?;
+            }
             if truncated {
                 writeln!(
                     out,

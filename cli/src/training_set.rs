@@ -3,8 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use arrowfeat_udf::kernels::window::{parse_duration, Closed};
-use arrowfeat_udf::sql::point_in_time::{point_in_time_join, FeatureSpec, PointInTimeJoin};
+use arrowfeat_udf::kernels::window::Closed;
+use arrowfeat_udf::sql::point_in_time::{
+    parse_ttl, point_in_time_join, FeatureSpec, PointInTimeJoin,
+};
 use datafusion::dataframe::DataFrameWriteOptions;
 use datafusion::execution::options::JsonReadOptions;
 use datafusion::prelude::{CsvReadOptions, DataFrame, ParquetReadOptions};
@@ -106,23 +108,19 @@ pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) 
     const FUNCTION: &str = "training-set";
     let closed = Closed::parse(FUNCTION, "closed", &args.closed)
         .map_err(|e| CliError::usage(format!("--closed: {}", e.message)))?;
-    let ttl = args
-        .ttl
-        .as_deref()
-        .map(|t| parse_duration(FUNCTION, "ttl", t))
-        .transpose()
-        .map_err(|e| CliError::usage(format!("--ttl: {}", e.message)))?;
-    if ttl.is_some_and(|t| t < 0) {
-        return Err(CliError::usage("--ttl: expected a duration >= 0"));
-    }
+    let ttl = match args.ttl.as_deref() {
+        Some(text) => {
+            parse_ttl(FUNCTION, text).map_err(|m| CliError::usage(format!("--ttl: {m}")))?
+        }
+        None => None,
+    };
     let ctx = sql::session();
     let spine = read(&ctx, "spine", &args.spine).await?;
     let events = read(&ctx, "events", &args.events).await?;
     let by: Vec<&str> = args.by.iter().map(String::as_str).collect();
     let mut join = PointInTimeJoin::new(&by, &args.spine_time, &by, &args.event_time)
         .closed(closed)
-        // Feast's ttl of 0 means no limit.
-        .ttl(ttl.filter(|t| *t > 0));
+        .ttl(ttl);
     if let Some(created) = &args.created {
         join = join.created(created);
     }

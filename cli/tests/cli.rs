@@ -75,7 +75,7 @@ fn kernel_errors_are_one_line_exit_1() {
         EVENTS,
     ]);
     assert_eq!(out.status.code(), Some(1));
-    insta::assert_snapshot!(stderr(&out), @"arrowfeat: error: Execution error: standard_scale: argument `std`: expected a standard deviation > 0, found 0
+    insta::assert_snapshot!(stderr(&out), @"arrowfeat: error: standard_scale: argument `std`: expected a standard deviation > 0, found 0
 ");
 }
 
@@ -346,6 +346,100 @@ fn training_set_in_sql_equals_the_subcommand() {
         stderr(&out)
     );
     assert_eq!(stderr(&out).lines().count(), 1);
+}
+
+#[test]
+fn training_sets_do_not_depend_on_how_files_are_read_in_parallel() {
+    // Four event files with the same event time: the tie goes to the last row in file
+    // order (files by path), on every run, although the session reads files in parallel.
+    let dir = std::env::temp_dir().join(format!("arrowfeat-ties-{}", std::process::id()));
+    let events = dir.join("events");
+    std::fs::create_dir_all(&events).unwrap();
+    for (i, name) in ["a", "b", "c", "d"].iter().enumerate() {
+        std::fs::write(
+            events.join(format!("{name}.csv")),
+            format!("k,ts,v\n1,10,{i}\n"),
+        )
+        .unwrap();
+    }
+    let mut spine = String::from("k,t\n");
+    for row in 0..2000 {
+        spine.push_str(&format!("{},{}\n", row % 3, 20 + row));
+    }
+    std::fs::write(dir.join("spine.csv"), &spine).unwrap();
+    let query = format!(
+        "SELECT * FROM point_in_time('{}', '{}/', 'k', 't', 'ts', 'v')",
+        dir.join("spine.csv").display(),
+        events.display()
+    );
+    let first = arrowfeat(&["sql", &query, "--format", "csv"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let text = stdout(&first);
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2000);
+    assert_eq!(rows[0], "0,20,");
+    assert_eq!(rows[1], "1,21,3", "the last file's row wins the tie");
+    // The spine's own order, row by row.
+    for (i, row) in rows.iter().enumerate() {
+        assert!(
+            row.starts_with(&format!("{},{},", i % 3, 20 + i)),
+            "row {i}: {row}"
+        );
+    }
+    for _ in 0..3 {
+        assert_eq!(
+            stdout(&arrowfeat(&["sql", &query, "--format", "csv"])),
+            text
+        );
+    }
+    // An integer time beside a timestamp is refused, not silently read as nanoseconds.
+    let query = format!(
+        "SELECT * FROM point_in_time('{}', 'examples/data/events.parquet', '', 't', 'event_ts', 'amount')",
+        dir.join("spine.csv").display()
+    );
+    let out = arrowfeat(&["sql", &query]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("argument `event_time`: expected event time `event_ts` of the kind of spine time `t` (Int64: an integer (nanoseconds)), found Timestamp"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn output_never_echoes_control_characters_and_parquet_is_not_written_as_text() {
+    let out = arrowfeat(&["sql", "SELECT chr(27) || '[31mred' || chr(8238) AS s"]);
+    assert!(out.status.success());
+    assert!(
+        stdout(&out).contains("\\u{1b}[31mred\\u{202e}"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!stdout(&out).contains('\u{1b}'));
+    let out = arrowfeat(&["sql", "SELECT * FROM point_in_time('examples/data/labels.csv', 'examples/data/events.parquet', 'user_id', 'label_ts', 'event_ts', 'x' || chr(27) || '[2J')"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("expected a column `x\\u{1b}[2J` in the events"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stderr(&out).lines().count(), 1);
+    let target = std::env::temp_dir().join(format!("arrowfeat-o-{}.parquet", std::process::id()));
+    let out = arrowfeat(&["sql", "SELECT 1 AS a", "-o", target.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("arrowfeat sql writes text"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!target.exists());
+    // -o FILE.csv writes CSV without --format.
+    let target = target.with_extension("csv");
+    let out = arrowfeat(&["sql", "SELECT 1 AS a", "-o", target.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "a\n1\n");
+    std::fs::remove_file(&target).unwrap();
 }
 
 #[test]

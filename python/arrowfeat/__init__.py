@@ -63,6 +63,7 @@ __all__ = [
     "cosine_similarity",
     "dequantize_int8",
     "dot_product",
+    "hash",
     "hash_bucket",
     "haversine_km",
     "hop_aggregate",
@@ -167,6 +168,26 @@ def xxhash64(*columns: Any) -> Any:
         raise ArrowfeatTypeError(f"{f}: expected at least one column to hash")
     args = [_hashable(f, f"#{i + 1}", c) for i, c in enumerate(columns)]
     return _apply(f, lambda *a: _native.xxhash64(list(a)), args, columns)
+
+
+@overload
+def hash(column: pl.Series, /, *columns: PolarsArg[Hashable]) -> pl.Series: ...
+@overload
+def hash(column: pd.Series, /, *columns: PandasArg[Hashable]) -> pd.Series: ...
+@overload
+def hash(column: pa.ChunkedArray, /, *columns: ChunkedArg[Hashable]) -> pa.ChunkedArray: ...
+@overload
+def hash(column: ArrayArg[Hashable], /, *columns: ArrayArg[Hashable]) -> pa.Array: ...
+@overload
+def hash(*columns: Any) -> Any: ...
+def hash(*columns: Any) -> Any:
+    """Spark-compatible ``hash(c1, c2, ...)``: Murmur3 x86 32-bit, seed 42 (int32, never
+    null), the hash behind Spark's ``pmod(hash(key), n)`` bucketing."""
+    f = "hash"
+    if not columns:
+        raise ArrowfeatTypeError(f"{f}: expected at least one column to hash")
+    args = [_hashable(f, f"#{i + 1}", c) for i, c in enumerate(columns)]
+    return _apply(f, lambda *a: _native.murmur3_hash(list(a)), args, columns)
 
 
 @overload

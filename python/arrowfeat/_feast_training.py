@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
-from .point_in_time import as_of, point_in_time
+from .point_in_time import _point_in_time, as_of
 
 _FUNCTION = "get_historical_features"
 
@@ -116,7 +116,8 @@ def get_historical_features(
             [f"{view_name}__{c}" if c in names and full_feature_names else c for c in events.column_names]
         )
         outputs = [f"{view_name}__{n}" if full_feature_names else n for n in names]
-        result = point_in_time(
+        result = _point_in_time(
+            "get_historical_features",
             spine,
             renamed.append_column(count, pa.array([1] * renamed.num_rows, pa.int8())),
             by=keys,

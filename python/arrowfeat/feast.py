@@ -26,7 +26,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from . import _native
 from ._feast_training import get_historical_features
@@ -128,13 +128,25 @@ class Report:
 _Path = str | os.PathLike[str]
 
 
-def _check(schemas: _Path, registry_json: bytes, against: str, config: _Path | None) -> Report:
+_Baseline = _Path | Literal[False] | None
+
+
+def _check(
+    schemas: _Path,
+    registry_json: bytes,
+    against: str,
+    config: _Path | None,
+    baseline: _Baseline = None,
+    write_baseline: _Path | None = None,
+) -> Report:
     return Report(
         _native.check(
             os.fspath(schemas),
             registry_json,
             against,
             config=None if config is None else os.fspath(config),
+            baseline=baseline if baseline is None or isinstance(baseline, bool) else os.fspath(baseline),
+            write_baseline=None if write_baseline is None else os.fspath(write_baseline),
         )
     )
 
@@ -157,7 +169,13 @@ def _proto_dict(obj: Any) -> dict[str, Any]:
 
 
 def validate_feature_view(
-    feature_view: Any, schema_path: _Path, *, entities: Iterable[Any] = (), config: _Path | None = None
+    feature_view: Any,
+    schema_path: _Path,
+    *,
+    entities: Iterable[Any] = (),
+    config: _Path | None = None,
+    baseline: _Baseline = None,
+    write_baseline: _Path | None = None,
 ) -> Report:
     """Checks one Feast ``FeatureView`` (its schema fields, entity columns, batch source
     timestamp fields, TTL and tags) against a schema file or a directory of them.
@@ -165,32 +183,65 @@ def validate_feature_view(
     ``entities``: the view's ``feast.Entity`` objects, to check join keys and their types
     against the schema; without them only the view's entity columns are compared.
     ``config``: an ``arrowfeat.toml``; by default the one in the working directory, if any.
+    ``baseline``: accepted findings (``arrowfeat check --baseline``); by default
+    ``arrowfeat-baseline.json`` in the working directory, if any; ``False``: none.
+    ``write_baseline``: write today's findings to this file, then check with it.
     """
     registry = {
         "project": getattr(feature_view, "project", None) or "(in memory)",
         "entities": [_proto_dict(e) for e in entities],
         "featureViews": [_proto_dict(feature_view)],
     }
-    return _check(schema_path, json.dumps(registry).encode(), f"Feast feature view {feature_view.name}", config)
+    return _check(
+        schema_path,
+        json.dumps(registry).encode(),
+        f"Feast feature view {feature_view.name}",
+        config,
+        baseline,
+        write_baseline,
+    )
 
 
-def validate_registry(registry: _Path, schemas: _Path, *, config: _Path | None = None) -> Report:
+def validate_registry(
+    registry: _Path,
+    schemas: _Path,
+    *,
+    config: _Path | None = None,
+    baseline: _Baseline = None,
+    write_baseline: _Path | None = None,
+) -> Report:
     """Checks the schema files under ``schemas`` against a ``feast registry-dump`` JSON file
-    (or arrowfeat store metadata): ``arrowfeat check --registry``, without Feast installed."""
+    (or arrowfeat store metadata): ``arrowfeat check --registry``, without Feast installed.
+    ``config``, ``baseline`` and ``write_baseline`` as in ``validate_feature_view``."""
     with open(registry, "rb") as f:
         registry_json = f.read()
-    return _check(schemas, registry_json, os.fspath(registry), config)
+    return _check(schemas, registry_json, os.fspath(registry), config, baseline, write_baseline)
 
 
-def validate_repo(repo_path: _Path, schemas_dir: _Path, *, config: _Path | None = None) -> Report:
+def validate_repo(
+    repo_path: _Path,
+    schemas_dir: _Path,
+    *,
+    config: _Path | None = None,
+    baseline: _Baseline = None,
+    write_baseline: _Path | None = None,
+) -> Report:
     """Loads the ``FeatureStore`` of a feature repo (whose registry ``feast apply`` has
-    written) and checks every schema file under ``schemas_dir`` against it."""
+    written) and checks every schema file under ``schemas_dir`` against it. ``config``,
+    ``baseline`` and ``write_baseline`` as in ``validate_feature_view``."""
     _feast()
     from feast import FeatureStore
 
     store = FeatureStore(repo_path=os.fspath(repo_path))
     registry = store.registry.to_dict(project=store.project)
-    return _check(schemas_dir, json.dumps(registry).encode(), f"Feast repo {os.fspath(repo_path)}", config)
+    return _check(
+        schemas_dir,
+        json.dumps(registry).encode(),
+        f"Feast repo {os.fspath(repo_path)}",
+        config,
+        baseline,
+        write_baseline,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -203,13 +254,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     check.add_argument("--deny-warnings", action="store_true")
     check.add_argument("-v", "--verbose", action="store_true", help="text: every check, not only findings")
     check.add_argument("--config", help="arrowfeat.toml to use (default: ./arrowfeat.toml if present)")
+    accepted = check.add_mutually_exclusive_group()
+    accepted.add_argument("--baseline", help="accepted findings (default: ./arrowfeat-baseline.json if present)")
+    accepted.add_argument("--no-baseline", action="store_true", help="do not read ./arrowfeat-baseline.json")
+    accepted.add_argument("--write-baseline", metavar="FILE", help="write today's findings to FILE, then check")
     args = parser.parse_args(argv)
 
     if not os.path.isfile(os.path.join(args.repo, "feature_store.yaml")):
         print(f"arrowfeat.feast: error: {args.repo}: not a Feast feature repo (no feature_store.yaml)", file=sys.stderr)
         return 2
     try:
-        report = validate_repo(args.repo, args.schemas, config=args.config)
+        report = validate_repo(
+            args.repo,
+            args.schemas,
+            config=args.config,
+            baseline=False if args.no_baseline else args.baseline,
+            write_baseline=args.write_baseline,
+        )
     except ImportError as e:
         print(f"arrowfeat.feast: error: {e}", file=sys.stderr)
         return 2

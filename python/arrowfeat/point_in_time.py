@@ -73,7 +73,7 @@ def window(column: str, aggregation: str, period: Duration | None = None) -> Fea
     return Feature(column, aggregation, period)
 
 
-def _feature(spec: Any) -> Feature:
+def _feature(spec: Any, function: str = _FUNCTION) -> Feature:
     if isinstance(spec, Feature):
         return spec
     if isinstance(spec, str):
@@ -81,7 +81,7 @@ def _feature(spec: Any) -> Feature:
     if isinstance(spec, tuple) and 1 <= len(spec) <= 3:
         return Feature(*spec)
     raise ArrowfeatTypeError(
-        f"{_FUNCTION}: argument `features`: expected af.as_of(column), af.window(column, aggregation, period), "
+        f"{function}: argument `features`: expected af.as_of(column), af.window(column, aggregation, period), "
         f"a column name or a (column, aggregation, period) tuple, found {_type_name(spec)}"
     )
 
@@ -99,7 +99,7 @@ def _kind(obj: Any) -> str:
     return "unknown"
 
 
-def _table(argument: str, obj: Any) -> pa.Table:
+def _table(argument: str, obj: Any, function: str = _FUNCTION) -> pa.Table:
     kind = _kind(obj)
     if kind == "pandas":
         return pa.Table.from_pandas(obj, preserve_index=False)
@@ -108,14 +108,14 @@ def _table(argument: str, obj: Any) -> pa.Table:
             return pa.Table.from_batches([obj])
         return pa.table(obj)
     raise ArrowfeatTypeError(
-        f"{_FUNCTION}: argument `{argument}`: expected a pyarrow Table, a pandas or Polars DataFrame "
+        f"{function}: argument `{argument}`: expected a pyarrow Table, a pandas or Polars DataFrame "
         f"or an object with __arrow_c_stream__, found {_type_name(obj)}"
     )
 
 
-def _column(table: pa.Table, where: str, argument: str, name: str) -> pa.Array:
+def _column(table: pa.Table, where: str, argument: str, name: str, function: str = _FUNCTION) -> pa.Array:
     """Column `name` of `table` (argument `where`: spine or events), one chunk, decoded."""
-    _check_columns(_FUNCTION, f"`{where}`", table.column_names, {argument: name})
+    _check_columns(function, f"`{where}`", table.column_names, {argument: name})
     arr = table.column(name)
     arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     if pa.types.is_dictionary(arr.type):
@@ -123,10 +123,10 @@ def _column(table: pa.Table, where: str, argument: str, name: str) -> pa.Array:
     return arr
 
 
-def _keys(table: pa.Table, where: str, by: Sequence[str]) -> pa.Array | None:
+def _keys(table: pa.Table, where: str, by: Sequence[str], function: str = _FUNCTION) -> pa.Array | None:
     if not by:
         return None
-    columns = [_column(table, where, "by", name) for name in by]
+    columns = [_column(table, where, "by", name, function) for name in by]
     if len(columns) == 1:
         return columns[0]
     # Several key columns: one struct key (the kernel groups struct keys as a whole).
@@ -241,47 +241,81 @@ def point_in_time(
     - ``threads``: threads for the call (default: the cores, at most 8); the results do
       not depend on it.
     """
+    return _point_in_time(
+        _FUNCTION,
+        spine,
+        events,
+        by=by,
+        spine_time=spine_time,
+        event_time=event_time,
+        features=features,
+        created=created,
+        ttl=ttl,
+        closed=closed,
+        null_keys_match=null_keys_match,
+        threads=threads,
+    )
+
+
+def _point_in_time(
+    function: str,
+    spine: Any,
+    events: Table,
+    *,
+    by: str | Sequence[str] | None,
+    spine_time: str,
+    event_time: str,
+    features: Sequence[FeatureSpec],
+    created: str | None = None,
+    ttl: Duration | None = None,
+    closed: str = "right",
+    null_keys_match: bool = False,
+    threads: int | None = None,
+) -> Any:
+    """`point_in_time` whose errors name `function`, the caller the user called (for
+    example `get_historical_features`)."""
     spine_kind = _kind(spine)
-    spine_table = _table("spine", spine)
-    event_table = _table("events", events)
+    spine_table = _table("spine", spine, function)
+    event_table = _table("events", events, function)
     keys: list[str] = [] if by is None else [by] if isinstance(by, str) else list(by)
-    specs = [_feature(f) for f in features]
+    specs = [_feature(f, function) for f in features]
     if not specs:
-        raise ArrowfeatValueError(f"{_FUNCTION}: argument `features`: expected at least one feature, found none")
+        raise ArrowfeatValueError(f"{function}: argument `features`: expected at least one feature, found none")
     value_names: list[str] = []
     native_features: list[tuple[int, str, int | None]] = []
     for spec in specs:
         if not isinstance(spec.aggregation, str) or spec.aggregation.lower() not in (*AGGREGATIONS, "avg", "asof"):
             raise ArrowfeatValueError(
-                f"{_FUNCTION}: argument `features`: expected an aggregation among {', '.join(AGGREGATIONS)}, "
+                f"{function}: argument `features`: expected an aggregation among {', '.join(AGGREGATIONS)}, "
                 f"found {spec.aggregation!r} for column {spec.column!r}"
             )
         if spec.column not in value_names:
             value_names.append(spec.column)
-        period = None if spec.period is None else to_nanoseconds(_FUNCTION, "period", spec.period)
+        period = None if spec.period is None else to_nanoseconds(function, "period", spec.period)
         native_features.append((value_names.index(spec.column), spec.aggregation.lower(), period))
-    ttl_ns = None if ttl is None else to_nanoseconds(_FUNCTION, "ttl", ttl)
+    ttl_ns = None if ttl is None else to_nanoseconds(function, "ttl", ttl)
     if ttl_ns == 0:
         ttl_ns = None  # Feast's ttl=0 means no limit.
     outputs = _native.point_in_time(
-        _keys(spine_table, "spine", keys),
-        _column(spine_table, "spine", "spine_time", spine_time),
-        _keys(event_table, "events", keys),
-        _column(event_table, "events", "event_time", event_time),
-        None if created is None else _column(event_table, "events", "created", created),
-        [_column(event_table, "events", "features", name) for name in value_names],
+        _keys(spine_table, "spine", keys, function),
+        _column(spine_table, "spine", "spine_time", spine_time, function),
+        _keys(event_table, "events", keys, function),
+        _column(event_table, "events", "event_time", event_time, function),
+        None if created is None else _column(event_table, "events", "created", created, function),
+        [_column(event_table, "events", "features", name, function) for name in value_names],
         value_names,
         native_features,
         closed,
         ttl_ns,
         _default_threads() if threads is None else int(threads),
         bool(null_keys_match),
+        function=function,
     )
     result = spine_table
     for name, array in outputs:
         if name in result.column_names:
             raise ArrowfeatValueError(
-                f"{_FUNCTION}: argument `features`: the output column {name!r} is already a column of the spine"
+                f"{function}: argument `features`: the output column {name!r} is already a column of the spine"
             )
         result = result.append_column(name, array)
     if spine_kind == "pandas":

@@ -147,6 +147,12 @@ def xxhash64(*columns: Any, kind: Kind = "arrow") -> Column:
     return _udf("xxhash64", _af.xxhash64, T.LongType(), columns, kind)
 
 
+def hash(*columns: Any, kind: Kind = "arrow") -> Column:
+    """Spark's ``hash`` (Murmur3, int) computed by arrowfeat; equal to ``F.hash``."""
+    _exact_types_only("hash", kind)
+    return _udf("hash", _af.hash, T.IntegerType(), columns, kind)
+
+
 def hash_bucket(*columns_then_buckets: Any, kind: Kind = "arrow") -> Column:
     """``pmod(xxhash64(c1, ...), num_buckets)`` (bigint); the last argument is num_buckets."""
     _exact_types_only("hash_bucket", kind)

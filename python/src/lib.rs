@@ -192,6 +192,16 @@ fn xxhash64(py: Python<'_>, columns: &Bound<'_, PyList>) -> PyResult<Py<PyAny>> 
 }
 
 #[pyfunction]
+fn murmur3_hash(py: Python<'_>, columns: &Bound<'_, PyList>) -> PyResult<Py<PyAny>> {
+    let args = import_all("hash", columns)?;
+    let out = detach(py, "hash", || {
+        let datums: Vec<&dyn Datum> = args.iter().map(Arg::datum).collect();
+        arc(hash::murmur3_hash(&datums))
+    })?;
+    export(py, out.map_err(to_py_err)?)
+}
+
+#[pyfunction]
 fn hash_bucket(
     py: Python<'_>,
     columns: &Bound<'_, PyList>,
@@ -304,8 +314,9 @@ fn import_keys(function: &str, keys: Option<&Bound<'_, PyAny>>) -> PyResult<Opti
 /// Point-in-time features of `event_values` at each spine row: `features` are
 /// `(value index, aggregation, period in ns or None)`, `names` the value columns' names
 /// (for the output names). Returns `[(name, array)]`, one per feature, in spine order.
+/// `function`: the name errors give (the caller's, e.g. `get_historical_features`).
 #[pyfunction]
-#[pyo3(signature = (spine_keys, spine_ts, event_keys, event_ts, event_created, event_values, names, features, closed, ttl, threads, null_keys_match))]
+#[pyo3(signature = (spine_keys, spine_ts, event_keys, event_ts, event_created, event_values, names, features, closed, ttl, threads, null_keys_match, *, function = None))]
 #[allow(clippy::too_many_arguments)]
 fn point_in_time(
     py: Python<'_>,
@@ -321,21 +332,26 @@ fn point_in_time(
     ttl: Option<i64>,
     threads: usize,
     null_keys_match: bool,
+    function: Option<String>,
 ) -> PyResult<Vec<(String, Py<PyAny>)>> {
+    let function = function.unwrap_or_else(|| "point_in_time".to_string());
+    let to_py_err = |e: KernelError| {
+        to_py_err(window::name_value_column(e, &names).called_as(function.clone()))
+    };
     const NAME: &str = "point_in_time";
     let closed = Closed::parse(NAME, "closed", closed).map_err(to_py_err)?;
-    let spine_keys = import_keys(NAME, spine_keys)?;
-    let event_keys = import_keys(NAME, event_keys)?;
-    let spine_ts = import_column(NAME, "spine_time", spine_ts)?;
-    let event_ts = import_column(NAME, "event_time", event_ts)?;
+    let spine_keys = import_keys(&function, spine_keys)?;
+    let event_keys = import_keys(&function, event_keys)?;
+    let spine_ts = import_column(&function, "spine_time", spine_ts)?;
+    let event_ts = import_column(&function, "event_time", event_ts)?;
     let event_created = event_created
         .filter(|c| !c.is_none())
-        .map(|c| import_column(NAME, "created", c))
+        .map(|c| import_column(&function, "created", c))
         .transpose()?;
     let event_values = event_values
         .iter()
         .zip(&names)
-        .map(|(v, name)| import_column(NAME, name, v))
+        .map(|(v, name)| import_column(&function, name, v))
         .collect::<PyResult<Vec<_>>>()?;
     let features = features
         .into_iter()
@@ -355,7 +371,7 @@ fn point_in_time(
         threads,
         null_keys_match,
     };
-    let out = detach(py, NAME, || {
+    let out = detach(py, &function, || {
         window::point_in_time(
             spine_keys.as_ref(),
             spine_ts.as_ref(),
@@ -541,53 +557,54 @@ fn _float64_array(py: Python<'_>, values: Vec<f64>) -> PyResult<(Py<PyAny>, usiz
     Ok((export(py, Arc::new(array))?, address))
 }
 
-/// One arrowfeat UDF for datafusion-python: `datafusion.udf(obj)` takes it through the
-/// `__datafusion_scalar_udf__` PyCapsule protocol (datafusion-ffi).
-#[pyclass(frozen, name = "DataFusionUdf", module = "arrowfeat._native")]
-struct DataFusionUdf {
-    name: String,
-    ffi: FFI_ScalarUDF,
+/// A class holding one FFI function for datafusion-python, which recognises scalar and
+/// window functions by the name of their PyCapsule method: hence two classes, one macro.
+macro_rules! datafusion_function_class {
+    ($(#[$doc:meta])* $class:ident, $ffi:ty, $method:ident, $capsule:literal, $what:literal) => {
+        $(#[$doc])*
+        #[pyclass(frozen, module = "arrowfeat._native")]
+        struct $class {
+            name: String,
+            ffi: $ffi,
+        }
+
+        #[pymethods]
+        impl $class {
+            #[getter]
+            fn name(&self) -> &str {
+                &self.name
+            }
+
+            fn $method<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+                PyCapsule::new_with_value(py, self.ffi.clone(), $capsule)
+            }
+
+            fn __repr__(&self) -> String {
+                format!(concat!("<arrowfeat ", $what, " {}>"), self.name)
+            }
+        }
+    };
 }
 
-#[pymethods]
-impl DataFusionUdf {
-    #[getter]
-    fn name(&self) -> &str {
-        &self.name
-    }
+datafusion_function_class!(
+    /// One arrowfeat UDF for datafusion-python: `datafusion.udf(obj)` takes it through the
+    /// `__datafusion_scalar_udf__` PyCapsule protocol (datafusion-ffi).
+    DataFusionUdf,
+    FFI_ScalarUDF,
+    __datafusion_scalar_udf__,
+    c"datafusion_scalar_udf",
+    "UDF"
+);
 
-    fn __datafusion_scalar_udf__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
-        PyCapsule::new_with_value(py, self.ffi.clone(), c"datafusion_scalar_udf")
-    }
-
-    fn __repr__(&self) -> String {
-        format!("<arrowfeat UDF {}>", self.name)
-    }
-}
-
-/// One arrowfeat window function for datafusion-python: `datafusion.udwf(obj)` takes it
-/// through the `__datafusion_window_udf__` PyCapsule protocol.
-#[pyclass(frozen, name = "DataFusionWindowUdf", module = "arrowfeat._native")]
-struct DataFusionWindowUdf {
-    name: String,
-    ffi: FFI_WindowUDF,
-}
-
-#[pymethods]
-impl DataFusionWindowUdf {
-    #[getter]
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn __datafusion_window_udf__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
-        PyCapsule::new_with_value(py, self.ffi.clone(), c"datafusion_window_udf")
-    }
-
-    fn __repr__(&self) -> String {
-        format!("<arrowfeat window UDF {}>", self.name)
-    }
-}
+datafusion_function_class!(
+    /// One arrowfeat window function for datafusion-python: `datafusion.udwf(obj)` takes
+    /// it through the `__datafusion_window_udf__` PyCapsule protocol.
+    DataFusionWindowUdf,
+    FFI_WindowUDF,
+    __datafusion_window_udf__,
+    c"datafusion_window_udf",
+    "window UDF"
+);
 
 /// Every arrowfeat window function, ready for datafusion-python.
 #[pyfunction]
@@ -669,9 +686,12 @@ impl CheckReport {
 /// metadata, named `against` in the report) and/or an earlier revision (`previous`: a
 /// directory, or a git revision of `schemas`' path). `config`: an `arrowfeat.toml`; by
 /// default `arrowfeat.toml` in the working directory if there is one, as the CLI.
+/// `baseline`: accepted findings, as `--baseline FILE`; by default
+/// `arrowfeat-baseline.json` in the working directory if there is one; `False`: none, as
+/// `--no-baseline`. `write_baseline`: write today's findings there, then check with them.
 /// Unreadable top-level input or configuration raises ValueError (the CLI's exit code 2).
 #[pyfunction]
-#[pyo3(signature = (schemas, registry_json = None, against = String::new(), *, previous = None, config = None, compatibility = None, deny_warnings = false, follow_symlinks = false))]
+#[pyo3(signature = (schemas, registry_json = None, against = String::new(), *, previous = None, config = None, compatibility = None, deny_warnings = false, follow_symlinks = false, baseline = None, write_baseline = None))]
 #[allow(clippy::too_many_arguments)]
 fn check(
     py: Python<'_>,
@@ -683,9 +703,37 @@ fn check(
     compatibility: Option<&str>,
     deny_warnings: bool,
     follow_symlinks: bool,
+    baseline: Option<&Bound<'_, PyAny>>,
+    write_baseline: Option<std::path::PathBuf>,
 ) -> PyResult<CheckReport> {
     use arrowfeat_validator::compat::Mode;
-    use arrowfeat_validator::pipeline::{self, ConfigSource, Inputs, Names, StoreSource};
+    use arrowfeat_validator::pipeline::{
+        self, BaselineSource, ConfigSource, Inputs, Names, StoreSource,
+    };
+    let baseline = match baseline {
+        None => BaselineSource::Discover(std::path::PathBuf::from(".")),
+        Some(b) if b.is_instance_of::<pyo3::types::PyBool>() => {
+            if b.is_truthy()? {
+                return Err(type_error(
+                    "baseline: expected a file path, None (discover arrowfeat-baseline.json) or False (no baseline), found True",
+                ));
+            }
+            BaselineSource::None
+        }
+        Some(b) => BaselineSource::File(b.extract::<std::path::PathBuf>().map_err(|_| {
+            type_error(format!(
+                "baseline: expected a file path, None or False, found {}",
+                b.get_type()
+                    .name()
+                    .map_or_else(|_| "an object".to_string(), |n| n.to_string())
+            ))
+        })?),
+    };
+    if write_baseline.is_some() && !matches!(baseline, BaselineSource::Discover(_)) {
+        return Err(value_error(
+            "write_baseline: expected no `baseline` beside it (it checks with the file it writes)",
+        ));
+    }
     let compatibility = compatibility
         .map(|mode| {
             Mode::parse(mode).ok_or_else(|| {
@@ -709,6 +757,8 @@ fn check(
         deny_warnings,
         load: arrowfeat_validator::run::LoadOptions { follow_symlinks },
         names: Names::ARGUMENTS,
+        baseline,
+        write_baseline,
         ..Inputs::check(schemas)
     };
     let run =
@@ -729,6 +779,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(min_max_scale, m)?)?;
     m.add_function(wrap_pyfunction!(bucketize, m)?)?;
     m.add_function(wrap_pyfunction!(xxhash64, m)?)?;
+    m.add_function(wrap_pyfunction!(murmur3_hash, m)?)?;
     m.add_function(wrap_pyfunction!(hash_bucket, m)?)?;
     m.add_function(wrap_pyfunction!(dot_product, m)?)?;
     m.add_function(wrap_pyfunction!(cosine_similarity, m)?)?;

@@ -248,3 +248,42 @@ def test_render_does_not_check_again(tmp_path):
     assert report.exit_code_with(True) == 1
     with pytest.raises(ValueError, match=r"format: expected one of text, json"):
         report.render("xml")
+
+
+def test_baselines_as_in_the_cli(tmp_path, monkeypatch):
+    """``write_baseline`` accepts today's findings, ``baseline`` honours them, a baseline in
+    the working directory is found as the CLI finds it, ``False`` ignores it; the reports
+    equal ``arrowfeat check --baseline``'s byte for byte."""
+    monkeypatch.chdir(tmp_path)
+    plain = validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS)
+    assert not plain.ok
+    written = validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS, write_baseline=tmp_path / "accepted.json")
+    assert written.ok and (tmp_path / "accepted.json").is_file()
+    honoured = validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS, baseline=tmp_path / "accepted.json")
+    assert honoured.ok and honoured.data == written.data
+    cli = run(
+        [
+            str(BINARY),
+            "check",
+            "--schemas",
+            str(DRIFTED_STATS),
+            "--registry",
+            str(REGISTRY_FIXTURE),
+            "--baseline",
+            str(tmp_path / "accepted.json"),
+            "--format",
+            "json",
+        ],
+        cwd=tmp_path,
+    )
+    assert (cli.returncode, cli.stdout) == (honoured.exit_code, honoured.render("json"))
+    (tmp_path / "arrowfeat-baseline.json").write_bytes((tmp_path / "accepted.json").read_bytes())
+    assert validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS).ok
+    ignored = validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS, baseline=False)
+    assert ignored.data == plain.data and not ignored.ok
+    with pytest.raises(ValueError, match=r"no-such\.json"):
+        validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS, baseline=tmp_path / "no-such.json")
+    with pytest.raises(TypeError, match=r"baseline: expected a file path, None .*found True"):
+        validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS, baseline=True)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"write_baseline: expected no `baseline` beside it"):
+        validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS, baseline=False, write_baseline=tmp_path / "b.json")

@@ -177,6 +177,37 @@ def test_errors_name_the_argument():
         af.point_in_time([1, 2], events, by="k", spine_time="ts", event_time="ts", features=["v"])
 
 
+def test_errors_name_the_function_the_user_called():
+    """The Feast path runs the same code but its errors name get_historical_features, from
+    the Python checks and from the kernel alike (built from parts, not patched)."""
+    from arrowfeat.point_in_time import _point_in_time
+
+    events = pa.table({"k": [1], "ts": [1], "v": [True]})
+    spine = pa.table({"k": [1], "ts": [1]})
+    with pytest.raises(ValueError, match=r"^get_historical_features: argument `by`: expected a column of `events`"):
+        _point_in_time(
+            "get_historical_features",
+            spine,
+            events.drop_columns(["k"]),
+            by="k",
+            spine_time="ts",
+            event_time="ts",
+            features=["v"],
+        )
+    with pytest.raises(
+        TypeError, match=r"^get_historical_features: argument `features`: column `v`: expected numbers for `sum`"
+    ):
+        _point_in_time(
+            "get_historical_features",
+            spine,
+            events,
+            by="k",
+            spine_time="ts",
+            event_time="ts",
+            features=[("v", "sum", None)],
+        )
+
+
 def test_equals_feast_get_historical_features(tmp_path):
     pytest.importorskip("feast")
     from feast import Entity, FeatureStore, FeatureView, Field, FileSource

@@ -2,6 +2,7 @@
 and the hash functions equal to Spark's built-in xxhash64 / pmod."""
 
 import math
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -205,3 +206,46 @@ def test_errors_are_clear(spark, df):
         afs.l2_norm("emb", kind="numpy")
     with pytest.raises(Exception, match=r"standard_scale: argument `std`: expected a standard deviation > 0, found 0"):
         df.select(afs.standard_scale("x", 0.0, 0.0)).collect()
+
+
+NESTED_GOLDEN = Path(__file__).resolve().parents[2] / "tests" / "spark" / "nested_hash_golden.parquet"
+
+
+def test_nested_and_wide_types_hash_as_in_spark_in_process_and_in_a_live_session(spark):
+    """Lists, nested lists, structs, lists of structs, narrow and wide decimals, every
+    integer width, float32, dates and timestamps with nulls at every level: arrowfeat's
+    xxhash64 and hash equal Spark's, in process on the golden file (made by real Spark) and
+    as arrow_udfs beside F.xxhash64 / F.hash in this session."""
+    import polars as pl
+    import pyarrow.parquet as pq
+
+    golden = pq.read_table(NESTED_GOLDEN)
+    names = [n for n in golden.column_names if not n.startswith(("xx_", "mm_"))]
+    assert len(names) >= 19
+    for name in names:
+        column = golden[name]
+        assert af.xxhash64(column).to_pylist() == golden[f"xx_{name}"].to_pylist(), name
+        assert af.hash(column).to_pylist() == golden[f"mm_{name}"].to_pylist(), name
+        # Polars in (which keeps the types, unlike pandas' float64 for nullable ints), Polars out
+        assert af.hash(pl.from_arrow(column)).to_list() == golden[f"mm_{name}"].to_pylist(), name
+    df = spark.createDataFrame(golden.select(names))
+    out = df.select(
+        *[afs.xxhash64(n).alias(f"a_{n}") for n in names],
+        *[F.xxhash64(n).alias(f"b_{n}") for n in names],
+        *[afs.hash(n).alias(f"c_{n}") for n in names],
+        *[F.hash(n).alias(f"d_{n}") for n in names],
+        afs.xxhash64(*names).alias("a_all"),
+        F.xxhash64(*names).alias("b_all"),
+        afs.hash(*names).alias("c_all"),
+        F.hash(*names).alias("d_all"),
+        afs.hash_bucket("list_struct", "dec_38_10", 97).alias("a_bucket"),
+        F.pmod(F.xxhash64("list_struct", "dec_38_10"), F.lit(97)).alias("b_bucket"),
+    ).toArrow()
+    for n in [*names, "all"]:
+        assert out[f"a_{n}"].to_pylist() == out[f"b_{n}"].to_pylist(), f"xxhash64 {n}"
+        assert out[f"c_{n}"].to_pylist() == out[f"d_{n}"].to_pylist(), f"hash {n}"
+    assert out["a_bucket"].to_pylist() == out["b_bucket"].to_pylist()
+    with pytest.raises(
+        af.ArrowfeatTypeError, match=r"hash: argument `#1`: expected a type Spark hashes .*Spark refuses to hash maps"
+    ):
+        af.hash(pa.array([[("a", 1)]], pa.map_(pa.string(), pa.int32())))

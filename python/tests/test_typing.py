@@ -124,6 +124,7 @@ CALLS: dict[str, tuple[Callable[[Any], Any], Callable[[], dict[str, list[Any]]]]
     "min_max_scale": (lambda x: af.min_max_scale(x, 0.0, 10.0), lambda: _columns(NUMBERS)),
     "bucketize": (lambda x: af.bucketize(x, [0.0, 2.0]), lambda: _columns(NUMBERS)),
     "xxhash64": (lambda x: af.xxhash64(x, "salt"), lambda: _columns(NUMBERS)),
+    "hash": (lambda x: af.hash(x, "salt"), lambda: _columns(NUMBERS)),
     "hash_bucket": (lambda x: af.hash_bucket(x, 10), lambda: _columns(NUMBERS)),
     "dot_product": (lambda x: af.dot_product(x, [1.0, 2.0]), lambda: _columns(VECTORS)),
     "cosine_similarity": (lambda x: af.cosine_similarity(x, [1.0, 2.0]), lambda: _columns(VECTORS)),

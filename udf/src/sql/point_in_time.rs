@@ -33,7 +33,8 @@ use datafusion::prelude::DataFrame;
 
 use super::kernel_error;
 use crate::kernels::window::{
-    parse_duration, point_in_time, Closed, PitAggregation, PointInTimeFeature, PointInTimeOptions,
+    name_value_column, parse_duration, point_in_time, Closed, PitAggregation, PointInTimeFeature,
+    PointInTimeOptions,
 };
 use crate::kernels::KernelError;
 
@@ -172,6 +173,10 @@ impl FeatureSpec {
     pub fn parse(text: &str) -> std::result::Result<Self, String> {
         const SHAPE: &str = "COLUMN, COLUMN:AGGREGATION or COLUMN:AGGREGATION:PERIOD, optionally followed by AS NAME (for example amount:sum:5m as spend_5m)";
         let trimmed = text.trim();
+        let lower = trimmed.to_ascii_lowercase();
+        if lower.ends_with(" as") || lower == "as" {
+            return Err(format!("expected an output name after AS, found `{text}`"));
+        }
         let (spec, name) = match split_alias(trimmed) {
             Some((spec, name)) => {
                 if name.is_empty() || name.chars().any(char::is_whitespace) {
@@ -211,6 +216,20 @@ impl FeatureSpec {
     }
 }
 
+/// A TTL as `arrowfeat training-set --ttl` and SQL `'ttl=...'` take it: a duration >= 0
+/// (`30d`, `1h 30m`) or a bare `0`, which like Feast's 0 means no limit (`None`).
+pub fn parse_ttl(function: &'static str, text: &str) -> std::result::Result<Option<i64>, String> {
+    let nanos = if text.trim() == "0" {
+        0
+    } else {
+        parse_duration(function, "ttl", text).map_err(|e| e.message)?
+    };
+    if nanos < 0 {
+        return Err(format!("expected a duration >= 0, found `{text}`"));
+    }
+    Ok((nanos > 0).then_some(nanos))
+}
+
 /// `spec AS name` split at the last ` as ` (any case), if there is one.
 fn split_alias(text: &str) -> Option<(&str, &str)> {
     let lower = text.to_ascii_lowercase();
@@ -239,9 +258,15 @@ fn ensure_columns(schema: &Schema, side: &str, argument: &str, columns: &[&Strin
     Ok(())
 }
 
+/// The rows of `df` in one batch, in the order of its input (file order for files): read
+/// on one partition, because rows read in parallel arrive interleaved, and both the
+/// spine's order and the tie-break on equal event times (the last row wins) depend on it.
 async fn collect(df: DataFrame) -> Result<RecordBatch> {
     let schema: SchemaRef = Arc::new(df.schema().as_arrow().clone());
-    let batches = df.collect().await?;
+    let (mut state, plan) = df.into_parts();
+    // Only this copy's configuration: the catalogs stay shared with the session.
+    state.config_mut().options_mut().execution.target_partitions = 1;
+    let batches = DataFrame::new(state, plan).collect().await?;
     Ok(concat_batches(&schema, &batches)?)
 }
 
@@ -257,6 +282,43 @@ fn same_family(a: &DataType, b: &DataType) -> bool {
         }
     }
     family(a).is_some() && family(a) == family(b)
+}
+
+/// The plain type keys of one family are compared as: strings as views (no offset
+/// limit), integers as Int64.
+fn plain_key_type(t: &DataType) -> DataType {
+    match t {
+        DataType::Dictionary(_, value) => plain_key_type(value),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => DataType::Utf8View,
+        _ => DataType::Int64,
+    }
+}
+
+/// `batch` with column `name` cast to `target` (values that do not fit become null).
+fn cast_column(
+    batch: &RecordBatch,
+    name: &str,
+    target: &DataType,
+    argument: &str,
+) -> Result<RecordBatch> {
+    let index = batch.schema().index_of(name)?;
+    if batch.column(index).data_type() == target {
+        return Ok(batch.clone());
+    }
+    let cast = datafusion::arrow::compute::cast(batch.column(index), target).map_err(|e| {
+        error(
+            argument,
+            format!("cannot compare key `{name}` as {target}: {e}"),
+        )
+    })?;
+    let mut columns = batch.columns().to_vec();
+    columns[index] = cast;
+    let mut fields: Vec<Arc<Field>> = batch.schema().fields().iter().cloned().collect();
+    fields[index] = Arc::new(Field::new(name, target.clone(), true));
+    Ok(RecordBatch::try_new(
+        Arc::new(Schema::new(fields)),
+        columns,
+    )?)
 }
 
 /// The key columns as one array: the column itself, or a struct of them (fields named
@@ -329,16 +391,38 @@ pub(crate) fn check_join(spine: &Schema, events: &Schema, join: &PointInTimeJoin
             "expected at least one feature, found none".to_string(),
         ));
     }
-    let spine_columns: Vec<&String> = join.spine_keys.iter().chain([&join.spine_time]).collect();
-    ensure_columns(spine, "spine", "spine_keys", &spine_columns)?;
-    let key_and_time: Vec<&String> = join
-        .event_keys
-        .iter()
-        .chain([&join.event_time])
-        .chain(join.event_created.iter())
-        .collect();
-    ensure_columns(events, "events", "event_keys", &key_and_time)?;
+    let spine_keys: Vec<&String> = join.spine_keys.iter().collect();
+    ensure_columns(spine, "spine", "spine_keys", &spine_keys)?;
+    ensure_columns(spine, "spine", "spine_time", &[&join.spine_time])?;
+    let event_keys: Vec<&String> = join.event_keys.iter().collect();
+    ensure_columns(events, "events", "event_keys", &event_keys)?;
+    ensure_columns(events, "events", "event_time", &[&join.event_time])?;
+    if let Some(created) = &join.event_created {
+        ensure_columns(events, "events", "created", &[created])?;
+    }
     ensure_columns(events, "events", "features", &value_columns(join))?;
+    // An integer time is nanoseconds since 1970: beside a timestamp it would be compared
+    // in another unit, silently, so both sides must be times of one kind.
+    let time_kind = |t: &DataType| match t {
+        DataType::Timestamp(_, _) | DataType::Date32 | DataType::Date64 => "a timestamp",
+        t if t.is_integer() => "an integer (nanoseconds)",
+        _ => "other",
+    };
+    let st = spine.field_with_name(&join.spine_time)?.data_type();
+    let et = events.field_with_name(&join.event_time)?.data_type();
+    if time_kind(st) != time_kind(et) && time_kind(st) != "other" && time_kind(et) != "other" {
+        return Err(kernel_error(KernelError::wrong_type(
+            FUNCTION,
+            "event_time",
+            format!(
+                "expected event time `{}` of the kind of spine time `{}` ({st}: {}), found {et} ({}); cast one side",
+                join.event_time,
+                join.spine_time,
+                time_kind(st),
+                time_kind(et)
+            ),
+        )));
+    }
     for (s, e) in join.spine_keys.iter().zip(&join.event_keys) {
         let st = spine.field_with_name(s)?.data_type();
         let et = events.field_with_name(e)?.data_type();
@@ -374,22 +458,22 @@ pub(crate) fn join_batches(
 ) -> Result<RecordBatch> {
     let column =
         |batch: &RecordBatch, name: &str| batch.column_by_name(name).expect("checked").clone();
-    let spine_keys = key_array(spine, &join.spine_keys)?;
-    // Event keys of another type of the same family (Parquet's Utf8View against CSV's
-    // Utf8, Int32 against Int64) take the spine's type, so equal values match.
+    // Keys of the same family in other types (Parquet's Utf8View against CSV's Utf8, Int32
+    // against Int64, a dictionary against its values) are compared as one plain type, so
+    // equal values match; an integer that does not fit becomes null, which matches nothing.
+    let mut spine = spine.clone();
     let mut events = events.clone();
     for (s, e) in join.spine_keys.iter().zip(&join.event_keys) {
-        let target = spine.schema().field_with_name(s)?.data_type().clone();
-        let index = events.schema().index_of(e)?;
-        if events.column(index).data_type() != &target {
-            let cast = datafusion::arrow::compute::cast(events.column(index), &target)?;
-            let mut columns = events.columns().to_vec();
-            columns[index] = cast;
-            let mut fields: Vec<Arc<Field>> = events.schema().fields().iter().cloned().collect();
-            fields[index] = Arc::new(Field::new(e, target, true));
-            events = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)?;
+        let st = spine.schema().field_with_name(s)?.data_type().clone();
+        let et = events.schema().field_with_name(e)?.data_type().clone();
+        if st != et {
+            let target = plain_key_type(&st);
+            spine = cast_column(&spine, s, &target, "spine_keys")?;
+            events = cast_column(&events, e, &target, "event_keys")?;
         }
     }
+    let spine = &spine;
+    let spine_keys = key_array(spine, &join.spine_keys)?;
     let values = value_columns(join);
     let event_keys = key_array(&events, &join.event_keys)?;
     let event_values: Vec<ArrayRef> = values.iter().map(|c| column(&events, c)).collect();
@@ -413,7 +497,7 @@ pub(crate) fn join_batches(
         &features,
         options,
     )
-    .map_err(kernel_error)?;
+    .map_err(|e| kernel_error(name_value_column(e, &values)))?;
 
     let spine_schema = spine.schema();
     let mut fields: Vec<Arc<Field>> = spine_schema.fields().iter().cloned().collect();

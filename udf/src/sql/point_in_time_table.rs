@@ -34,9 +34,10 @@ use futures::{StreamExt, TryStreamExt};
 
 use super::kernel_error;
 use super::point_in_time::{
-    check_join, join_batches, point_in_time_join, resolved_options, FeatureSpec, PointInTimeJoin,
+    check_join, join_batches, parse_ttl, point_in_time_join, resolved_options, FeatureSpec,
+    PointInTimeJoin,
 };
-use crate::kernels::window::{parse_duration, Closed};
+use crate::kernels::window::Closed;
 use crate::kernels::KernelError;
 
 /// The SQL name of the table function.
@@ -116,14 +117,25 @@ fn describe(expr: &Expr) -> String {
     }
 }
 
+/// The file extensions DataFusion reads as tables by name.
+const TABLE_FILES: [&str; 3] = [".parquet", ".csv", ".json"];
+
 /// Whether `name` reads as a file path rather than a table name.
 fn path_like(name: &str) -> bool {
-    !name.contains("://")
-        && (name.contains('/')
-            || name.contains('\\')
-            || [".parquet", ".pq", ".csv", ".json", ".ndjson", ".jsonl"]
-                .iter()
-                .any(|ext| name.to_ascii_lowercase().ends_with(ext)))
+    name.contains('/')
+        || name.contains('\\')
+        || TABLE_FILES
+            .iter()
+            .any(|ext| name.to_ascii_lowercase().ends_with(ext))
+}
+
+/// The local path `name` denotes, if any: itself, or a `file://` URL's path.
+fn local_path(name: &str) -> Option<&str> {
+    match name.split_once("://") {
+        Some(("file", path)) => Some(path),
+        Some(_) => None,
+        None => Some(name),
+    }
 }
 
 /// Waits for `future` without a `Future`-aware caller: on a multi-threaded Tokio runtime
@@ -155,33 +167,54 @@ fn resolve(
     argument: &str,
     name: &str,
 ) -> Result<(TableReference, Arc<dyn TableProvider>)> {
-    let reference = if path_like(name) {
+    let reference = if path_like(name) || name.contains("://") {
         TableReference::bare(name)
     } else {
         TableReference::from(name)
     };
-    if path_like(name) {
-        // A FIFO or device would block the reader forever.
-        match std::fs::metadata(Path::new(name)) {
-            Err(_) => {
+    let registered = state
+        .schema_for_ref(reference.clone())
+        .is_ok_and(|schema| schema.table_exist(reference.table()));
+    if !registered {
+        // Anything that is on disk is checked, named like a file or not: a FIFO or device
+        // would block the reader forever.
+        match local_path(name).map(|p| std::fs::metadata(Path::new(p))) {
+            Some(Err(_)) if path_like(name) => {
                 return Err(error(
                     argument,
                     format!("expected a table name or an existing file, found `{name}`: no such file or directory"),
                 ))
             }
-            Ok(m) if !(m.is_file() || m.is_dir()) => {
+            Some(Ok(m)) if !(m.is_file() || m.is_dir()) => {
                 return Err(error(
                     argument,
                     format!("expected a regular file or a directory, found `{name}`: a FIFO, socket or device"),
                 ))
             }
-            Ok(_) => {}
+            Some(Ok(m)) if m.is_file() && !path_like(name) => {
+                return Err(error(
+                    argument,
+                    format!(
+                        "expected a table name or a {} file, found `{name}`: register other files as tables first (arrowfeat sql --table NAME=PATH)",
+                        TABLE_FILES.join(", ")
+                    ),
+                ))
+            }
+            _ => {}
         }
     }
     let missing = || {
+        let what = if local_path(name).is_some_and(|p| Path::new(p).exists()) {
+            format!(
+                "it exists but is not readable as a table (an empty directory, or not a {} file?)",
+                TABLE_FILES.join(", ")
+            )
+        } else {
+            "no such table".to_string()
+        };
         error(
             argument,
-            format!("expected a registered table, view or file, found `{name}`: no such table"),
+            format!("expected a registered table, view or file, found `{name}`: {what}"),
         )
     };
     let schema = state
@@ -204,22 +237,24 @@ fn resolve(
 /// Parses the arguments after the five fixed ones: `name=value` options (`ttl`,
 /// `created`, `closed`) and features.
 fn parse_rest(args: &[Expr], mut join: PointInTimeJoin) -> Result<PointInTimeJoin> {
+    let mut given: Vec<String> = Vec::new();
     for index in FIXED.len()..args.len() {
         let text = text_argument(args, index, "features")?;
         match text.split_once('=') {
             Some((option, value)) => {
-                let (option, value) = (option.trim(), value.trim());
-                match option.to_ascii_lowercase().as_str() {
+                let (option, value) = (option.trim().to_ascii_lowercase(), value.trim());
+                if given.contains(&option) {
+                    return Err(error(
+                        &option,
+                        format!(
+                            "expected `{option}=` once, found it again in argument {}",
+                            index + 1
+                        ),
+                    ));
+                }
+                match option.as_str() {
                     "ttl" => {
-                        let ttl = parse_duration(NAME, "ttl", value).map_err(kernel_error)?;
-                        if ttl < 0 {
-                            return Err(error(
-                                "ttl",
-                                format!("expected a duration >= 0, found `{value}`"),
-                            ));
-                        }
-                        // Feast's ttl of 0 means no limit.
-                        join = join.ttl((ttl > 0).then_some(ttl));
+                        join = join.ttl(parse_ttl(NAME, value).map_err(|m| error("ttl", m))?);
                     }
                     "created" => join = join.created(value),
                     "closed" => {
@@ -233,6 +268,7 @@ fn parse_rest(args: &[Expr], mut join: PointInTimeJoin) -> Result<PointInTimeJoi
                         ))
                     }
                 }
+                given.push(option);
             }
             None => {
                 let feature = FeatureSpec::parse(&text).map_err(|message| {
@@ -275,11 +311,21 @@ impl TableFunctionImpl for PointInTimeFunction {
             .enumerate()
             .map(|(i, argument)| text_argument(exprs, i, argument))
             .collect::<Result<_>>()?;
-        let keys: Vec<&str> = fixed[2]
-            .split(',')
-            .map(str::trim)
-            .filter(|k| !k.is_empty())
-            .collect();
+        // '' is no key; otherwise every comma-separated name must be there.
+        let keys: Vec<&str> = if fixed[2].is_empty() {
+            Vec::new()
+        } else {
+            fixed[2].split(',').map(str::trim).collect()
+        };
+        if keys.iter().any(|k| k.is_empty()) {
+            return Err(error(
+                "keys",
+                format!(
+                    "expected column names separated by commas ('' for no key), found `{}`",
+                    fixed[2]
+                ),
+            ));
+        }
         let join = parse_rest(
             exprs,
             PointInTimeJoin::new(&keys, fixed[3].trim(), &keys, fixed[4].trim()),

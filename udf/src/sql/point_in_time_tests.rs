@@ -116,7 +116,7 @@ async fn errors_name_the_argument_and_the_columns() {
     j.event_time = "nope".into();
     let m = message(point_in_time_join(spine(&ctx), events(&ctx), &j).await);
     assert!(
-        m.contains("point_in_time: argument `event_keys`: expected a column `nope` in the events"),
+        m.contains("point_in_time: argument `event_time`: expected a column `nope` in the events"),
         "{m}"
     );
     let mut j = join();
@@ -159,8 +159,11 @@ fn feature_text_forms() {
     let mut every = FeatureSpec::as_of("amount");
     every.aggregation = PitAggregation::Mean;
     assert_eq!(parse("amount:mean"), Ok(every));
-    // A column may contain " as " only when it is followed by a name.
-    assert_eq!(parse("amount as"), Ok(FeatureSpec::as_of("amount as")));
+    // AS must be followed by a name.
+    assert_eq!(
+        parse("amount:sum:5m as"),
+        Err("expected an output name after AS, found `amount:sum:5m as`".to_string())
+    );
     for (text, expected) in [
         (
             "",

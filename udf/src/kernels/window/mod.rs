@@ -42,7 +42,9 @@ use arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit};
 
 pub use duration::{format_nanos, parse_duration};
 pub use hop::{hop_aggregate, hop_windows};
-pub use point_in_time::{point_in_time, PitAggregation, PointInTimeFeature, PointInTimeOptions};
+pub use point_in_time::{
+    name_value_column, point_in_time, PitAggregation, PointInTimeFeature, PointInTimeOptions,
+};
 pub use rolling::{rolling, rolling_name};
 pub use session::{session_aggregate, session_window};
 pub use tumble::tumble_start;

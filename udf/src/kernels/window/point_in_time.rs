@@ -197,6 +197,21 @@ impl Default for PointInTimeOptions {
     }
 }
 
+/// An error about value column `event_values[i]` restated for a caller who knows the
+/// columns by name: argument `features`, the column named in the message.
+pub fn name_value_column(mut error: KernelError, names: &[impl AsRef<str>]) -> KernelError {
+    let index = error
+        .argument
+        .strip_prefix("event_values[")
+        .and_then(|rest| rest.strip_suffix(']'))
+        .and_then(|i| i.parse::<usize>().ok());
+    if let Some(name) = index.and_then(|i| names.get(i)) {
+        error.argument = "features".to_string();
+        error.message = format!("column `{}`: {}", name.as_ref(), error.message);
+    }
+    error
+}
+
 /// Point-in-time features of the events at each spine row, one output column per
 /// feature, in spine row order.
 ///
