@@ -78,7 +78,11 @@ impl std::str::FromStr for TableArg {
 
 /// A session with every UDF registered and file paths usable as tables in `FROM`.
 pub fn session() -> SessionContext {
-    let config = SessionConfig::new().with_information_schema(true);
+    let mut config = SessionConfig::new().with_information_schema(true);
+    // Spark writes timestamps as INT96 by default; read as nanoseconds they wrap outside
+    // 1677-2262 (sentinels such as 0001-01-01 or 9999-12-31). Microseconds, as Spark
+    // means them, keep every value.
+    config.options_mut().execution.parquet.coerce_int96 = Some("us".to_string());
     let ctx = SessionContext::new_with_config(config).enable_url_table();
     arrowfeat_udf::register_all(&ctx);
     ctx
@@ -92,7 +96,14 @@ pub fn format_of(path: &str) -> Option<&'static str> {
         std::fs::read_dir(probe)
             .ok()?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file())
+            // Spark's `_SUCCESS` and `.part-*.crc` files say nothing of the format.
+            .filter(|p| {
+                p.is_file()
+                    && !p
+                        .file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with('.') || n.starts_with('_'))
+            })
             .min()?
     } else {
         probe.to_path_buf()

@@ -443,6 +443,23 @@ fn output_never_echoes_control_characters_and_parquet_is_not_written_as_text() {
 }
 
 #[test]
+fn spark_int96_timestamps_keep_their_value() {
+    // Spark writes timestamps as INT96 by default: read as microseconds, year 1 stays year
+    // 1 (as nanoseconds it wrapped to 1754) and hashes as in Spark.
+    let out = arrowfeat(&[
+        "sql",
+        "SELECT t, xxhash64(t) AS h FROM 'tests/fixtures/int96_timestamps.parquet'",
+        "--format",
+        "csv",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "t,h\n0001-01-02T00:00:00,2988787621189898543\n2024-03-01T10:00:00,8567409617254857896\n,42\n"
+    );
+}
+
+#[test]
 fn sql_like_psql_stdin_output_file_nulls_read_only_and_closed_pipes() {
     use std::io::{Read, Write};
     use std::process::Stdio;

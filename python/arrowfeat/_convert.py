@@ -245,12 +245,11 @@ def _float_elements(function: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _hashable(function: str, argument: str, value: Any) -> Any:
-    """A column to hash as it is (dictionaries decoded), or a scalar of its natural type."""
+    """A column to hash as it is, or a scalar of its natural type."""
     if _is_column(value):
-        arr = _to_arrow(function, argument, value)
-        if pa.types.is_dictionary(arr.type):
-            arr = arr.cast(arr.type.value_type)
-        return arr
+        # Dictionaries as they are: the kernel hashes their values (pyarrow cannot decode
+        # every dictionary, e.g. Polars' Categorical of string views).
+        return _to_arrow(function, argument, value)
     if isinstance(value, pa.Scalar):
         return value
     if value is None:

@@ -28,7 +28,6 @@ kept), Polars in gives Polars out. See docs/point-in-time.md for the exact seman
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
@@ -38,7 +37,7 @@ import pyarrow as pa
 from . import _native
 from ._convert import _check_columns, _type_name
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
-from .windows import to_nanoseconds
+from .windows import default_threads, to_nanoseconds
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -134,7 +133,7 @@ def _keys(table: pa.Table, where: str, by: Sequence[str], function: str = _FUNCT
 
 
 def _default_threads() -> int:
-    return max(1, min(os.cpu_count() or 1, 8))
+    return default_threads()
 
 
 @overload

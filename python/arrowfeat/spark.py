@@ -278,7 +278,8 @@ def rolling(
     schema = T.StructType([*df.schema.fields, T.StructField(output, _value_type(f, df, value, agg), True)])
 
     def per_key(table: pa.Table) -> pa.Table:
-        result = _af.rolling(table.column(value), table.column(ts), period_ns, agg, closed=closed)
+        # One thread per Python worker: Spark runs the workers in parallel already.
+        result = _af.rolling(table.column(value), table.column(ts), period_ns, agg, closed=closed, threads=1)
         return _conform(table.append_column(output, pa.chunked_array([result])), schema)
 
     return df.groupBy(*([] if by is None else [by])).applyInArrow(per_key, schema)
@@ -346,7 +347,7 @@ def hop_aggregate(
         agg,
         output,
         ("window_start", "window_end"),
-        lambda k, t, v, a: _af.hop_aggregate(t, v, size_ns, step_ns, a, offset_ns, by=k),
+        lambda k, t, v, a: _af.hop_aggregate(t, v, size_ns, step_ns, a, offset_ns, by=k, threads=1),
     )
 
 
@@ -374,7 +375,7 @@ def session_aggregate(
         agg,
         output,
         ("session_start", "session_end"),
-        lambda k, t, v, a: _af.session_aggregate(t, v, gap_ns, a, by=k),
+        lambda k, t, v, a: _af.session_aggregate(t, v, gap_ns, a, by=k, threads=1),
     )
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import numbers
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, overload
 
@@ -47,6 +48,20 @@ __all__ = [
 ]
 
 AGGREGATIONS = ("sum", "count", "mean", "min", "max")
+
+
+def default_threads() -> int:
+    """Threads for one in-process call: the cores, at most 8 (the kernels' results do not
+    depend on it). Spark and DataFusion pass 1: they parallelise already."""
+    return min(os.cpu_count() or 1, 8)
+
+
+def _threads(function: str, threads: Any) -> int:
+    if threads is None:
+        return default_threads()
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
+        raise ArrowfeatValueError(f"{function}: argument `threads`: expected an int >= 1 or None, found {threads!r}")
+    return int(threads)
 
 
 def to_nanoseconds(function: str, argument: str, value: Any) -> int:
@@ -164,19 +179,45 @@ def rolling(
     *,
     by: Column | None = ...,
     closed: str = ...,
+    threads: int | None = ...,
 ) -> pl.Series: ...
 @overload
 def rolling(
-    value: pd.Series, ts: Column, period: Duration, agg: str, *, by: Column | None = ..., closed: str = ...
+    value: pd.Series,
+    ts: Column,
+    period: Duration,
+    agg: str,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+    threads: int | None = ...,
 ) -> pd.Series: ...
 @overload
 def rolling(
-    value: ArrowColumn, ts: ArrowColumn, period: Duration, agg: str, *, by: Column | None = ..., closed: str = ...
+    value: ArrowColumn,
+    ts: ArrowColumn,
+    period: Duration,
+    agg: str,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+    threads: int | None = ...,
 ) -> pa.Array: ...
 @overload
-def rolling(value: Any, ts: Any, period: Duration, agg: str, *, by: Any = ..., closed: str = ...) -> Any: ...
+def rolling(
+    value: Any, ts: Any, period: Duration, agg: str, *, by: Any = ..., closed: str = ..., threads: int | None = ...
+) -> Any: ...
 @_by_keyword_only("rolling", "rolling(value, ts, period, agg, by=keys)", 4)
-def rolling(value: Any, ts: Any, period: Duration, agg: str, *, by: Any = None, closed: str = "right") -> Any:
+def rolling(
+    value: Any,
+    ts: Any,
+    period: Duration,
+    agg: str,
+    *,
+    by: Any = None,
+    closed: str = "right",
+    threads: int | None = None,
+) -> Any:
     """``agg`` of the values of the same key's events in ``(t - period, t]`` for each event.
 
     ``closed`` is ``"right"`` (default), ``"left"`` (``[t - period, t)``, excludes the
@@ -185,109 +226,225 @@ def rolling(value: Any, ts: Any, period: Duration, agg: str, *, by: Any = None, 
     agg = _check_agg("rolling", agg)
     f = "rolling_" + agg
     result = _native.rolling(
-        _keys(f, by), _times(f, ts), _values(f, value), to_nanoseconds(f, "period", period), closed, agg
+        _keys(f, by),
+        _times(f, ts),
+        _values(f, value),
+        to_nanoseconds(f, "period", period),
+        closed,
+        agg,
+        _threads(f, threads),
     )
     return _shape_like(result, value, ts)
 
 
 @overload
 def rolling_sum(
-    value: pl.Series, ts: ArrowColumn | pl.Series, period: Duration, *, by: Column | None = ..., closed: str = ...
+    value: pl.Series,
+    ts: ArrowColumn | pl.Series,
+    period: Duration,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+    threads: int | None = ...,
 ) -> pl.Series: ...
 @overload
 def rolling_sum(
-    value: pd.Series, ts: Column, period: Duration, *, by: Column | None = ..., closed: str = ...
+    value: pd.Series,
+    ts: Column,
+    period: Duration,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+    threads: int | None = ...,
 ) -> pd.Series: ...
 @overload
 def rolling_sum(
-    value: ArrowColumn, ts: ArrowColumn, period: Duration, *, by: Column | None = ..., closed: str = ...
+    value: ArrowColumn,
+    ts: ArrowColumn,
+    period: Duration,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+    threads: int | None = ...,
 ) -> pa.Array: ...
 @overload
-def rolling_sum(value: Any, ts: Any, period: Duration, *, by: Any = ..., closed: str = ...) -> Any: ...
+def rolling_sum(
+    value: Any, ts: Any, period: Duration, *, by: Any = ..., closed: str = ..., threads: int | None = ...
+) -> Any: ...
 @_by_keyword_only("rolling_sum", "rolling_sum(value, ts, period, by=keys)", 3)
-def rolling_sum(value: Any, ts: Any, period: Duration, *, by: Any = None, closed: str = "right") -> Any:
+def rolling_sum(
+    value: Any, ts: Any, period: Duration, *, by: Any = None, closed: str = "right", threads: int | None = None
+) -> Any:
     """Sum over ``(t - period, t]`` per event: int64 exact for integers, compensated for floats."""
-    return rolling(value, ts, period, "sum", by=by, closed=closed)
+    return rolling(value, ts, period, "sum", by=by, closed=closed, threads=threads)
 
 
 @overload
 def rolling_count(
-    value: pl.Series, ts: ArrowColumn | pl.Series, period: Duration, *, by: Column | None = ..., closed: str = ...
+    value: pl.Series,
+    ts: ArrowColumn | pl.Series,
+    period: Duration,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+    threads: int | None = ...,
 ) -> pl.Series: ...
 @overload
 def rolling_count(
-    value: pd.Series, ts: Column, period: Duration, *, by: Column | None = ..., closed: str = ...
+    value: pd.Series,
+    ts: Column,
+    period: Duration,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+    threads: int | None = ...,
 ) -> pd.Series: ...
 @overload
 def rolling_count(
-    value: ArrowColumn, ts: ArrowColumn, period: Duration, *, by: Column | None = ..., closed: str = ...
+    value: ArrowColumn,
+    ts: ArrowColumn,
+    period: Duration,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+    threads: int | None = ...,
 ) -> pa.Array: ...
 @overload
-def rolling_count(value: Any, ts: Any, period: Duration, *, by: Any = ..., closed: str = ...) -> Any: ...
+def rolling_count(
+    value: Any, ts: Any, period: Duration, *, by: Any = ..., closed: str = ..., threads: int | None = ...
+) -> Any: ...
 @_by_keyword_only("rolling_count", "rolling_count(value, ts, period, by=keys)", 3)
-def rolling_count(value: Any, ts: Any, period: Duration, *, by: Any = None, closed: str = "right") -> Any:
+def rolling_count(
+    value: Any, ts: Any, period: Duration, *, by: Any = None, closed: str = "right", threads: int | None = None
+) -> Any:
     """Number of non-null values over ``(t - period, t]`` per event."""
-    return rolling(value, ts, period, "count", by=by, closed=closed)
+    return rolling(value, ts, period, "count", by=by, closed=closed, threads=threads)
 
 
 @overload
 def rolling_mean(
-    value: pl.Series, ts: ArrowColumn | pl.Series, period: Duration, *, by: Column | None = ..., closed: str = ...
+    value: pl.Series,
+    ts: ArrowColumn | pl.Series,
+    period: Duration,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+    threads: int | None = ...,
 ) -> pl.Series: ...
 @overload
 def rolling_mean(
-    value: pd.Series, ts: Column, period: Duration, *, by: Column | None = ..., closed: str = ...
+    value: pd.Series,
+    ts: Column,
+    period: Duration,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+    threads: int | None = ...,
 ) -> pd.Series: ...
 @overload
 def rolling_mean(
-    value: ArrowColumn, ts: ArrowColumn, period: Duration, *, by: Column | None = ..., closed: str = ...
+    value: ArrowColumn,
+    ts: ArrowColumn,
+    period: Duration,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+    threads: int | None = ...,
 ) -> pa.Array: ...
 @overload
-def rolling_mean(value: Any, ts: Any, period: Duration, *, by: Any = ..., closed: str = ...) -> Any: ...
+def rolling_mean(
+    value: Any, ts: Any, period: Duration, *, by: Any = ..., closed: str = ..., threads: int | None = ...
+) -> Any: ...
 @_by_keyword_only("rolling_mean", "rolling_mean(value, ts, period, by=keys)", 3)
-def rolling_mean(value: Any, ts: Any, period: Duration, *, by: Any = None, closed: str = "right") -> Any:
+def rolling_mean(
+    value: Any, ts: Any, period: Duration, *, by: Any = None, closed: str = "right", threads: int | None = None
+) -> Any:
     """Mean over ``(t - period, t]`` per event."""
-    return rolling(value, ts, period, "mean", by=by, closed=closed)
+    return rolling(value, ts, period, "mean", by=by, closed=closed, threads=threads)
 
 
 @overload
 def rolling_min(
-    value: pl.Series, ts: ArrowColumn | pl.Series, period: Duration, *, by: Column | None = ..., closed: str = ...
+    value: pl.Series,
+    ts: ArrowColumn | pl.Series,
+    period: Duration,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+    threads: int | None = ...,
 ) -> pl.Series: ...
 @overload
 def rolling_min(
-    value: pd.Series, ts: Column, period: Duration, *, by: Column | None = ..., closed: str = ...
+    value: pd.Series,
+    ts: Column,
+    period: Duration,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+    threads: int | None = ...,
 ) -> pd.Series: ...
 @overload
 def rolling_min(
-    value: ArrowColumn, ts: ArrowColumn, period: Duration, *, by: Column | None = ..., closed: str = ...
+    value: ArrowColumn,
+    ts: ArrowColumn,
+    period: Duration,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+    threads: int | None = ...,
 ) -> pa.Array: ...
 @overload
-def rolling_min(value: Any, ts: Any, period: Duration, *, by: Any = ..., closed: str = ...) -> Any: ...
+def rolling_min(
+    value: Any, ts: Any, period: Duration, *, by: Any = ..., closed: str = ..., threads: int | None = ...
+) -> Any: ...
 @_by_keyword_only("rolling_min", "rolling_min(value, ts, period, by=keys)", 3)
-def rolling_min(value: Any, ts: Any, period: Duration, *, by: Any = None, closed: str = "right") -> Any:
+def rolling_min(
+    value: Any, ts: Any, period: Duration, *, by: Any = None, closed: str = "right", threads: int | None = None
+) -> Any:
     """Minimum over ``(t - period, t]`` per event."""
-    return rolling(value, ts, period, "min", by=by, closed=closed)
+    return rolling(value, ts, period, "min", by=by, closed=closed, threads=threads)
 
 
 @overload
 def rolling_max(
-    value: pl.Series, ts: ArrowColumn | pl.Series, period: Duration, *, by: Column | None = ..., closed: str = ...
+    value: pl.Series,
+    ts: ArrowColumn | pl.Series,
+    period: Duration,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+    threads: int | None = ...,
 ) -> pl.Series: ...
 @overload
 def rolling_max(
-    value: pd.Series, ts: Column, period: Duration, *, by: Column | None = ..., closed: str = ...
+    value: pd.Series,
+    ts: Column,
+    period: Duration,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+    threads: int | None = ...,
 ) -> pd.Series: ...
 @overload
 def rolling_max(
-    value: ArrowColumn, ts: ArrowColumn, period: Duration, *, by: Column | None = ..., closed: str = ...
+    value: ArrowColumn,
+    ts: ArrowColumn,
+    period: Duration,
+    *,
+    by: Column | None = ...,
+    closed: str = ...,
+    threads: int | None = ...,
 ) -> pa.Array: ...
 @overload
-def rolling_max(value: Any, ts: Any, period: Duration, *, by: Any = ..., closed: str = ...) -> Any: ...
+def rolling_max(
+    value: Any, ts: Any, period: Duration, *, by: Any = ..., closed: str = ..., threads: int | None = ...
+) -> Any: ...
 @_by_keyword_only("rolling_max", "rolling_max(value, ts, period, by=keys)", 3)
-def rolling_max(value: Any, ts: Any, period: Duration, *, by: Any = None, closed: str = "right") -> Any:
+def rolling_max(
+    value: Any, ts: Any, period: Duration, *, by: Any = None, closed: str = "right", threads: int | None = None
+) -> Any:
     """Maximum over ``(t - period, t]`` per event (NaN counts as the largest, as in Spark)."""
-    return rolling(value, ts, period, "max", by=by, closed=closed)
+    return rolling(value, ts, period, "max", by=by, closed=closed, threads=threads)
 
 
 @_by_keyword_only("hop_aggregate", "hop_aggregate(ts, value, size, step, agg, offset, by=keys)", 6, _column_at("size"))
@@ -300,6 +457,7 @@ def hop_aggregate(
     offset: Duration = 0,
     *,
     by: Column | None = None,
+    threads: int | None = None,
 ) -> pa.Table:
     """Every non-empty hopping window ``[start, start + size)`` (starts ``offset + k * step``)
     per key (``by``) with the ``agg`` of its values; without ``by``, one group.
@@ -316,37 +474,44 @@ def hop_aggregate(
         to_nanoseconds(f, "step", step),
         to_nanoseconds(f, "offset", offset),
         agg,
+        _threads(f, threads),
     )
     return pa.Table.from_batches([batch])
 
 
 @overload
-def session_window(ts: pl.Series, gap: Duration, *, by: Column | None = ...) -> pl.Series: ...
+def session_window(
+    ts: pl.Series, gap: Duration, *, by: Column | None = ..., threads: int | None = ...
+) -> pl.Series: ...
 @overload
-def session_window(ts: pd.Series, gap: Duration, *, by: Column | None = ...) -> pd.Series: ...
+def session_window(
+    ts: pd.Series, gap: Duration, *, by: Column | None = ..., threads: int | None = ...
+) -> pd.Series: ...
 @overload
-def session_window(ts: ArrowColumn, gap: Duration, *, by: Column | None = ...) -> pa.Array: ...
+def session_window(
+    ts: ArrowColumn, gap: Duration, *, by: Column | None = ..., threads: int | None = ...
+) -> pa.Array: ...
 @overload
-def session_window(ts: Any, gap: Duration, *, by: Any = ...) -> Any: ...
+def session_window(ts: Any, gap: Duration, *, by: Any = ..., threads: int | None = ...) -> Any: ...
 @_by_keyword_only("session_window", "session_window(ts, gap, by=keys)", 2)
-def session_window(ts: Any, gap: Duration, *, by: Any = None) -> Any:
+def session_window(ts: Any, gap: Duration, *, by: Any = None, threads: int | None = None) -> Any:
     """The session ``{start, end}`` of each event: events of a key at most ``gap`` apart
     share a session (an event at exactly last + gap joins it, as in Spark); ``end`` is
     the last time plus ``gap``."""
     f = "session_window"
-    result = _native.session_window(_keys(f, by), _times(f, ts), to_nanoseconds(f, "gap", gap))
+    result = _native.session_window(_keys(f, by), _times(f, ts), to_nanoseconds(f, "gap", gap), _threads(f, threads))
     return _shape_like(result, ts)
 
 
 @_by_keyword_only("session_aggregate", "session_aggregate(ts, value, gap, agg, by=keys)", 4, _column_at("gap"))
 def session_aggregate(
-    ts: Column, value: Column, gap: Duration, agg: str = "sum", *, by: Column | None = None
+    ts: Column, value: Column, gap: Duration, agg: str = "sum", *, by: Column | None = None, threads: int | None = None
 ) -> pa.Table:
     """One row per session per key: ``key, session_start, session_end, value``, sorted by
     key then start (without ``key`` when ``by`` is None)."""
     f = "session_aggregate"
     agg = _check_agg(f, agg)
     batch = _native.session_aggregate(
-        _keys(f, by), _times(f, ts), _values(f, value), to_nanoseconds(f, "gap", gap), agg
+        _keys(f, by), _times(f, ts), _values(f, value), to_nanoseconds(f, "gap", gap), agg, _threads(f, threads)
     )
     return pa.Table.from_batches([batch])

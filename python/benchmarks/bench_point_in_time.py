@@ -4,8 +4,9 @@ get_historical_features (file offline store).
 
     make bench-point-in-time   (or: .venv/bin/python python/benchmarks/bench_point_in_time.py)
 
-Data: EVENTS events (default 10M) over KEYS keys (10,000) drawn from a Zipf(1.2)
-distribution (skewed: the largest key holds a large share of all events), times random
+Data: EVENTS events (default 10M) over KEYS keys (10,000) drawn uniformly, or from a
+Zipf(1.2) distribution with ARROWFEAT_BENCH_KEYS=zipf (skewed: the largest key holds a
+large share of all events), times random
 over 30 days, shuffled; a spine of SPINE labels (default 1M) with keys from the same
 distribution and random times, unsorted. Every timing is the best of ROUNDS warm runs of
 the whole call, result materialized (Arrow, or pandas for Feast). Sorts the other engines
@@ -41,6 +42,7 @@ KEYS = 10_000
 ROUNDS = int(os.environ.get("ARROWFEAT_BENCH_ROUNDS", 3))
 FEAST_EVENTS = int(os.environ.get("ARROWFEAT_BENCH_FEAST_EVENTS", 1_000_000))
 FEAST_LABELS = int(os.environ.get("ARROWFEAT_BENCH_FEAST_LABELS", 100_000))
+KEY_DISTRIBUTION = os.environ.get("ARROWFEAT_BENCH_KEYS", "uniform")
 CORES = os.cpu_count() or 1
 SECOND = 1_000_000
 DAY = 86_400 * SECOND
@@ -50,12 +52,20 @@ def zipf_keys(rng: np.random.Generator, n: int) -> np.ndarray:
     return (rng.zipf(1.2, n) - 1) % KEYS
 
 
+def keys(rng: np.random.Generator, n: int) -> np.ndarray:
+    if KEY_DISTRIBUTION == "zipf":
+        return zipf_keys(rng, n)
+    if KEY_DISTRIBUTION != "uniform":
+        raise SystemExit(f"ARROWFEAT_BENCH_KEYS: expected uniform or zipf, found {KEY_DISTRIBUTION!r}")
+    return rng.integers(0, KEYS, n)
+
+
 def data(seed: int = 0) -> tuple[pa.Table, pa.Table]:
     rng = np.random.default_rng(seed)
     start = 1_700_000_000 * SECOND
     events = pa.table(
         {
-            "k": pa.array(zipf_keys(rng, EVENTS), pa.int64()),
+            "k": pa.array(keys(rng, EVENTS), pa.int64()),
             "ts": pa.array(start + rng.integers(0, 30 * DAY, EVENTS), pa.int64()).cast(pa.timestamp("us")),
             "a": pa.array(rng.normal(100.0, 30.0, EVENTS)),
             "b": pa.array(rng.integers(0, 1_000, EVENTS), pa.int64()),
@@ -64,7 +74,7 @@ def data(seed: int = 0) -> tuple[pa.Table, pa.Table]:
     )
     spine = pa.table(
         {
-            "k": pa.array(zipf_keys(rng, SPINE), pa.int64()),
+            "k": pa.array(keys(rng, SPINE), pa.int64()),
             "ts": pa.array(start + rng.integers(0, 30 * DAY, SPINE), pa.int64()).cast(pa.timestamp("us")),
             "row": pa.array(np.arange(SPINE)),
         }
@@ -117,7 +127,7 @@ def as_of(spine: pa.Table, events: pa.Table) -> None:
     equal = np.mean((x == y) | (np.isnan(x) & np.isnan(y)))
     nulls = check["a"].null_count == result["a"].null_count
     table(
-        f"As-of value of 3 columns, {SPINE:,} labels, {EVENTS:,} events "
+        f"As-of value of 3 columns, {SPINE:,} labels, {EVENTS:,} events, {KEY_DISTRIBUTION} keys "
         f"(equal to DuckDB: {equal:.4%} of values, the same {check['a'].null_count:,} nulls: {nulls})",
         [("arrowfeat point_in_time", ours), ("DuckDB ASOF JOIN", duck), ("Polars join_asof (with sorts)", polars)],
         EVENTS,
@@ -152,7 +162,7 @@ def windows(spine: pa.Table, events: pa.Table) -> None:
     """
     duck, _ = best(lambda: con.execute(query).fetch_arrow_table(), rounds=1)
     table(
-        f"4 windows x 3 aggregates at each label, {SPINE:,} labels, {EVENTS:,} events",
+        f"4 windows x 3 aggregates at each label, {SPINE:,} labels, {EVENTS:,} events, {KEY_DISTRIBUTION} keys",
         [("arrowfeat point_in_time", ours), ("DuckDB RANGE windows over spine UNION events", duck)],
         EVENTS,
     )

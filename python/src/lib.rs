@@ -50,7 +50,29 @@ fn import(function: &str, argument: &str, obj: &Bound<'_, PyAny>) -> PyResult<Ar
         return Ok(Arg::Scalar(Scalar::new(make_array(data))));
     }
     if obj.hasattr("__arrow_c_array__")? || obj.is_instance(&pyarrow.getattr("Array")?)? {
-        return Ok(Arg::Column(make_array(ArrayData::from_pyarrow_bound(obj)?)));
+        let attempt = |o: &Bound<'_, PyAny>| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                ArrayData::from_pyarrow_bound(o).map(make_array)
+            }))
+        };
+        return match attempt(obj) {
+            Ok(array) => Ok(Arg::Column(array?)),
+            // arrow-rs cannot import some sliced nested arrays (a struct inside a struct or
+            // a fixed-size list, at an offset); a contiguous copy of the same values can.
+            Err(_) => {
+                let copy = pyarrow.call_method1("array", (obj,))?;
+                let copy = pyarrow.call_method1("concat_arrays", (PyList::new(py, [copy])?,))?;
+                match attempt(&copy) {
+                    Ok(array) => Ok(Arg::Column(array?)),
+                    Err(_) => Err(arrowfeat_error(
+                        "ArrowfeatInternalError",
+                        format!(
+                            "{function}: argument `{argument}`: this Arrow array could not be read (please report it)"
+                        ),
+                    )),
+                }
+            }
+        };
     }
     Err(type_error(format!(
         "{function}: argument `{argument}`: expected a pyarrow Array or Scalar, found {}",
@@ -432,7 +454,8 @@ fn hop_windows(
 }
 
 #[pyfunction]
-#[pyo3(signature = (keys, ts, values, period, closed, agg))]
+#[pyo3(signature = (keys, ts, values, period, closed, agg, threads = 0))]
+#[allow(clippy::too_many_arguments)]
 fn rolling(
     py: Python<'_>,
     keys: Option<&Bound<'_, PyAny>>,
@@ -441,6 +464,7 @@ fn rolling(
     period: i64,
     closed: &str,
     agg: &str,
+    threads: usize,
 ) -> PyResult<Py<PyAny>> {
     let aggregation = Aggregation::parse("rolling", "agg", agg).map_err(to_py_err)?;
     let name = window::rolling_name(aggregation);
@@ -456,13 +480,14 @@ fn rolling(
             period,
             closed,
             aggregation,
+            threads,
         )
     })?;
     export(py, out.map_err(to_py_err)?)
 }
 
 #[pyfunction]
-#[pyo3(signature = (keys, ts, values, size, step, offset, agg))]
+#[pyo3(signature = (keys, ts, values, size, step, offset, agg, threads = 0))]
 #[allow(clippy::too_many_arguments)]
 fn hop_aggregate(
     py: Python<'_>,
@@ -473,6 +498,7 @@ fn hop_aggregate(
     step: i64,
     offset: i64,
     agg: &str,
+    threads: usize,
 ) -> PyResult<Py<PyAny>> {
     let aggregation = Aggregation::parse("hop_aggregate", "agg", agg).map_err(to_py_err)?;
     let keys = import_keys("hop_aggregate", keys)?;
@@ -487,29 +513,32 @@ fn hop_aggregate(
             step,
             offset,
             aggregation,
+            threads,
         )
     })?;
     Ok(out.map_err(to_py_err)?.to_pyarrow(py)?.unbind())
 }
 
 #[pyfunction]
-#[pyo3(signature = (keys, ts, gap))]
+#[pyo3(signature = (keys, ts, gap, threads = 0))]
 fn session_window(
     py: Python<'_>,
     keys: Option<&Bound<'_, PyAny>>,
     ts: &Bound<'_, PyAny>,
     gap: i64,
+    threads: usize,
 ) -> PyResult<Py<PyAny>> {
     let keys = import_keys("session_window", keys)?;
     let ts = import_column("session_window", "ts", ts)?;
     let out = detach(py, "session_window", || {
-        window::session_window(keys.as_ref(), ts.as_ref(), gap).map(|a| Arc::new(a) as ArrayRef)
+        window::session_window(keys.as_ref(), ts.as_ref(), gap, threads)
+            .map(|a| Arc::new(a) as ArrayRef)
     })?;
     export(py, out.map_err(to_py_err)?)
 }
 
 #[pyfunction]
-#[pyo3(signature = (keys, ts, values, gap, agg))]
+#[pyo3(signature = (keys, ts, values, gap, agg, threads = 0))]
 fn session_aggregate(
     py: Python<'_>,
     keys: Option<&Bound<'_, PyAny>>,
@@ -517,6 +546,7 @@ fn session_aggregate(
     values: &Bound<'_, PyAny>,
     gap: i64,
     agg: &str,
+    threads: usize,
 ) -> PyResult<Py<PyAny>> {
     let aggregation = Aggregation::parse("session_aggregate", "agg", agg).map_err(to_py_err)?;
     let keys = import_keys("session_aggregate", keys)?;
@@ -529,6 +559,7 @@ fn session_aggregate(
             values.as_ref(),
             gap,
             aggregation,
+            threads,
         )
     })?;
     Ok(out.map_err(to_py_err)?.to_pyarrow(py)?.unbind())

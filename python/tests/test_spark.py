@@ -249,3 +249,25 @@ def test_nested_and_wide_types_hash_as_in_spark_in_process_and_in_a_live_session
         af.ArrowfeatTypeError, match=r"hash: argument `#1`: expected a type Spark hashes .*Spark refuses to hash maps"
     ):
         af.hash(pa.array([[("a", 1)]], pa.map_(pa.string(), pa.int32())))
+
+
+def test_sliced_nested_arrays_and_categorical_dictionaries_hash_by_value():
+    """A struct inside a struct (or a fixed-size list) at an offset, which arrow-rs cannot
+    import as it is, and Polars' Categorical (a dictionary of string views, which pyarrow
+    cannot decode) hash like their plain values."""
+    import polars as pl
+
+    nested = pa.array([{"s": {"x": v}} for v in range(6)])
+    for offset in range(1, 5):
+        part = nested.slice(offset, 2)
+        plain = pa.array([{"s": {"x": v}} for v in range(offset, offset + 2)])
+        assert af.xxhash64(part).to_pylist() == af.xxhash64(plain).to_pylist()
+        assert af.hash(part).to_pylist() == af.hash(plain).to_pylist()
+    fixed = pa.FixedSizeListArray.from_arrays(pa.array([{"x": v} for v in range(4)]), 1)
+    assert (
+        af.xxhash64(fixed.slice(1)).to_pylist()
+        == af.xxhash64(pa.FixedSizeListArray.from_arrays(pa.array([{"x": v} for v in range(1, 4)]), 1)).to_pylist()
+    )
+    categorical = pl.Series(["a", None, "b", "a"], dtype=pl.Categorical)
+    assert af.xxhash64(categorical).to_list() == af.xxhash64(pl.Series(["a", None, "b", "a"])).to_list()
+    assert af.hash(categorical).to_list() == af.hash(pa.array(["a", None, "b", "a"])).to_pylist()

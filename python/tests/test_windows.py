@@ -239,3 +239,24 @@ def test_by_is_keyword_only_and_old_calls_fail_loudly():
     assert af.session_aggregate(ts, ts, "2m", "count", by=keys)["value"].to_pylist() == [1, 1]
     assert af.rolling_sum(ts, ts, 5, by=keys).to_pylist() == [0, 1]
     assert af.session_window(ts, 5, by=keys).to_pylist() == [{"start": 0, "end": 5}, {"start": 1, "end": 6}]
+
+
+def test_the_caller_owns_the_threads():
+    """threads=None uses the cores (at most 8); any count gives the same result; the Spark
+    wrappers pass 1 (Spark runs its workers in parallel already)."""
+    n = 300_000
+    rng = np.random.default_rng(3)
+    keys = pa.array(rng.integers(0, 400, n))
+    ts = pa.array(rng.integers(0, 10_000_000, n))
+    values = pa.array(rng.random(n))
+    one = af.rolling_sum(values, ts, 50_000, by=keys, threads=1)
+    assert af.rolling_sum(values, ts, 50_000, by=keys, threads=3).equals(one)
+    assert af.rolling_sum(values, ts, 50_000, by=keys).equals(one)
+    assert af.hop_aggregate(ts, values, 100_000, 50_000, by=keys, threads=1).equals(
+        af.hop_aggregate(ts, values, 100_000, 50_000, by=keys, threads=2)
+    )
+    assert af.session_aggregate(ts, values, 20_000, by=keys, threads=1).equals(
+        af.session_aggregate(ts, values, 20_000, by=keys, threads=2)
+    )
+    with pytest.raises(ValueError, match=r"rolling_sum: argument `threads`: expected an int >= 1 or None, found 0"):
+        af.rolling_sum(values, ts, 50_000, by=keys, threads=0)

@@ -340,7 +340,7 @@ proptest! {
             }
             Err(e) => clean_error("hop_windows", &e)?,
         }
-        match rolling(keys, ts.as_ref(), values.as_ref(), size, closed, aggregation) {
+        match rolling(keys, ts.as_ref(), values.as_ref(), size, closed, aggregation, 0) {
             Ok(out) => {
                 prop_assert_eq!(out.len(), ts.len());
                 if aggregation == Aggregation::Count {
@@ -349,19 +349,19 @@ proptest! {
             }
             Err(e) => clean_error(&e.function, &e)?,
         }
-        match rolling(None, ts.as_ref(), values.as_ref(), size, closed, aggregation) {
+        match rolling(None, ts.as_ref(), values.as_ref(), size, closed, aggregation, 0) {
             Ok(out) => prop_assert_eq!(out.len(), ts.len()),
             Err(e) => clean_error(&e.function, &e)?,
         }
-        match hop_aggregate(None, ts.as_ref(), values.as_ref(), size, step, offset, aggregation) {
+        match hop_aggregate(None, ts.as_ref(), values.as_ref(), size, step, offset, aggregation, 0) {
             Ok(out) => prop_assert!(out.num_rows() <= ts.len().saturating_mul(100_000)),
             Err(e) => clean_error("hop_aggregate", &e)?,
         }
-        match session_window(None, ts.as_ref(), size) {
+        match session_window(None, ts.as_ref(), size, 0) {
             Ok(out) => prop_assert_eq!(out.len(), ts.len()),
             Err(e) => clean_error("session_window", &e)?,
         }
-        match session_aggregate(keys, ts.as_ref(), values.as_ref(), size, aggregation) {
+        match session_aggregate(keys, ts.as_ref(), values.as_ref(), size, aggregation, 0) {
             Ok(out) => prop_assert!(out.num_rows() <= ts.len()),
             Err(e) => clean_error("session_aggregate", &e)?,
         }
@@ -418,7 +418,7 @@ proptest! {
 fn float32_values_with_infinities_leave_windows_cleanly() {
     let ts = Int64Array::from(vec![0, 1, 5, 6]);
     let values = Float32Array::from(vec![f32::MAX, f32::INFINITY, 1.0, 2.0]);
-    match rolling(None, &ts, &values, 2, Closed::Right, Aggregation::Sum) {
+    match rolling(None, &ts, &values, 2, Closed::Right, Aggregation::Sum, 0) {
         Ok(out) => {
             let out = out.as_primitive::<Float64Type>();
             assert_eq!(out.value(2), 1.0);

@@ -25,9 +25,11 @@ use arrow::array::{Array, AsArray, Datum, Int32Array, Int64Array};
 use arrow::buffer::ScalarBuffer;
 use arrow::datatypes::{
     DataType, Date32Type, Date64Type, Decimal128Type, Decimal256Type, Decimal32Type, Decimal64Type,
-    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, TimeUnit,
-    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
-    TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
+    DurationMicrosecondType, DurationMillisecondType, DurationNanosecondType, DurationSecondType,
+    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, IntervalUnit,
+    IntervalYearMonthType, Time32MillisecondType, Time32SecondType, Time64MicrosecondType,
+    Time64NanosecondType, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType, TimestampSecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
 use twox_hash::XxHash64;
 
@@ -39,9 +41,9 @@ pub const SPARK_XXHASH64_SEED: u64 = 42;
 
 /// Human-readable list of the column types the hash functions accept.
 pub const HASHABLE_TYPES: &str = "boolean, int8, int16, int32, int64, float32, float64, \
-     decimal (up to 38 digits), date, timestamp, utf8, large_utf8, utf8_view, binary, \
-     large_binary, binary_view, fixed_size_binary, null, and lists, structs and dictionaries \
-     of these";
+     decimal (up to 38 digits), date, timestamp, time, duration, year-month interval, utf8, \
+     large_utf8, utf8_view, binary, large_binary, binary_view, fixed_size_binary, null, and \
+     lists, structs and dictionaries of these";
 
 /// Why Spark cannot hash a column of `data_type` (with the path to the offending nested
 /// type), or `None` when it can.
@@ -51,6 +53,9 @@ pub fn unhashable_reason(data_type: &DataType) -> Option<String> {
         Null | Boolean | Int8 | Int16 | Int32 | Int64 | Float32 | Float64 | Date32 | Date64
         | Timestamp(_, _) | Utf8 | LargeUtf8 | Utf8View | Binary | LargeBinary | BinaryView
         | FixedSizeBinary(_) | Decimal32(_, _) | Decimal64(_, _) | Decimal128(_, _) => None,
+        // Spark's day-time intervals (microseconds), TIME (nanoseconds of the day) and
+        // year-month intervals (months).
+        Duration(_) | Time32(_) | Time64(_) | Interval(IntervalUnit::YearMonth) => None,
         Decimal256(precision, _) if *precision <= 38 => None,
         Decimal256(_, _) => Some(format!(
             "{data_type}: Spark has no decimal of more than 38 digits"
@@ -67,6 +72,9 @@ pub fn unhashable_reason(data_type: &DataType) -> Option<String> {
         )),
         UInt8 | UInt16 | UInt32 | UInt64 => Some(format!(
             "{data_type}: Spark has no unsigned integers (cast to a signed type first)"
+        )),
+        Interval(_) => Some(format!(
+            "{data_type}: calendar intervals are not hashed (Spark's CalendarInterval; use a duration or a year-month interval)"
         )),
         other => Some(format!("{other}: Spark has no hash for this type")),
     }
@@ -284,6 +292,32 @@ fn hash_value<H: SparkHash>(array: &dyn Array, row: usize, seed: H::Value) -> H:
             };
             H::long(micros(value, *unit), seed)
         }
+        DataType::Duration(unit) => {
+            let value = match unit {
+                TimeUnit::Second => primitive!(DurationSecondType),
+                TimeUnit::Millisecond => primitive!(DurationMillisecondType),
+                TimeUnit::Microsecond => primitive!(DurationMicrosecondType),
+                TimeUnit::Nanosecond => primitive!(DurationNanosecondType),
+            };
+            H::long(micros(value, *unit), seed)
+        }
+        DataType::Time32(unit) => {
+            let value: i64 = match unit {
+                TimeUnit::Second => i64::from(primitive!(Time32SecondType)) * 1_000_000_000,
+                _ => i64::from(primitive!(Time32MillisecondType)) * 1_000_000,
+            };
+            H::long(value, seed)
+        }
+        DataType::Time64(unit) => {
+            let value = match unit {
+                TimeUnit::Microsecond => primitive!(Time64MicrosecondType).saturating_mul(1_000),
+                _ => primitive!(Time64NanosecondType),
+            };
+            H::long(value, seed)
+        }
+        DataType::Interval(IntervalUnit::YearMonth) => {
+            H::int(primitive!(IntervalYearMonthType), seed)
+        }
         DataType::Decimal32(_, _) => H::long(primitive!(Decimal32Type).into(), seed),
         DataType::Decimal64(p, _) => hash_decimal::<H>(primitive!(Decimal64Type).into(), *p, seed),
         DataType::Decimal128(p, _) => hash_decimal::<H>(primitive!(Decimal128Type), *p, seed),
@@ -339,6 +373,31 @@ fn hash_value<H: SparkHash>(array: &dyn Array, row: usize, seed: H::Value) -> H:
     }
 }
 
+/// The first value of a seconds or milliseconds timestamp or duration column whose
+/// microseconds do not fit in 64 bits (Spark's range), which would otherwise saturate.
+fn beyond_microseconds(array: &dyn Array) -> Option<String> {
+    fn first<T: arrow::datatypes::ArrowPrimitiveType<Native = i64>>(
+        array: &dyn Array,
+        scale: i64,
+    ) -> Option<String> {
+        array
+            .as_primitive::<T>()
+            .iter()
+            .flatten()
+            .find(|v| v.checked_mul(scale).is_none())
+            .map(|v| format!("{v} ({})", array.data_type()))
+    }
+    match array.data_type() {
+        DataType::Timestamp(TimeUnit::Second, _) => first::<TimestampSecondType>(array, 1_000_000),
+        DataType::Timestamp(TimeUnit::Millisecond, _) => {
+            first::<TimestampMillisecondType>(array, 1_000)
+        }
+        DataType::Duration(TimeUnit::Second) => first::<DurationSecondType>(array, 1_000_000),
+        DataType::Duration(TimeUnit::Millisecond) => first::<DurationMillisecondType>(array, 1_000),
+        _ => None,
+    }
+}
+
 /// Days since 1970 of a Date64 (milliseconds), as Spark's date.
 #[inline(always)]
 fn date64_days(ms: i64) -> i32 {
@@ -384,6 +443,13 @@ fn fold_datum<H: SparkHash>(
             function,
             format!("#{}", position + 1),
             format!("expected a type Spark hashes ({HASHABLE_TYPES}), found {reason}"),
+        ));
+    }
+    if let Some(found) = beyond_microseconds(array) {
+        return Err(KernelError::new(
+            function,
+            format!("#{}", position + 1),
+            format!("expected times Spark can hold (microseconds in 64 bits), found {found}"),
         ));
     }
     // Flat columns in one tight loop per type; nested ones value by value.

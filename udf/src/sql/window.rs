@@ -630,6 +630,8 @@ impl PartitionEvaluator for RollingEvaluator {
             period,
             closed,
             self.aggregation,
+            // DataFusion already evaluates partitions in parallel: one thread each.
+            1,
         )
         .map_err(kernel_error)
     }
@@ -751,7 +753,7 @@ impl PartitionEvaluator for SessionEvaluator {
             duration_nanos("session_window", "gap", v)
         })?;
         let sessions =
-            window::session_window(None, values[0].as_ref(), gap).map_err(kernel_error)?;
+            window::session_window(None, values[0].as_ref(), gap, 1).map_err(kernel_error)?;
         Ok(Arc::new(sessions))
     }
 }

@@ -77,6 +77,7 @@ pub(crate) fn group_and_sort<'a>(
     keys: Option<&ArrayRef>,
     times: &'a EventTimes<'_>,
     positions: bool,
+    threads: usize,
 ) -> Result<Grouping<'a>> {
     let rows = times.len();
     if rows > u32::MAX as usize {
@@ -135,7 +136,7 @@ pub(crate) fn group_and_sort<'a>(
         next[g] += 1;
     }
     drop(ids);
-    let mut ts = gather(&times.nanos, &order, threads_for(order.len()));
+    let mut ts = gather(&times.nanos, &order, threads_for(order.len(), threads));
 
     let mut scratch: Vec<(i64, u32)> = Vec::new();
     for g in 0..groups {
@@ -167,10 +168,16 @@ pub(crate) fn group_and_sort<'a>(
 /// Fewest rows worth a thread of their own.
 const MIN_ROWS_PER_THREAD: usize = 1 << 17;
 
-/// How many threads to use for `rows` rows: one per 128K rows, at most one per core.
-pub(crate) fn threads_for(rows: usize) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    cores.min(rows / MIN_ROWS_PER_THREAD).max(1)
+/// How many threads to use for `rows` rows: one per 128K rows, at most `threads` (the
+/// caller's choice: 1 inside an engine that parallelises already, as DataFusion and Spark
+/// do), or at most one per core for `threads == 0`.
+pub(crate) fn threads_for(rows: usize, threads: usize) -> usize {
+    let most = if threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        threads
+    };
+    most.min(rows / MIN_ROWS_PER_THREAD).max(1)
 }
 
 /// Runs `f` over matching chunks of `dst` and `src` on up to `threads` threads.

@@ -1,6 +1,7 @@
 //! Hopping (sliding) windows: every window of length `size` starting at
 //! `offset + k * step`, like Spark's `window(ts, size, step)`.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, ListArray, UInt32Array};
@@ -158,7 +159,9 @@ pub(crate) fn overflow_error(function: &'static str) -> KernelError {
 ///
 /// Runs in O(rows + windows): two pointers move over each key's events, the aggregate
 /// slides (subtract-on-evict or a monotonic deque), and empty stretches of time are
-/// jumped over, not walked.
+/// jumped over, not walked. Keys are split over at most `threads` threads (0: one per
+/// core); neither the result nor the window limit depends on it.
+#[allow(clippy::too_many_arguments)]
 pub fn hop_aggregate(
     keys: Option<&ArrayRef>,
     ts: &dyn Array,
@@ -167,24 +170,30 @@ pub fn hop_aggregate(
     step: i64,
     offset: i64,
     aggregation: Aggregation,
+    threads: usize,
 ) -> Result<RecordBatch> {
     const NAME: &str = "hop_aggregate";
     ensure_hop(NAME, size, step)?;
     let times = event_times(NAME, "ts", ts)?;
     ensure_len(NAME, "values", values.len(), times.len())?;
     let values = numeric_values(NAME, "values", values, aggregation)?;
-    let grouping = group_and_sort(NAME, keys, &times, false)?;
-    let threads = threads_for(grouping.len());
+    let grouping = group_and_sort(NAME, keys, &times, false, threads)?;
+    let threads = threads_for(grouping.len(), threads);
     let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
+    let produced = AtomicUsize::new(0);
     let hop = Hop {
         size,
         step,
         offset: offset.rem_euclid(step),
-        threads,
+        produced: &produced,
     };
     let windows = with_accumulator!(aggregation, &sorted, make => run_parts(NAME, &grouping, threads, Some(size), make, |acc, groups| {
         hop_windows_of(acc, &grouping, groups, hop)
     }))?;
+    // Exact, after the parts: the early stops above only ever fire when this would.
+    if windows.starts.len() > MAX_WINDOWS {
+        return Err(too_many_windows());
+    }
     aggregate_batch(
         NAME,
         keys,
@@ -197,13 +206,26 @@ pub fn hop_aggregate(
     )
 }
 
+fn too_many_windows() -> KernelError {
+    KernelError::new(
+        "hop_aggregate",
+        "step",
+        format!("expected at most {MAX_WINDOWS} windows, found more; use a larger step or fewer rows per call"),
+    )
+}
+
 #[derive(Clone, Copy)]
-struct Hop {
+struct Hop<'a> {
     size: i64,
     step: i64,
     offset: i64,
-    threads: usize,
+    /// Windows made so far by every part, counted in blocks: the limit is on the whole
+    /// call, whatever the number of threads.
+    produced: &'a AtomicUsize,
 }
+
+/// Windows a part makes before adding them to the shared count.
+const COUNT_BLOCK: usize = 4096;
 
 /// Windows (or sessions) of a run of groups: the key row, bounds and aggregate of each.
 /// Key rows are kept only when there are keys, and ends only when windows differ in
@@ -312,7 +334,7 @@ fn hop_windows_of<A: Accumulator>(
     acc: &mut A,
     grouping: &Grouping<'_>,
     groups: std::ops::Range<usize>,
-    hop: Hop,
+    hop: Hop<'_>,
 ) -> Result<Windows<A::Out>> {
     const NAME: &str = "hop_aggregate";
     let Hop {
@@ -360,13 +382,11 @@ fn hop_windows_of<A: Accumulator>(
                 right += 1;
             }
             out.push(key_row, start, end, acc.value());
-            // Each of `threads` parts gets an equal share of the limit for the whole call.
-            if out.starts.len() > MAX_WINDOWS / hop.threads {
-                return Err(KernelError::new(
-                    NAME,
-                    "step",
-                    format!("expected at most {MAX_WINDOWS} windows, found more; use a larger step or fewer rows per call"),
-                ));
+            if out.starts.len().is_multiple_of(COUNT_BLOCK)
+                && hop.produced.fetch_add(COUNT_BLOCK, Ordering::Relaxed) + COUNT_BLOCK
+                    > MAX_WINDOWS
+            {
+                return Err(too_many_windows());
             }
             match start.checked_add(step) {
                 Some(next) => start = next,

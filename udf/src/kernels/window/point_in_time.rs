@@ -262,6 +262,7 @@ pub fn point_in_time(
         &event_times_,
         created.as_ref(),
         options.null_keys_match,
+        threads,
     )?;
 
     // Window ranges for each distinct period, computed once and shared by its features.
@@ -490,6 +491,7 @@ fn sort_both(
     event_times: &EventTimes<'_>,
     created: Option<&EventTimes<'_>>,
     null_keys_match: bool,
+    threads: usize,
 ) -> Result<SortedInput> {
     let n_spine = spine_times.len();
     let keys = match (spine_keys, event_keys) {
@@ -525,13 +527,14 @@ fn sort_both(
         nulls,
         bound_type: spine_times.bound_type.clone(),
     };
-    let grouping = group_and_sort(FUNCTION, keys.as_ref(), &both, false).map_err(|mut e| {
-        // The grouping names its key argument as the window functions call it.
-        if matches!(e.argument.as_str(), "by" | "keys") {
-            e.argument = "spine_keys".into();
-        }
-        e
-    })?;
+    let grouping =
+        group_and_sort(FUNCTION, keys.as_ref(), &both, false, threads).map_err(|mut e| {
+            // The grouping names its key argument as the window functions call it.
+            if matches!(e.argument.as_str(), "by" | "keys") {
+                e.argument = "spine_keys".into();
+            }
+            e
+        })?;
     drop(keys);
 
     let mut out = SortedInput {

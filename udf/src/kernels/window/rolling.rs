@@ -13,7 +13,8 @@ use super::{ensure_len, event_times, numeric_values, Aggregation, Closed, Result
 /// aggregate of the values of the same key's events in `(t - period, t]` (`closed`
 /// chooses which ends are included). Events at the same time are peers: each sees all of
 /// them, as in SQL `RANGE` frames. One result per input row, in input order; rows with a
-/// null time give null. Large inputs are split by key over the available cores.
+/// null time give null. Large inputs are split by key over at most `threads` threads (0:
+/// one per core); the result does not depend on it.
 pub fn rolling(
     keys: Option<&ArrayRef>,
     ts: &dyn Array,
@@ -21,14 +22,15 @@ pub fn rolling(
     period: i64,
     closed: Closed,
     aggregation: Aggregation,
+    threads: usize,
 ) -> Result<ArrayRef> {
     let function = rolling_name(aggregation);
     ensure_positive(function, "period", period)?;
     let times = event_times(function, "ts", ts)?;
     ensure_len(function, "value", values.len(), times.len())?;
     let values = numeric_values(function, "value", values, aggregation)?;
-    let grouping = group_and_sort(function, keys, &times, true)?;
-    let threads = threads_for(grouping.len());
+    let grouping = group_and_sort(function, keys, &times, true, threads)?;
+    let threads = threads_for(grouping.len(), threads);
     let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
     let window = Window { period, closed };
     with_accumulator!(aggregation, &sorted, make => {

@@ -39,12 +39,18 @@ fn sessions(
 
 /// `session_window(keys, ts, gap)`: for each event, the session holding it as a struct
 /// `{start, end}`: `start` is the session's first event time, `end` its last event time
-/// plus `gap` (Spark's `session_window`). Rows with a null time give null.
-pub fn session_window(keys: Option<&ArrayRef>, ts: &dyn Array, gap: i64) -> Result<StructArray> {
+/// plus `gap` (Spark's `session_window`). Rows with a null time give null. Sorting uses at
+/// most `threads` threads (0: one per core).
+pub fn session_window(
+    keys: Option<&ArrayRef>,
+    ts: &dyn Array,
+    gap: i64,
+    threads: usize,
+) -> Result<StructArray> {
     const NAME: &str = "session_window";
     ensure_positive(NAME, "gap", gap)?;
     let times = event_times(NAME, "ts", ts)?;
-    let grouping = group_and_sort(NAME, keys, &times, false)?;
+    let grouping = group_and_sort(NAME, keys, &times, false, threads)?;
     let rows = times.len();
     let mut starts = vec![0i64; rows];
     let mut ends = vec![0i64; rows];
@@ -81,21 +87,23 @@ pub fn session_window(keys: Option<&ArrayRef>, ts: &dyn Array, gap: i64) -> Resu
 
 /// `session_aggregate(keys, ts, values, gap, agg)`: one row per session per key:
 /// `key` (when `keys` is given), `session_start`, `session_end` (last event + gap) and
-/// the aggregate of the session's values, ordered by key then session start.
+/// the aggregate of the session's values, ordered by key then session start. Keys are
+/// split over at most `threads` threads (0: one per core); the result does not depend on it.
 pub fn session_aggregate(
     keys: Option<&ArrayRef>,
     ts: &dyn Array,
     values: &dyn Array,
     gap: i64,
     aggregation: Aggregation,
+    threads: usize,
 ) -> Result<RecordBatch> {
     const NAME: &str = "session_aggregate";
     ensure_positive(NAME, "gap", gap)?;
     let times = event_times(NAME, "ts", ts)?;
     ensure_len(NAME, "values", values.len(), times.len())?;
     let values = numeric_values(NAME, "values", values, aggregation)?;
-    let grouping = group_and_sort(NAME, keys, &times, false)?;
-    let threads = threads_for(grouping.len());
+    let grouping = group_and_sort(NAME, keys, &times, false, threads)?;
+    let threads = threads_for(grouping.len(), threads);
     let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
     let windows = with_accumulator!(aggregation, &sorted, make => run_parts(NAME, &grouping, threads, None, make, |acc, groups| {
         sessions_of(acc, &grouping, groups, gap)

@@ -269,7 +269,7 @@ proptest! {
         let (keys, ts, ints, floats) = arrays(&e);
         let values = if float { &floats } else { &ints };
         for aggregation in AGGREGATIONS {
-            let out = rolling(Some(&keys), ts.as_ref(), values.as_ref(), period, closed, aggregation).unwrap();
+            let out = rolling(Some(&keys), ts.as_ref(), values.as_ref(), period, closed, aggregation, 0).unwrap();
             prop_assert_eq!(out.len(), e.ts.len());
             let groups = by_key(&e);
             for row in 0..e.ts.len() {
@@ -293,7 +293,7 @@ proptest! {
         let (keys, ts, ints, floats) = arrays(&e);
         let values = if float { &floats } else { &ints };
         for aggregation in AGGREGATIONS {
-            let batch = hop_aggregate(Some(&keys), ts.as_ref(), values.as_ref(), size, step, offset, aggregation).unwrap();
+            let batch = hop_aggregate(Some(&keys), ts.as_ref(), values.as_ref(), size, step, offset, aggregation, 0).unwrap();
             let mut expected = Vec::new();
             for (key, rows) in by_key(&e) {
                 let starts: BTreeSet<i128> = rows.iter().flat_map(|&r| {
@@ -359,7 +359,7 @@ proptest! {
                 expected_rows.push((key, start, end, members));
             }
         }
-        let windows = session_window(Some(&keys), ts.as_ref(), gap).unwrap();
+        let windows = session_window(Some(&keys), ts.as_ref(), gap, 0).unwrap();
         let starts = windows.column(0).as_primitive::<arrow::datatypes::TimestampNanosecondType>();
         let ends = windows.column(1).as_primitive::<arrow::datatypes::TimestampNanosecondType>();
         for (row, expected) in session_of.iter().enumerate() {
@@ -367,7 +367,7 @@ proptest! {
             prop_assert_eq!(found, *expected, "row {}", row);
         }
         for aggregation in AGGREGATIONS {
-            let batch = session_aggregate(Some(&keys), ts.as_ref(), values.as_ref(), gap, aggregation).unwrap();
+            let batch = session_aggregate(Some(&keys), ts.as_ref(), values.as_ref(), gap, aggregation, 0).unwrap();
             prop_assert_eq!(batch.num_rows(), expected_rows.len());
             let key_col = batch.column(0).as_primitive::<Int64Type>();
             let start_col = batch.column(1).as_primitive::<arrow::datatypes::TimestampNanosecondType>();
@@ -429,6 +429,7 @@ fn float_sums_do_not_drift_while_sliding() {
         2,
         Closed::Right,
         Aggregation::Sum,
+        0,
     )
     .unwrap();
     let out = out.as_primitive::<Float64Type>();
@@ -441,13 +442,13 @@ fn float_sums_do_not_drift_while_sliding() {
 fn non_finite_values_leave_the_window_cleanly() {
     let ts = Int64Array::from(vec![0, 1, 2, 3]);
     let values = Float64Array::from(vec![1.0, f64::NAN, f64::INFINITY, 2.0]);
-    let sum = rolling(None, &ts, &values, 1, Closed::Right, Aggregation::Sum).unwrap();
+    let sum = rolling(None, &ts, &values, 1, Closed::Right, Aggregation::Sum, 0).unwrap();
     let sum = sum.as_primitive::<Float64Type>();
     assert_eq!(sum.value(0), 1.0);
     assert!(sum.value(1).is_nan());
     assert_eq!(sum.value(2), f64::INFINITY);
     assert_eq!(sum.value(3), 2.0, "NaN and inf left the window");
-    let max = rolling(None, &ts, &values, 2, Closed::Right, Aggregation::Max).unwrap();
+    let max = rolling(None, &ts, &values, 2, Closed::Right, Aggregation::Max, 0).unwrap();
     assert!(
         max.as_primitive::<Float64Type>().value(1).is_nan(),
         "NaN is the largest value, as in Spark"
@@ -458,13 +459,13 @@ fn non_finite_values_leave_the_window_cleanly() {
 fn integer_sums_are_exact_and_overflow_is_an_error() {
     let ts = Int64Array::from(vec![0, 1, 2]);
     let big = Int64Array::from(vec![i64::MAX, i64::MAX, -i64::MAX]);
-    let out = rolling(None, &ts, &big, 10, Closed::Right, Aggregation::Mean).unwrap();
+    let out = rolling(None, &ts, &big, 10, Closed::Right, Aggregation::Mean, 0).unwrap();
     assert_eq!(out.as_primitive::<Float64Type>().value(1), i64::MAX as f64);
-    let err = rolling(None, &ts, &big, 10, Closed::Right, Aggregation::Sum).unwrap_err();
+    let err = rolling(None, &ts, &big, 10, Closed::Right, Aggregation::Sum, 0).unwrap_err();
     assert_eq!(err.function, "rolling_sum");
     assert!(err.message.contains("Int64 range"), "{}", err.message);
     // One-event windows fit.
-    let ok = rolling(None, &ts, &big, 1, Closed::Right, Aggregation::Sum).unwrap();
+    let ok = rolling(None, &ts, &big, 1, Closed::Right, Aggregation::Sum, 0).unwrap();
     assert_eq!(
         ok.as_primitive::<Int64Type>().values().to_vec(),
         vec![i64::MAX, i64::MAX, -i64::MAX]
@@ -480,7 +481,7 @@ fn hop_jumps_over_long_gaps() {
         1_000_000_000_000_000_000,
     ]);
     let values = Int64Array::from(vec![1, 2, 3]);
-    let batch = hop_aggregate(None, &ts, &values, 500, 1, 0, Aggregation::Sum).unwrap();
+    let batch = hop_aggregate(None, &ts, &values, 500, 1, 0, Aggregation::Sum, 0).unwrap();
     assert_eq!(batch.num_rows(), 1500);
     assert_eq!(batch.schema().field(0).name(), "window_start");
     let starts = batch.column(0).as_primitive::<Int64Type>();
@@ -513,6 +514,7 @@ fn dense_nanosecond_hop_matches_spark_example() {
         100,
         0,
         Aggregation::Count,
+        0,
     )
     .unwrap();
     let counts = batch
@@ -545,7 +547,7 @@ fn coarse_units_string_keys_and_sliced_input() {
         Some("b"),
     ]));
     let values = Int64Array::from(vec![1, 2, 3, 4, 5]);
-    let batch = session_aggregate(Some(&keys), &ts, &values, 3_000, Aggregation::Sum).unwrap();
+    let batch = session_aggregate(Some(&keys), &ts, &values, 3_000, Aggregation::Sum, 0).unwrap();
     let keys_out = batch.column(0).as_string::<i32>();
     assert_eq!(
         keys_out.iter().collect::<Vec<_>>(),
@@ -579,17 +581,17 @@ fn coarse_units_string_keys_and_sliced_input() {
 fn errors_name_function_argument_and_expectation() {
     let ts = Int64Array::from(vec![1, 2]);
     let v = Int64Array::from(vec![1, 2]);
-    let e = hop_aggregate(None, &ts, &v, 100, 200, 0, Aggregation::Sum).unwrap_err();
+    let e = hop_aggregate(None, &ts, &v, 100, 200, 0, Aggregation::Sum, 0).unwrap_err();
     assert_eq!(
         (e.function.as_ref(), e.argument.as_str()),
         ("hop_aggregate", "step")
     );
-    let e = rolling(None, &ts, &v, 0, Closed::Right, Aggregation::Max).unwrap_err();
+    let e = rolling(None, &ts, &v, 0, Closed::Right, Aggregation::Max, 0).unwrap_err();
     assert_eq!(
         e.to_string(),
         "rolling_max: argument `period`: expected a duration > 0, found 0ns"
     );
-    let e = session_window(None, &Float64Array::from(vec![1.0]), 5).unwrap_err();
+    let e = session_window(None, &Float64Array::from(vec![1.0]), 5, 0).unwrap_err();
     assert_eq!(e.to_string(), "session_window: argument `ts`: expected a timestamp (any unit), a date or Int64 nanoseconds, found Float64");
     let e = rolling(
         None,
@@ -598,14 +600,22 @@ fn errors_name_function_argument_and_expectation() {
         5,
         Closed::Right,
         Aggregation::Sum,
+        0,
     )
     .unwrap_err();
     assert_eq!(
         e.to_string(),
         "rolling_sum: argument `value`: expected numbers for `sum`, found Utf8"
     );
-    let e =
-        session_aggregate(None, &ts, &Int64Array::from(vec![1]), 5, Aggregation::Sum).unwrap_err();
+    let e = session_aggregate(
+        None,
+        &ts,
+        &Int64Array::from(vec![1]),
+        5,
+        Aggregation::Sum,
+        0,
+    )
+    .unwrap_err();
     assert_eq!(
         e.to_string(),
         "session_aggregate: argument `values`: expected 2 rows like argument `ts`, found 1 rows"
@@ -648,24 +658,24 @@ fn dates_are_midnight_utc() {
 fn empty_input() {
     let ts = Int64Array::from(Vec::<i64>::new());
     assert_eq!(
-        rolling(None, &ts, &ts, 5, Closed::Right, Aggregation::Sum)
+        rolling(None, &ts, &ts, 5, Closed::Right, Aggregation::Sum, 0)
             .unwrap()
             .len(),
         0
     );
     assert_eq!(
-        hop_aggregate(None, &ts, &ts, 5, 1, 0, Aggregation::Sum)
+        hop_aggregate(None, &ts, &ts, 5, 1, 0, Aggregation::Sum, 0)
             .unwrap()
             .num_rows(),
         0
     );
     assert_eq!(
-        session_aggregate(None, &ts, &ts, 5, Aggregation::Count)
+        session_aggregate(None, &ts, &ts, 5, Aggregation::Count, 0)
             .unwrap()
             .num_rows(),
         0
     );
-    assert_eq!(session_window(None, &ts, 5).unwrap().len(), 0);
+    assert_eq!(session_window(None, &ts, 5, 0).unwrap().len(), 0);
     assert_eq!(hop_windows(&ts, 5, 1, 0).unwrap().len(), 0);
 }
 
@@ -691,6 +701,7 @@ fn large_inputs_split_over_threads_give_the_per_key_results() {
         5_000,
         Closed::Right,
         Aggregation::Max,
+        0,
     )
     .unwrap();
     let rolled = rolled.as_primitive::<Float64Type>();
@@ -702,6 +713,7 @@ fn large_inputs_split_over_threads_give_the_per_key_results() {
         500,
         0,
         Aggregation::Sum,
+        0,
     )
     .unwrap();
     let sessions = session_aggregate(
@@ -710,6 +722,7 @@ fn large_inputs_split_over_threads_give_the_per_key_results() {
         &values_array,
         60,
         Aggregation::Count,
+        0,
     )
     .unwrap();
     let (mut hop_rows, mut session_rows) = (0, 0);
@@ -724,6 +737,7 @@ fn large_inputs_split_over_threads_give_the_per_key_results() {
             5_000,
             Closed::Right,
             Aggregation::Max,
+            0,
         )
         .unwrap();
         let alone = alone.as_primitive::<Float64Type>();
@@ -731,8 +745,17 @@ fn large_inputs_split_over_threads_give_the_per_key_results() {
             assert_eq!(rolled.is_valid(r), alone.is_valid(i), "row {r}");
             assert_eq!(rolled.value(r), alone.value(i), "row {r}");
         }
-        let hop_alone =
-            hop_aggregate(None, &sub_ts, &sub_values, 2_000, 500, 0, Aggregation::Sum).unwrap();
+        let hop_alone = hop_aggregate(
+            None,
+            &sub_ts,
+            &sub_values,
+            2_000,
+            500,
+            0,
+            Aggregation::Sum,
+            0,
+        )
+        .unwrap();
         let n = hop_alone.num_rows();
         assert_eq!(
             hopped.column(3).slice(hop_rows, n).as_ref(),
@@ -746,7 +769,7 @@ fn large_inputs_split_over_threads_give_the_per_key_results() {
         );
         hop_rows += n;
         let sessions_alone =
-            session_aggregate(None, &sub_ts, &sub_values, 60, Aggregation::Count).unwrap();
+            session_aggregate(None, &sub_ts, &sub_values, 60, Aggregation::Count, 0).unwrap();
         let n = sessions_alone.num_rows();
         assert_eq!(
             sessions.column(3).slice(session_rows, n).as_ref(),
@@ -766,20 +789,20 @@ fn overflowed_float_sums_do_not_poison_later_windows() {
     // The SQL example of issue 11: (0, 1e308), (1, 1e308), (5, 1.0), (6, 2.0), period 2.
     let ts = Int64Array::from(vec![0, 1, 5, 6]);
     let values = Float64Array::from(vec![1e308, 1e308, 1.0, 2.0]);
-    let sum = rolling(None, &ts, &values, 2, Closed::Right, Aggregation::Sum).unwrap();
+    let sum = rolling(None, &ts, &values, 2, Closed::Right, Aggregation::Sum, 0).unwrap();
     let sum = sum.as_primitive::<Float64Type>().values().to_vec();
     assert_eq!(sum, vec![1e308, f64::INFINITY, 1.0, 3.0]);
     // A mean of huge values is representable although their sum is not.
-    let mean = rolling(None, &ts, &values, 2, Closed::Right, Aggregation::Mean).unwrap();
+    let mean = rolling(None, &ts, &values, 2, Closed::Right, Aggregation::Mean, 0).unwrap();
     assert_eq!(mean.as_primitive::<Float64Type>().value(1), 1e308);
     // Huge values that cancel leave the small ones exact, while the window still holds
     // other values (so it is never emptied and reset).
     let ts = Int64Array::from(vec![0, 1, 2, 3, 4]);
     let values = Float64Array::from(vec![0.5, f64::MAX, f64::MAX, -f64::MAX, 0.25]);
-    let sum = rolling(None, &ts, &values, 10, Closed::Right, Aggregation::Sum).unwrap();
+    let sum = rolling(None, &ts, &values, 10, Closed::Right, Aggregation::Sum, 0).unwrap();
     let sum = sum.as_primitive::<Float64Type>().values().to_vec();
     assert_eq!(sum, vec![0.5, f64::MAX, f64::INFINITY, f64::MAX, f64::MAX]);
-    let sum = rolling(None, &ts, &values, 2, Closed::Right, Aggregation::Sum).unwrap();
+    let sum = rolling(None, &ts, &values, 2, Closed::Right, Aggregation::Sum, 0).unwrap();
     let sum = sum.as_primitive::<Float64Type>().values().to_vec();
     assert_eq!(
         sum,
@@ -788,14 +811,14 @@ fn overflowed_float_sums_do_not_poison_later_windows() {
     // The same through hopping windows and sessions.
     let ts = Int64Array::from(vec![0, 1, 5, 6]);
     let values = Float64Array::from(vec![1e308, 1e308, 1.0, 2.0]);
-    let hop = hop_aggregate(None, &ts, &values, 2, 1, 0, Aggregation::Sum).unwrap();
+    let hop = hop_aggregate(None, &ts, &values, 2, 1, 0, Aggregation::Sum, 0).unwrap();
     let sums = hop
         .column(2)
         .as_primitive::<Float64Type>()
         .values()
         .to_vec();
     assert_eq!(sums, vec![1e308, f64::INFINITY, 1e308, 1.0, 3.0, 2.0]);
-    let sessions = session_aggregate(None, &ts, &values, 2, Aggregation::Sum).unwrap();
+    let sessions = session_aggregate(None, &ts, &values, 2, Aggregation::Sum, 0).unwrap();
     let sums = sessions
         .column(2)
         .as_primitive::<Float64Type>()
@@ -869,4 +892,70 @@ fn hop_windows_caps_the_windows_of_one_call() {
     let e = hop_windows(&ts, 10_000, 1, 0).unwrap_err();
     assert!(e.message.contains("windows in one call"), "{e}");
     assert!(e.message.contains("by row 1677"), "{e}");
+}
+
+/// The caller owns the threads (DataFusion and Spark pass 1); the results are the same for
+/// every thread count, on inputs large enough to be split (2^17 rows per thread).
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let rows = 300_000usize;
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let keys: ArrayRef = Arc::new(Int64Array::from_iter_values(
+        (0..rows).map(|_| (next() % 500) as i64),
+    ));
+    let ts = Int64Array::from_iter_values((0..rows).map(|_| (next() % 10_000_000) as i64));
+    let values = Float64Array::from_iter_values((0..rows).map(|_| (next() % 1000) as f64 / 8.0));
+    let at = |threads: usize| {
+        (
+            rolling(
+                Some(&keys),
+                &ts,
+                &values,
+                50_000,
+                Closed::Right,
+                Aggregation::Sum,
+                threads,
+            )
+            .unwrap(),
+            hop_aggregate(
+                Some(&keys),
+                &ts,
+                &values,
+                100_000,
+                50_000,
+                0,
+                Aggregation::Max,
+                threads,
+            )
+            .unwrap(),
+            session_aggregate(
+                Some(&keys),
+                &ts,
+                &values,
+                20_000,
+                Aggregation::Mean,
+                threads,
+            )
+            .unwrap(),
+            session_window(Some(&keys), &ts, 20_000, threads).unwrap(),
+        )
+    };
+    let one = at(1);
+    for threads in [2, 3, 0] {
+        let other = at(threads);
+        assert_eq!(
+            one.0.as_ref(),
+            other.0.as_ref(),
+            "rolling, {threads} threads"
+        );
+        assert_eq!(one.1, other.1, "hop_aggregate, {threads} threads");
+        assert_eq!(one.2, other.2, "session_aggregate, {threads} threads");
+        assert_eq!(one.3, other.3, "session_window, {threads} threads");
+    }
 }
