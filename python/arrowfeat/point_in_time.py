@@ -37,7 +37,7 @@ import pyarrow as pa
 from . import _native
 from ._convert import _check_columns, _type_name
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
-from .windows import default_threads, to_nanoseconds
+from .windows import _threads, to_nanoseconds
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -130,10 +130,6 @@ def _keys(table: pa.Table, where: str, by: Sequence[str], function: str = _FUNCT
         return columns[0]
     # Several key columns: one struct key (the kernel groups struct keys as a whole).
     return pa.StructArray.from_arrays(columns, names=list(by))
-
-
-def _default_threads() -> int:
-    return default_threads()
 
 
 @overload
@@ -306,7 +302,7 @@ def _point_in_time(
         native_features,
         closed,
         ttl_ns,
-        _default_threads() if threads is None else int(threads),
+        _threads(function, threads),
         bool(null_keys_match),
         function=function,
     )

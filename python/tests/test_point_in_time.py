@@ -429,3 +429,12 @@ def test_as_of_values_equal_duckdb_asof_join_and_polars_join_asof():
         .sort("row")
     )
     assert joined["v"].to_list() == strict["v"].to_pylist()
+
+
+def test_threads_are_checked_as_in_the_window_functions():
+    events = pa.table({"k": [1], "ts": [1], "v": [1.0]})
+    spine = pa.table({"k": [1], "ts": [2]})
+    kwargs = {"by": "k", "spine_time": "ts", "event_time": "ts", "features": ["v"]}
+    assert af.point_in_time(spine, events, threads=3, **kwargs).equals(af.point_in_time(spine, events, **kwargs))
+    with pytest.raises(ValueError, match=r"point_in_time: argument `threads`: expected an int >= 1 or None, found 0"):
+        af.point_in_time(spine, events, threads=0, **kwargs)
