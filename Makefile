@@ -87,8 +87,8 @@ docs:
 
 ## Criterion benchmarks and side-by-side ratios of the kernels (release; not in `make test`).
 bench:
-	$(CARGO) bench --locked -p arrowfeat-udf --bench kernels
-	$(CARGO) bench --locked -p arrowfeat-udf --bench ratios
+	$(CARGO) bench --locked $(RUST_PACKAGES) --bench kernels
+	$(CARGO) bench --locked $(RUST_PACKAGES) --bench ratios
 
 ## Python and PySpark benchmarks against numpy, pyarrow, polars and Spark built-ins.
 bench-python: python-release

@@ -86,7 +86,8 @@ fn quiet_default_verbose_and_quiet() {
     }
     let out = arrowfeat(&[&drifted[..], &["-q"]].concat());
     assert_eq!(out.status.code(), Some(2));
-    let dir = tempdir("quiet-output");
+    let tmp = tempdir("quiet-output");
+    let dir = tmp.path();
     let file = dir.join("report.txt");
     let out = arrowfeat(&[&drifted[..], &["-q", "-o", file.to_str().unwrap()]].concat());
     assert_eq!((out.status.code(), stdout(&out).as_str()), (Some(2), ""));
@@ -209,7 +210,8 @@ fn sarif_has_what_code_scanning_requires() {
 
 #[test]
 fn warnings_pass_unless_denied() {
-    let dir = tempdir("warnings");
+    let tmp = tempdir("warnings");
+    let dir = tmp.path();
     let text = std::fs::read_to_string(repo().join("schemas/examples/driver_hourly_stats_v1.yaml"))
         .unwrap()
         .replace("  unit: us\n  tz: UTC\n", "  unit: ms\n  tz: UTC\n");
@@ -224,7 +226,7 @@ fn warnings_pass_unless_denied() {
         "--format",
         "github",
     ];
-    let out = arrowfeat_in(&dir, &args);
+    let out = arrowfeat_in(dir, &args);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(
         stdout(&out)
@@ -232,13 +234,14 @@ fn warnings_pass_unless_denied() {
         "{}",
         stdout(&out)
     );
-    let denied = arrowfeat_in(&dir, &[&args[..], &["--deny-warnings"]].concat());
+    let denied = arrowfeat_in(dir, &[&args[..], &["--deny-warnings"]].concat());
     assert_eq!(denied.status.code(), Some(1));
 }
 
 #[test]
 fn config_overrides_and_ignores() {
-    let dir = tempdir("config");
+    let tmp = tempdir("config");
+    let dir = tmp.path();
     std::fs::write(
         dir.join("arrowfeat.toml"),
         "[severity]\nfeature-extra = \"warning\"\nttl = \"off\"\n\n[[ignore]]\nrule = \"version-store-tag\"\nviews = [\"driver_*\"]\n",
@@ -247,7 +250,7 @@ fn config_overrides_and_ignores() {
     let schemas = repo().join(DRIFTED).join("driver_hourly_stats_v1.yaml");
     let registry = repo().join(REGISTRY);
     let out = arrowfeat_in(
-        &dir,
+        dir,
         &[
             "check",
             "--schemas",
@@ -289,7 +292,7 @@ fn config_overrides_and_ignores() {
     )
     .unwrap();
     let out = arrowfeat_in(
-        &dir,
+        dir,
         &[
             "check",
             "--schemas",
@@ -335,11 +338,12 @@ fn diff_classifies_changes_and_enforces_semver() {
 
 #[test]
 fn against_a_git_revision() {
-    let dir = tempdir("git");
+    let tmp = tempdir("git");
+    let dir = tmp.path();
     let git = |args: &[&str]| {
         let out = Command::new("git")
             .args(args)
-            .current_dir(&dir)
+            .current_dir(dir)
             .output()
             .unwrap();
         assert!(
@@ -365,7 +369,7 @@ fn against_a_git_revision() {
     .unwrap();
     std::fs::write(dir.join("schemas/stats.yaml"), new).unwrap();
     let out = arrowfeat_in(
-        &dir,
+        dir,
         &[
             "check",
             "--schemas",
@@ -384,25 +388,27 @@ fn against_a_git_revision() {
         stdout(&out)
     );
     let out = arrowfeat_in(
-        &dir,
+        dir,
         &["check", "--schemas", "schemas", "--against", "no-such-ref"],
     );
     assert_eq!(out.status.code(), Some(2));
     insta::assert_snapshot!(stderr(&out), @"arrowfeat: error: --against `no-such-ref`: not an existing path, and not a git revision: git does not know a revision `no-such-ref` in schemas");
 }
 
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arrowfeat-check-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory, removed when the guard drops (even if the test panics).
+fn tempdir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("arrowfeat-check-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// Every kind of bad input gets one finding with its location; the good file beside them
 /// is still checked; the run exits with 2.
 #[test]
 fn bad_input_never_panics() {
-    let dir = tempdir("bad");
+    let tmp = tempdir("bad");
+    let dir = tmp.path();
     let good = std::fs::read(repo().join("schemas/examples/driver_hourly_stats_v1.yaml")).unwrap();
     std::fs::write(dir.join("good.yaml"), &good).unwrap();
     std::fs::write(dir.join("empty.yaml"), "").unwrap();
@@ -455,7 +461,7 @@ fn bad_input_never_panics() {
 
     let registry = repo().join(REGISTRY);
     let out = arrowfeat_in(
-        &dir,
+        dir,
         &[
             "check",
             "--schemas",
@@ -483,7 +489,7 @@ fn bad_input_never_panics() {
         (&["check", "--schemas", "good.yaml", "--registry", "list.yaml"], "arrowfeat: error: --registry list.yaml: 1:2: malformed JSON: invalid number\n"),
     ];
     for (args, expected) in cases {
-        let out = arrowfeat_in(&dir, args);
+        let out = arrowfeat_in(dir, args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(stderr(&out), expected, "{args:?}");
     }
@@ -504,7 +510,7 @@ fn bad_input_never_panics() {
             "[possible values: backward, forward, full, none]",
         ),
     ] {
-        let out = arrowfeat_in(&dir, args);
+        let out = arrowfeat_in(dir, args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(
             stderr(&out).contains(expected),
@@ -513,7 +519,7 @@ fn bad_input_never_panics() {
         );
     }
     let out = arrowfeat_in(
-        &dir,
+        dir,
         &["diff", "good.yaml", "good.yaml", "--compatibility", "FULL"],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -529,7 +535,8 @@ fn example() -> String {
 /// numbers; fixed findings leave unused entries, which are reported.
 #[test]
 fn baseline_round_trip() {
-    let dir = tempdir("baseline");
+    let tmp = tempdir("baseline");
+    let dir = tmp.path();
     std::fs::copy(repo().join(REGISTRY), dir.join("registry.json")).unwrap();
     let drifted = example().replace("ttl: 1d", "ttl: 2d");
     std::fs::write(dir.join("driver.yaml"), &drifted).unwrap();
@@ -540,9 +547,9 @@ fn baseline_round_trip() {
         "--registry",
         "registry.json",
     ];
-    assert_eq!(arrowfeat_in(&dir, &check).status.code(), Some(1));
+    assert_eq!(arrowfeat_in(dir, &check).status.code(), Some(1));
     let out = arrowfeat_in(
-        &dir,
+        dir,
         &[&check[..], &["--write-baseline", "arrowfeat-baseline.json"]].concat(),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -554,18 +561,18 @@ fn baseline_round_trip() {
         format!("# moved\n# down\n{drifted}"),
     )
     .unwrap();
-    let out = arrowfeat_in(&dir, &check);
+    let out = arrowfeat_in(dir, &check);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     insta::assert_snapshot!("baseline_accepted", stdout(&out));
     // --no-baseline: the finding again.
-    let out = arrowfeat_in(&dir, &[&check[..], &["--no-baseline"]].concat());
+    let out = arrowfeat_in(dir, &[&check[..], &["--no-baseline"]].concat());
     assert_eq!(out.status.code(), Some(1));
     // Fixed: the entry is unused, a warning (fails only with --deny-warnings).
     std::fs::write(dir.join("driver.yaml"), example()).unwrap();
-    let out = arrowfeat_in(&dir, &check);
+    let out = arrowfeat_in(dir, &check);
     assert_eq!(out.status.code(), Some(0));
     insta::assert_snapshot!("baseline_unused", stdout(&out));
-    let out = arrowfeat_in(&dir, &[&check[..], &["--deny-warnings"]].concat());
+    let out = arrowfeat_in(dir, &[&check[..], &["--deny-warnings"]].concat());
     assert_eq!(out.status.code(), Some(1));
     // Hostile baselines: clean errors with file:line:column, exit 2, no panic.
     let hostile: [(&[u8], &str); 4] = [
@@ -576,13 +583,13 @@ fn baseline_round_trip() {
     ];
     for (bytes, expected) in hostile {
         std::fs::write(dir.join("bad.json"), bytes).unwrap();
-        let out = arrowfeat_in(&dir, &[&check[..], &["--baseline", "bad.json"]].concat());
+        let out = arrowfeat_in(dir, &[&check[..], &["--baseline", "bad.json"]].concat());
         assert_eq!(out.status.code(), Some(2));
         assert!(stderr(&out).starts_with(expected), "{}", stderr(&out));
     }
     let big = vec![b' '; 17 * 1024 * 1024];
     std::fs::write(dir.join("bad.json"), big).unwrap();
-    let out = arrowfeat_in(&dir, &[&check[..], &["--baseline", "bad.json"]].concat());
+    let out = arrowfeat_in(dir, &[&check[..], &["--baseline", "bad.json"]].concat());
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("the limit is 16777216 bytes"),
@@ -590,7 +597,7 @@ fn baseline_round_trip() {
         stderr(&out)
     );
     for args in [&["--baseline", "."][..], &["--baseline", "missing.json"]] {
-        let out = arrowfeat_in(&dir, &[&check[..], args].concat());
+        let out = arrowfeat_in(dir, &[&check[..], args].concat());
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(
             stderr(&out).starts_with("arrowfeat: error: baseline "),
@@ -603,7 +610,7 @@ fn baseline_round_trip() {
         let fifo = dir.join("fifo.json");
         let _ = std::process::Command::new("mkfifo").arg(&fifo).status();
         if fifo.exists() {
-            let out = arrowfeat_in(&dir, &[&check[..], &["--baseline", "fifo.json"]].concat());
+            let out = arrowfeat_in(dir, &[&check[..], &["--baseline", "fifo.json"]].concat());
             assert_eq!(out.status.code(), Some(2));
             assert!(stderr(&out).contains("FIFO"), "{}", stderr(&out));
         }
@@ -614,7 +621,8 @@ fn baseline_round_trip() {
 /// reason is a finding; an unused ignore is reported.
 #[test]
 fn inline_ignore_comments() {
-    let dir = tempdir("ignore");
+    let tmp = tempdir("ignore");
+    let dir = tmp.path();
     std::fs::copy(repo().join(REGISTRY), dir.join("registry.json")).unwrap();
     let schema = example()
         .replace(
@@ -631,7 +639,7 @@ fn inline_ignore_comments() {
         );
     std::fs::write(dir.join("driver.yaml"), schema).unwrap();
     let out = arrowfeat_in(
-        &dir,
+        dir,
         &[
             "check",
             "--schemas",
@@ -647,7 +655,8 @@ fn inline_ignore_comments() {
 /// A configuration cannot make an unreadable file vanish: exit 2 whatever it says.
 #[test]
 fn config_cannot_silence_unreadable_input() {
-    let dir = tempdir("silence");
+    let tmp = tempdir("silence");
+    let dir = tmp.path();
     std::fs::write(dir.join("broken.yaml"), "name: [unclosed\n").unwrap();
     std::fs::write(dir.join("good.yaml"), example()).unwrap();
     for config in [
@@ -656,7 +665,7 @@ fn config_cannot_silence_unreadable_input() {
         "[[ignore]]\nrule = \"yaml-syntax\"\n",
     ] {
         std::fs::write(dir.join("arrowfeat.toml"), config).unwrap();
-        let out = arrowfeat_in(&dir, &["check", "--schemas", "."]);
+        let out = arrowfeat_in(dir, &["check", "--schemas", "."]);
         assert_eq!(out.status.code(), Some(2), "{config}: {}", stdout(&out));
         assert!(
             stderr(&out).contains("category `input`"),
@@ -669,7 +678,7 @@ fn config_cannot_silence_unreadable_input() {
         "[[ignore]]\nrule = \"ttl\"\nviews = [\"*_v1\"]\n",
     )
     .unwrap();
-    let out = arrowfeat_in(&dir, &["check", "--schemas", "good.yaml"]);
+    let out = arrowfeat_in(dir, &["check", "--schemas", "good.yaml"]);
     assert_eq!(out.status.code(), Some(2));
     insta::assert_snapshot!(stderr(&out), @"arrowfeat: error: arrowfeat.toml:3:10: [[ignore]] of `ttl`: unsupported view pattern `*_v1`: only one `*`, at the end, is supported (exact names or prefixes such as `legacy_*`)");
 }
@@ -679,7 +688,8 @@ fn config_cannot_silence_unreadable_input() {
 #[cfg(unix)]
 #[test]
 fn fifos_never_hang_the_gate() {
-    let dir = tempdir("fifo");
+    let tmp = tempdir("fifo");
+    let dir = tmp.path();
     std::fs::create_dir_all(dir.join("schemas")).unwrap();
     std::fs::write(dir.join("schemas/good.yaml"), example()).unwrap();
     for fifo in ["pipe.yaml", "schemas/pipe.yaml", "pipe.json", "pipe.toml"] {
@@ -716,13 +726,13 @@ fn fifos_never_hang_the_gate() {
         ),
     ];
     for (args, expected) in cases {
-        let out = arrowfeat_in(&dir, args);
+        let out = arrowfeat_in(dir, args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let all = stdout(&out) + &stderr(&out);
         assert!(all.contains(expected), "{args:?}: {all}");
     }
     std::fs::rename(dir.join("pipe.toml"), dir.join("arrowfeat.toml")).unwrap();
-    let out = arrowfeat_in(&dir, &["check", "--schemas", "schemas/good.yaml"]);
+    let out = arrowfeat_in(dir, &["check", "--schemas", "schemas/good.yaml"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("arrowfeat.toml is a FIFO"),
@@ -737,7 +747,8 @@ fn fifos_never_hang_the_gate() {
 #[test]
 fn hanging_feast_times_out() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = tempdir("feast-hang");
+    let tmp = tempdir("feast-hang");
+    let dir = tmp.path();
     std::fs::create_dir_all(dir.join("repo")).unwrap();
     std::fs::write(dir.join("repo/feature_store.yaml"), "project: p\n").unwrap();
     std::fs::write(dir.join("good.yaml"), example()).unwrap();
@@ -760,7 +771,7 @@ fn hanging_feast_times_out() {
             "-o",
             "report.sarif",
         ])
-        .current_dir(&dir)
+        .current_dir(dir)
         .env("ARROWFEAT_FEAST", &fake)
         .output()
         .unwrap();
@@ -785,7 +796,7 @@ fn hanging_feast_times_out() {
     );
     // --feast-timeout must be at least 1.
     let out = arrowfeat_in(
-        &dir,
+        dir,
         &["check", "--schemas", "good.yaml", "--feast-timeout", "0"],
     );
     assert_eq!(out.status.code(), Some(2));
@@ -794,7 +805,8 @@ fn hanging_feast_times_out() {
 /// Control characters and bidi overrides from files never reach any output raw.
 #[test]
 fn control_characters_are_escaped_in_every_format() {
-    let dir = tempdir("escape");
+    let tmp = tempdir("escape");
+    let dir = tmp.path();
     let hostile = example()
         .replace(
             "description: ",
@@ -805,7 +817,7 @@ fn control_characters_are_escaped_in_every_format() {
     let registry = repo().join(REGISTRY);
     for format in ["text", "json", "junit", "sarif", "github", "markdown"] {
         let out = arrowfeat_in(
-            &dir,
+            dir,
             &[
                 "check",
                 "--schemas",
@@ -852,7 +864,8 @@ fn control_characters_are_escaped_in_every_format() {
 /// When the gate cannot run, -o still gets a valid report in the requested format.
 #[test]
 fn unrunnable_gate_still_writes_the_report() {
-    let dir = tempdir("error-report");
+    let tmp = tempdir("error-report");
+    let dir = tmp.path();
     std::fs::write(dir.join("good.yaml"), example()).unwrap();
     for (format, check) in [
         ("sarif", "executionSuccessful"),
@@ -864,7 +877,7 @@ fn unrunnable_gate_still_writes_the_report() {
     ] {
         let file = format!("report.{format}");
         let out = arrowfeat_in(
-            &dir,
+            dir,
             &[
                 "check",
                 "--schemas",
@@ -893,7 +906,7 @@ fn unrunnable_gate_still_writes_the_report() {
     }
     // diff too; and without -o the machine-readable formats go to stdout.
     let out = arrowfeat_in(
-        &dir,
+        dir,
         &["diff", "missing_old", "good.yaml", "--format", "json"],
     );
     assert_eq!(out.status.code(), Some(2));
@@ -906,7 +919,8 @@ fn unrunnable_gate_still_writes_the_report() {
 #[cfg(unix)]
 #[test]
 fn symlinks_out_of_the_schema_directory() {
-    let dir = tempdir("symlinks");
+    let tmp = tempdir("symlinks");
+    let dir = tmp.path();
     std::fs::create_dir_all(dir.join("schemas")).unwrap();
     std::fs::create_dir_all(dir.join("outside")).unwrap();
     std::fs::write(dir.join("outside/secret.yaml"), example()).unwrap();
@@ -917,7 +931,7 @@ fn symlinks_out_of_the_schema_directory() {
     .unwrap();
     std::os::unix::fs::symlink(dir.join("schemas"), dir.join("schemas/loop")).unwrap();
     let out = arrowfeat_in(
-        &dir,
+        dir,
         &["check", "--schemas", "schemas", "--format", "github"],
     );
     assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
@@ -931,17 +945,15 @@ fn symlinks_out_of_the_schema_directory() {
         "{}",
         stdout(&out)
     );
-    let out = arrowfeat_in(
-        &dir,
-        &["check", "--schemas", "schemas", "--follow-symlinks"],
-    );
+    let out = arrowfeat_in(dir, &["check", "--schemas", "schemas", "--follow-symlinks"]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
 }
 
 /// A registry with one view twice is refused, not read as "the last one wins".
 #[test]
 fn duplicate_views_in_a_registry_are_refused() {
-    let dir = tempdir("dup-registry");
+    let tmp = tempdir("dup-registry");
+    let dir = tmp.path();
     let registry: serde_json::Value =
         serde_json::from_slice(&std::fs::read(repo().join(REGISTRY)).unwrap()).unwrap();
     let mut doubled = registry.clone();
@@ -950,7 +962,7 @@ fn duplicate_views_in_a_registry_are_refused() {
     std::fs::write(dir.join("r.json"), doubled.to_string()).unwrap();
     std::fs::write(dir.join("good.yaml"), example()).unwrap();
     let out = arrowfeat_in(
-        &dir,
+        dir,
         &["check", "--schemas", "good.yaml", "--registry", "r.json"],
     );
     assert_eq!(out.status.code(), Some(2));
@@ -964,14 +976,15 @@ fn duplicate_views_in_a_registry_are_refused() {
 /// Deeply nested types and documents are findings, not stack overflows.
 #[test]
 fn deep_nesting_is_a_finding() {
-    let dir = tempdir("deep");
+    let tmp = tempdir("deep");
+    let dir = tmp.path();
     let deep_type = format!("{}int64{}", "list<".repeat(5000), ">".repeat(5000));
     std::fs::write(
         dir.join("deep_type.yaml"),
         example().replacen("type: float32", &format!("type: \"{deep_type}\""), 1),
     )
     .unwrap();
-    let out = arrowfeat_in(&dir, &["check", "--schemas", ".", "--format", "json"]);
+    let out = arrowfeat_in(dir, &["check", "--schemas", ".", "--format", "json"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stdout(&out).contains("nests deeper than 32 levels"));
     let deep_json = format!(
@@ -981,7 +994,7 @@ fn deep_nesting_is_a_finding() {
     );
     std::fs::write(dir.join("deep.json"), deep_json).unwrap();
     let out = arrowfeat_in(
-        &dir,
+        dir,
         &[
             "check",
             "--schemas",
@@ -1014,7 +1027,8 @@ fn sarif_multitool_validates_every_sarif_report() {
         eprintln!("skipped: the SARIF Multitool is not installed (npm ci --prefix tools)");
         return;
     }
-    let dir = tempdir("sarif-multitool");
+    let tmp = tempdir("sarif-multitool");
+    let dir = tmp.path();
     let mut files = Vec::new();
     // The snapshots, without insta's header.
     for entry in std::fs::read_dir(repo().join("cli/tests/snapshots")).unwrap() {
@@ -1080,7 +1094,7 @@ fn sarif_multitool_validates_every_sarif_report() {
         let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
         let path = file.to_str().unwrap();
         args.extend(["--format", "sarif", "-o", path]);
-        let out = arrowfeat_in(&dir, &args);
+        let out = arrowfeat_in(dir, &args);
         assert_ne!(out.status.code(), Some(70), "{args:?}");
         assert!(file.exists(), "{args:?}: {}", stderr(&out));
         files.push(file);

@@ -23,6 +23,14 @@ fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
 
+/// A fresh directory, removed when the guard drops (even if the test panics).
+fn tempdir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("arrowfeat-{name}-"))
+        .tempdir()
+        .unwrap()
+}
+
 const EVENTS: &str = "events=examples/data/events.parquet";
 const USERS: &str = "users=examples/data/users.csv";
 
@@ -182,10 +190,8 @@ fn hostile_sql_input_ends_in_one_line_errors_not_crashes() {
 #[cfg(unix)]
 #[test]
 fn fifos_are_refused_instead_of_blocking() {
-    let dir = std::env::temp_dir().join(format!("arrowfeat-fifo-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let fifo = dir.join("events.csv");
-    let _ = std::fs::remove_file(&fifo);
+    let tmp = tempdir("fifo");
+    let fifo = tmp.path().join("events.csv");
     assert!(Command::new("mkfifo")
         .arg(&fifo)
         .status()
@@ -206,7 +212,6 @@ fn fifos_are_refused_instead_of_blocking() {
     let out = arrowfeat(&["sql", &query]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("found a FIFO"), "{}", stderr(&out));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -352,7 +357,8 @@ fn training_set_in_sql_equals_the_subcommand() {
 fn training_sets_do_not_depend_on_how_files_are_read_in_parallel() {
     // Four event files with the same event time: the tie goes to the last row in file
     // order (files by path), on every run, although the session reads files in parallel.
-    let dir = std::env::temp_dir().join(format!("arrowfeat-ties-{}", std::process::id()));
+    let tmp = tempdir("ties");
+    let dir = tmp.path();
     let events = dir.join("events");
     std::fs::create_dir_all(&events).unwrap();
     for (i, name) in ["a", "b", "c", "d"].iter().enumerate() {
@@ -404,7 +410,6 @@ fn training_sets_do_not_depend_on_how_files_are_read_in_parallel() {
         "{}",
         stderr(&out)
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -425,7 +430,8 @@ fn output_never_echoes_control_characters_and_parquet_is_not_written_as_text() {
         stderr(&out)
     );
     assert_eq!(stderr(&out).lines().count(), 1);
-    let target = std::env::temp_dir().join(format!("arrowfeat-o-{}.parquet", std::process::id()));
+    let tmp = tempdir("o");
+    let target = tmp.path().join("out.parquet");
     let out = arrowfeat(&["sql", "SELECT 1 AS a", "-o", target.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
@@ -439,7 +445,6 @@ fn output_never_echoes_control_characters_and_parquet_is_not_written_as_text() {
     let out = arrowfeat(&["sql", "SELECT 1 AS a", "-o", target.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "a\n1\n");
-    std::fs::remove_file(&target).unwrap();
 }
 
 #[test]
@@ -492,8 +497,8 @@ fn sql_like_psql_stdin_output_file_nulls_read_only_and_closed_pipes() {
     let out = arrowfeat(&["sql", "SELECT 1 AS a, NULL AS e", "--format", "json"]);
     assert_eq!(stdout(&out), "[{\"a\":1,\"e\":null}]\n");
     // -o FILE.
-    let dir = std::env::temp_dir().join(format!("arrowfeat-sql-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempdir("sql");
+    let dir = tmp.path();
     let file = dir.join("out.csv");
     let out = arrowfeat(&[
         "sql",
@@ -519,7 +524,6 @@ fn sql_like_psql_stdin_output_file_nulls_read_only_and_closed_pipes() {
     let out = arrowfeat(&["sql", "--allow-write", &copy]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(target.exists());
-    std::fs::remove_dir_all(&dir).unwrap();
     // A reader that stops early (`| head -1`): a quiet, successful end.
     let mut child = Command::new(env!("CARGO_BIN_EXE_arrowfeat"))
         .args([

@@ -13,6 +13,10 @@ the whole call, result materialized (Arrow, or pandas for Feast). Sorts the othe
 need are inside their timings. "events/s per core" divides events by seconds and by the
 cores the engine may use (all of them for every engine here).
 
+A DuckDB query that runs past ARROWFEAT_BENCH_TIMEOUT seconds (default 900) is interrupted
+and reported as "> TIMEOUT s" (datafusion-python offers no interrupt: its query runs to the
+end); a SQL run past 30 s is not repeated.
+
 Feast runs on its own smaller repo (FEAST_EVENTS events, FEAST_LABELS labels: its pandas
 join does not scale to the main data in reasonable time), against
 `arrowfeat.feast.get_historical_features` on the same repo, and their outputs are checked
@@ -26,6 +30,7 @@ import os
 import resource
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -43,6 +48,7 @@ ROUNDS = int(os.environ.get("ARROWFEAT_BENCH_ROUNDS", 3))
 FEAST_EVENTS = int(os.environ.get("ARROWFEAT_BENCH_FEAST_EVENTS", 1_000_000))
 FEAST_LABELS = int(os.environ.get("ARROWFEAT_BENCH_FEAST_LABELS", 100_000))
 KEY_DISTRIBUTION = os.environ.get("ARROWFEAT_BENCH_KEYS", "uniform")
+TIMEOUT = float(os.environ.get("ARROWFEAT_BENCH_TIMEOUT", 900))
 CORES = os.cpu_count() or 1
 SECOND = 1_000_000
 DAY = 86_400 * SECOND
@@ -92,14 +98,47 @@ def best(f, rounds: int = ROUNDS) -> tuple[float, object]:
     return min(times), out
 
 
-def table(title: str, rows: list[tuple[str, float]], events: int) -> None:
-    """Rows of (engine, seconds); the first is arrowfeat, the reference of the ratios."""
+def timed_sql(run, interrupt, interrupted: type[BaseException]) -> tuple[float | None, object]:
+    """Best of ROUNDS runs of `run()` (one if it takes over 30 s), or None if a run passes
+    TIMEOUT, when `interrupt()` stops it."""
+    times: list[float] = []
+    out = None
+    for _ in range(ROUNDS):
+        timer = threading.Timer(TIMEOUT, interrupt)
+        timer.start()
+        t = time.perf_counter()
+        try:
+            out = run()
+        except interrupted:
+            return None, None
+        finally:
+            timer.cancel()
+        times.append(time.perf_counter() - t)
+        if times[-1] > 30:
+            break
+    return min(times), out
+
+
+def timed_duckdb(con: duckdb.DuckDBPyConnection, query: str) -> tuple[float | None, object]:
+    return timed_sql(lambda: con.execute(query).fetch_arrow_table(), con.interrupt, duckdb.InterruptException)
+
+
+def table(title: str, rows: list[tuple[str, float | None]], events: int) -> None:
+    """Rows of (engine, seconds or None when stopped at TIMEOUT); the first is arrowfeat,
+    the reference of the ratios."""
     reference = rows[0][1]
+    assert reference is not None
     print(f"\n{title}\n")
     print("| engine | time | arrowfeat is faster by | events/s per core |")
     print("| --- | --- | --- | --- |")
     for name, seconds in rows:
-        print(f"| {name} | {seconds:.3f} s | {seconds / reference:.2f}x | {events / seconds / CORES / 1e6:.1f}M |")
+        if seconds is None:
+            print(
+                f"| {name} | > {TIMEOUT:.0f} s (stopped) | > {TIMEOUT / reference:.0f}x | "
+                f"< {events / TIMEOUT / CORES / 1e6:.2f}M |"
+            )
+        else:
+            print(f"| {name} | {seconds:.3f} s | {seconds / reference:.2f}x | {events / seconds / CORES / 1e6:.1f}M |")
 
 
 def as_of(spine: pa.Table, events: pa.Table) -> None:
@@ -110,10 +149,8 @@ def as_of(spine: pa.Table, events: pa.Table) -> None:
     con = duckdb.connect()
     con.register("spine", spine)
     con.register("events", events)
-    duck, duck_out = best(
-        lambda: con.execute(
-            "SELECT s.row, e.a, e.b, e.c FROM spine s ASOF LEFT JOIN events e ON s.k = e.k AND s.ts >= e.ts"
-        ).fetch_arrow_table()
+    duck, duck_out = timed_duckdb(
+        con, "SELECT s.row, e.a, e.b, e.c FROM spine s ASOF LEFT JOIN events e ON s.k = e.k AND s.ts >= e.ts"
     )
     spine_pl, events_pl = pl.from_arrow(spine), pl.from_arrow(events)
     polars, _ = best(
@@ -121,14 +158,17 @@ def as_of(spine: pa.Table, events: pa.Table) -> None:
     )
     # The same values (DuckDB returns rows in another order; ties on an event time may
     # go either way there).
-    check = duck_out.sort_by("row")
-    x = np.array(check["a"].to_pylist(), dtype=float)
-    y = np.array(result["a"].to_pylist(), dtype=float)
-    equal = np.mean((x == y) | (np.isnan(x) & np.isnan(y)))
-    nulls = check["a"].null_count == result["a"].null_count
+    if duck_out is None:
+        compared = "DuckDB stopped, not compared"
+    else:
+        check = duck_out.sort_by("row")
+        x = np.array(check["a"].to_pylist(), dtype=float)
+        y = np.array(result["a"].to_pylist(), dtype=float)
+        equal = np.mean((x == y) | (np.isnan(x) & np.isnan(y)))
+        nulls = check["a"].null_count == result["a"].null_count
+        compared = f"equal to DuckDB: {equal:.4%} of values, the same {check['a'].null_count:,} nulls: {nulls}"
     table(
-        f"As-of value of 3 columns, {SPINE:,} labels, {EVENTS:,} events, {KEY_DISTRIBUTION} keys "
-        f"(equal to DuckDB: {equal:.4%} of values, the same {check['a'].null_count:,} nulls: {nulls})",
+        f"As-of value of 3 columns, {SPINE:,} labels, {EVENTS:,} events, {KEY_DISTRIBUTION} keys ({compared})",
         [("arrowfeat point_in_time", ours), ("DuckDB ASOF JOIN", duck), ("Polars join_asof (with sorts)", polars)],
         EVENTS,
     )
@@ -142,30 +182,45 @@ def windows(spine: pa.Table, events: pa.Table) -> None:
     con.register("spine", spine)
     con.register("events", events)
     seconds = {"1h": 3_600, "1d": 86_400, "7d": 7 * 86_400, "30d": 30 * 86_400}
-    aggregates = ",\n".join(
-        f"{agg}({col}) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL {seconds[p] - 1} SECOND PRECEDING "
-        f"AND CURRENT ROW) AS {col}_{agg}_{p}"
+    # (t - period, t] on microsecond times: period - 1 microsecond PRECEDING, both ends in.
+    duck_aggregates = ",\n".join(
+        f"{agg}({col}) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL ({seconds[p] * SECOND - 1}) "
+        f"MICROSECOND PRECEDING AND CURRENT ROW) AS {col}_{agg}_{p}"
         for p in periods
         for col, agg in (("a", "sum"), ("b", "avg"), ("c", "max"))
     )
-    # The spine unioned into the events (null values, after the events of the same time),
-    # RANGE windows over the union, then the spine's rows kept.
-    query = f"""
-        SELECT * FROM (
-            SELECT row, {aggregates}
-            FROM (
-                SELECT k, ts, a, b, c, NULL::BIGINT AS row FROM events
-                UNION ALL
-                SELECT k, ts, NULL, NULL, NULL, row FROM spine
-            )
-        ) WHERE row IS NOT NULL
+    fusion_aggregates = duck_aggregates.replace("INTERVAL (", "INTERVAL '").replace(") MICROSECOND", " microseconds'")
+    # The spine unioned into the events (null values; RANGE's CURRENT ROW takes the events
+    # of the same time as peers), RANGE windows over the union, then the spine's rows kept.
+    union = """
+        SELECT k, ts, a, b, c, CAST(NULL AS BIGINT) AS row FROM events
+        UNION ALL
+        SELECT k, ts, CAST(NULL AS DOUBLE), CAST(NULL AS BIGINT), CAST(NULL AS DOUBLE), row FROM spine
     """
-    duck, _ = best(lambda: con.execute(query).fetch_arrow_table(), rounds=1)
+    duck, _ = timed_duckdb(con, f"SELECT * FROM (SELECT row, {duck_aggregates} FROM ({union})) WHERE row IS NOT NULL")
+    fusion = datafusion_sql(
+        spine, events, f"SELECT * FROM (SELECT row, {fusion_aggregates} FROM ({union})) WHERE row IS NOT NULL"
+    )
     table(
         f"4 windows x 3 aggregates at each label, {SPINE:,} labels, {EVENTS:,} events, {KEY_DISTRIBUTION} keys",
-        [("arrowfeat point_in_time", ours), ("DuckDB RANGE windows over spine UNION events", duck)],
+        [
+            ("arrowfeat point_in_time", ours),
+            ("DuckDB RANGE windows over spine UNION events", duck),
+            ("DataFusion (datafusion-python) RANGE windows over spine UNION events", fusion),
+        ],
         EVENTS,
     )
+
+
+def datafusion_sql(spine: pa.Table, events: pa.Table, query: str) -> float | None:
+    """DataFusion's time for `query` over the two tables, all cores (its default)."""
+    import datafusion
+
+    ctx = datafusion.SessionContext()
+    ctx.register_record_batches("spine", [spine.to_batches()])
+    ctx.register_record_batches("events", [events.to_batches()])
+    seconds, _ = timed_sql(lambda: ctx.sql(query).to_arrow_table(), lambda: None, KeyboardInterrupt)
+    return seconds
 
 
 def memory(spine: pa.Table, events: pa.Table) -> None:

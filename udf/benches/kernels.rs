@@ -1,6 +1,6 @@
 //! Criterion benchmarks: every kernel at 10M rows (1M rows of 128-d vectors).
 //!
-//!     cargo bench -p arrowfeat-udf --bench kernels
+//!     cargo bench --workspace --exclude arrowfeat-python --bench kernels
 //!
 //! Side-by-side ratios (memcpy, DataFusion built-ins) are in benches/ratios.rs.
 

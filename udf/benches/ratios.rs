@@ -1,8 +1,8 @@
 //! Side-by-side ratios in one run: each kernel against the physical limit (a plain copy
-//! of the same bytes) and each UDF, through SQL, against DataFusion's built-in
-//! expression for the same math.
+//! of the same bytes), each UDF, through SQL, against DataFusion's built-in expression
+//! for the same math, and Spark's hashes against DataFusion's own `datafusion-spark`.
 //!
-//!     cargo bench -p arrowfeat-udf --bench ratios
+//!     cargo bench --workspace --exclude arrowfeat-python --bench ratios [-- memcpy|sql|spark_hash]
 //!
 //! Each pair is timed alternately (baseline, candidate, baseline, ...) and the medians
 //! are compared, so a noisy neighbour slows both sides alike. The table is printed as
@@ -14,11 +14,14 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use arrow::array::{Array, ArrayRef, Datum, RecordBatch};
-use arrow::datatypes::{Field, Schema};
+use arrow::array::{Array, ArrayRef, Datum, ListArray, RecordBatch, StructArray};
+use arrow::buffer::OffsetBuffer;
+use arrow::datatypes::{DataType, Field, Schema};
 use arrowfeat_udf::kernels::{embedding, geo, hash, numeric};
 use common::*;
+use datafusion::config::ConfigOptions;
 use datafusion::datasource::MemTable;
+use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDF};
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 const ROUNDS: usize = 7;
@@ -351,14 +354,113 @@ fn sql_vs_builtin() -> Vec<Row> {
     rows
 }
 
+/// `datafusion-spark`'s `xxhash64` called as DataFusion calls it, on one column.
+fn datafusion_spark_xxhash64(udf: &ScalarUDF, column: &ArrayRef) -> ArrayRef {
+    let args = ScalarFunctionArgs {
+        args: vec![ColumnarValue::Array(column.clone())],
+        arg_fields: vec![Arc::new(Field::new("c", column.data_type().clone(), true))],
+        number_rows: column.len(),
+        return_field: Arc::new(Field::new("h", DataType::Int64, false)),
+        config_options: Arc::new(ConfigOptions::default()),
+    };
+    match udf.invoke_with_args(args).unwrap() {
+        ColumnarValue::Array(a) => a,
+        ColumnarValue::Scalar(_) => unreachable!("more than one row"),
+    }
+}
+
+/// Spark's hashes, arrowfeat's kernel against `datafusion-spark` 55.2's `xxhash64` UDF
+/// on the same column (equal output, checked before timing).
+fn spark_hash_vs_datafusion_spark() -> Vec<Row> {
+    let udf = datafusion_spark::function::hash::xxhash64();
+    let longs = i64_column(ROWS, 3);
+    let ids = id_strings(ROWS, 2);
+    // list<int64> of 8 elements per row.
+    let elements = i64_column(ROWS * 8, 12);
+    let offsets = OffsetBuffer::from_lengths(std::iter::repeat_n(8, ROWS));
+    let lists = ListArray::new(
+        Arc::new(Field::new_list_field(DataType::Int64, true)),
+        offsets,
+        Arc::new(elements),
+        None,
+    );
+    let structs = StructArray::from(vec![
+        (
+            Arc::new(Field::new("id", DataType::Int64, true)),
+            Arc::new(i64_column(ROWS, 13)) as ArrayRef,
+        ),
+        (
+            Arc::new(Field::new("name", DataType::Utf8, true)),
+            Arc::new(id_strings(ROWS, 14)) as ArrayRef,
+        ),
+    ]);
+    let cases: Vec<(&str, ArrayRef)> = vec![
+        ("int64", Arc::new(longs)),
+        ("16-byte utf8", Arc::new(ids)),
+        ("list<int64> of 8", Arc::new(lists)),
+        ("struct<int64, utf8>", Arc::new(structs)),
+    ];
+    let mut rows = Vec::new();
+    for (name, column) in &cases {
+        let ours = hash::xxhash64(&[column as &dyn Datum]).unwrap();
+        let theirs = datafusion_spark_xxhash64(&udf, column);
+        assert_eq!(
+            &ours as &dyn Array,
+            theirs.as_ref(),
+            "xxhash64 of {name} differs"
+        );
+        let (base, ours) = pair(
+            || drop(black_box(datafusion_spark_xxhash64(&udf, column))),
+            || drop(black_box(hash::xxhash64(&[column as &dyn Datum]).unwrap())),
+        );
+        rows.push(Row {
+            what: format!("xxhash64, 10M {name}"),
+            baseline: "datafusion-spark xxhash64".into(),
+            base,
+            ours,
+            rows: ROWS,
+            goal: Some(1.0),
+        });
+    }
+    // hash_bucket hashes and buckets; the baseline only hashes.
+    let ids = &cases[1].1;
+    let (base, ours) = pair(
+        || drop(black_box(datafusion_spark_xxhash64(&udf, ids))),
+        || {
+            drop(black_box(
+                hash::hash_bucket(&[ids as &dyn Datum], &scalar_i64(1000)).unwrap(),
+            ))
+        },
+    );
+    rows.push(Row {
+        what: "hash_bucket(1000), 10M 16-byte utf8".into(),
+        baseline: "datafusion-spark xxhash64 (no bucketing)".into(),
+        base,
+        ours,
+        rows: ROWS,
+        goal: Some(1.0),
+    });
+    rows
+}
+
+/// A named set of side-by-side measurements.
+type Group = fn() -> Vec<Row>;
+
 fn main() {
-    // `cargo bench` passes --bench; there is nothing to filter.
+    // `cargo bench --bench ratios -- spark_hash` runs one group; `cargo bench` passes
+    // `--bench`, which is not a group name.
+    let only = std::env::args().skip(1).find(|a| !a.starts_with("--"));
+    let run = |group: &str| only.as_deref().is_none_or(|o| o == group);
     println!("| measurement | baseline | baseline ms | arrowfeat ms | ratio | M rows/s | goal |");
     println!("| --- | --- | --- | --- | --- | --- | --- |");
-    for row in kernel_vs_memcpy() {
-        row.print();
-    }
-    for row in sql_vs_builtin() {
-        row.print();
+    let groups: [(&str, Group); 3] = [
+        ("memcpy", kernel_vs_memcpy),
+        ("sql", sql_vs_builtin),
+        ("spark_hash", spark_hash_vs_datafusion_spark),
+    ];
+    for (name, group) in groups {
+        if run(name) {
+            group().iter().for_each(Row::print);
+        }
     }
 }

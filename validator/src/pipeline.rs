@@ -450,12 +450,12 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
     }
 
-    fn tempdir(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("arrowfeat-pipeline-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    /// A fresh directory, removed when the guard drops (even if the test panics).
+    fn tempdir(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("arrowfeat-pipeline-{name}-"))
+            .tempdir()
+            .unwrap()
     }
 
     fn registry() -> StoreSource<'static> {
@@ -481,7 +481,8 @@ mod tests {
         .unwrap();
         assert!(statuses(&plain, Rule::Ttl).contains(&Status::Error));
 
-        let dir = tempdir("config");
+        let tmp = tempdir("config");
+        let dir = tmp.path();
         std::fs::write(
             dir.join("arrowfeat.toml"),
             "deny_warnings = true\n[severity]\nttl = \"warning\"\n",
@@ -489,7 +490,7 @@ mod tests {
         .unwrap();
         let configured = run(Inputs {
             store: Some(registry()),
-            config: ConfigSource::Discover(dir.clone()),
+            config: ConfigSource::Discover(dir.to_path_buf()),
             ..Inputs::check(&drifted)
         })
         .unwrap();
@@ -514,7 +515,7 @@ mod tests {
         assert_eq!(named.report, configured.report);
         std::fs::write(dir.join("arrowfeat.toml"), "[severity]\nttl = \"loud\"\n").unwrap();
         let error = run(Inputs {
-            config: ConfigSource::Discover(dir.clone()),
+            config: ConfigSource::Discover(dir.to_path_buf()),
             ..Inputs::check(&drifted)
         })
         .unwrap_err();
@@ -585,7 +586,8 @@ mod tests {
         .unwrap();
         assert_eq!(diffed.command, Command::Diff);
         assert!(diffed.report.against.ends_with("(BACKWARD compatibility)"));
-        let dir = tempdir("diff");
+        let tmp = tempdir("diff");
+        let dir = tmp.path();
         std::fs::write(dir.join("broken.yaml"), "name: [\n").unwrap();
         let error = run(Inputs::diff(
             dir.display().to_string(),

@@ -296,11 +296,12 @@ mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
 
-    fn tempdir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("arrowfeat-run-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    /// A fresh directory, removed when the guard drops (even if the test panics).
+    fn tempdir(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("arrowfeat-run-{name}-"))
+            .tempdir()
+            .unwrap()
     }
 
     fn paths(loaded: &[Loaded]) -> Vec<(String, bool)> {
@@ -322,7 +323,8 @@ mod tests {
 
     #[test]
     fn links_out_of_the_directory_are_refused_unless_asked() {
-        let base = tempdir("links");
+        let tmp = tempdir("links");
+        let base = tmp.path();
         let outside = base.join("outside");
         let schemas = base.join("schemas");
         std::fs::create_dir_all(outside.join("more")).unwrap();
@@ -389,7 +391,8 @@ mod tests {
 
     #[test]
     fn fifos_are_refused_without_blocking() {
-        let dir = tempdir("fifo");
+        let tmp = tempdir("fifo");
+        let dir = tmp.path();
         let fifo = dir.join("pipe.yaml");
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         if !made.is_ok_and(|s| s.success()) {
@@ -398,7 +401,7 @@ mod tests {
         }
         std::fs::write(dir.join("ok.yaml"), "name: x\n").unwrap();
         // As a file in a directory, and given directly: refused, never opened.
-        let loaded = load_path(&dir).unwrap();
+        let loaded = load_path(dir).unwrap();
         let pipe = loaded
             .iter()
             .find(|(r, _)| r.path.ends_with("pipe.yaml"))

@@ -498,16 +498,19 @@ fn rebuild_list(
     }
 }
 
-/// Maps every present row's vector to a new vector of the same length.
+/// Maps every present row's vector to a new vector of the same length, element by element.
 ///
-/// `f(row, input, output)` returns false to make the row null. Null rows of a
-/// FixedSizeList keep their width (zeros); null rows of a List become empty.
-fn map_vectors<T: ArrowPrimitiveType, O: ArrowPrimitiveType>(
+/// `prepare(row, input)` gives the row's parameter (a norm, a scale), or `None` to make the
+/// row null; `element(parameter, x)` maps one element. The output is written once, in one
+/// pass per row that the compiler can vectorize. Null rows of a FixedSizeList keep their
+/// width (zeros); null rows of a List become empty.
+fn map_vectors<T: ArrowPrimitiveType, O: ArrowPrimitiveType, P: Copy>(
     input: &Vectors<'_, T>,
     input_array: &dyn Array,
     len: usize,
     extra_nulls: impl Fn(usize) -> bool,
-    mut f: impl FnMut(usize, &[T::Native], &mut [O::Native]) -> bool,
+    prepare: impl Fn(usize, &[T::Native]) -> Option<P>,
+    element: impl Fn(P, T::Native) -> O::Native,
 ) -> ArrayRef
 where
     O::Native: Element,
@@ -520,14 +523,17 @@ where
         let source = input.get(row);
         let present = input.is_valid(row) && !extra_nulls(row);
         let width = if present || fixed { source.len() } else { 0 };
-        let start = values.len();
-        values.resize(start + width, O::Native::default());
-        let ok = present && f(row, source, &mut values[start..]);
-        if !ok {
-            values[start..].fill(O::Native::default());
+        match present.then(|| prepare(row, source)).flatten() {
+            Some(parameter) => {
+                values.extend(source.iter().map(|&x| element(parameter, x)));
+                valid.push(true);
+            }
+            None => {
+                values.resize(values.len() + width, O::Native::default());
+                valid.push(false);
+            }
         }
         lengths.push(width);
-        valid.push(ok);
     }
     let child: ArrayRef = Arc::new(PrimitiveArray::<O>::new(ScalarBuffer::from(values), None));
     rebuild_list(input_array, child, &lengths, nulls_from_validity(valid))
@@ -540,16 +546,14 @@ pub fn l2_normalize(a: &dyn Datum) -> Result<ArrayRef> {
     dispatch_float!(NAME, "a", a, T => {
         let v = Vectors::<T>::from_datum(NAME, "a", a)?;
         let len = v.len().unwrap_or(1);
-        Ok(map_vectors::<T, T>(&v, array, len, |_| false, |_, x, out| {
-            let norm = norm(x);
-            if norm == 0.0 {
-                return false;
-            }
-            for (o, x) in out.iter_mut().zip(x) {
-                *o = Element::from_f64(x.to_f64() / norm);
-            }
-            true
-        }))
+        Ok(map_vectors::<T, T, f64>(
+            &v,
+            array,
+            len,
+            |_| false,
+            |_, x| Some(norm(x)).filter(|&n| n != 0.0),
+            |norm, x| Element::from_f64(x.to_f64() / norm),
+        ))
     })
 }
 
@@ -692,16 +696,15 @@ pub fn quantize_int8(x: &dyn Datum, scale: &dyn Datum, zero_point: &dyn Datum) -
             let v = Vectors::<T>::from_datum(NAME, "x", x)?;
             let [s, z] = params.lengths();
             let len = broadcast_len(NAME, &[("x", v.len()), s, z])?;
-            Ok(map_vectors::<T, UInt8Type>(&v, array, len, |row| !params.is_valid(row), |row, src, out| {
-                let (scale, zp) = params.get(row);
-                let mut has_nan = false;
-                for (o, x) in out.iter_mut().zip(src) {
-                    let x = x.to_f64();
-                    has_nan |= x.is_nan();
-                    *o = quantize_value(x, scale, zp);
-                }
-                !has_nan
-            }))
+            Ok(map_vectors::<T, UInt8Type, (f64, f64)>(
+                &v,
+                array,
+                len,
+                |row| !params.is_valid(row),
+                // A vector holding a NaN quantizes to null.
+                |row, src| (!src.iter().any(|x| x.to_f64().is_nan())).then(|| params.get(row)),
+                |(scale, zp), x| quantize_value(x.to_f64(), scale, zp),
+            ))
         }),
     }
 }
@@ -749,18 +752,13 @@ pub fn dequantize_int8(
         )
     })?;
     let len = broadcast_len(NAME, &[("q", v.len()), s, z])?;
-    Ok(map_vectors::<UInt8Type, Float32Type>(
+    Ok(map_vectors::<UInt8Type, Float32Type, (f64, f64)>(
         &v,
         array,
         len,
         |row| !params.is_valid(row),
-        |row, src, out| {
-            let (scale, zp) = params.get(row);
-            for (o, q) in out.iter_mut().zip(src) {
-                *o = dequantize_value(*q, scale, zp);
-            }
-            true
-        },
+        |row, _| Some(params.get(row)),
+        |(scale, zp), q| dequantize_value(q, scale, zp),
     ))
 }
 

@@ -261,120 +261,231 @@ fn dictionary_index(array: &dyn Array, row: usize) -> Option<usize> {
     usize::try_from(key).ok()
 }
 
-/// The hash of row `row` of `array` (of a type [`unhashable_reason`] accepts) fed with
-/// `seed`: one value, recursing into lists, structs and dictionaries.
-fn hash_value<H: SparkHash>(array: &dyn Array, row: usize, seed: H::Value) -> H::Value {
-    if array.is_null(row) {
-        return seed;
+/// A column's hash of one value, seeded: `(row, seed) -> hash`.
+type RowHash<'a, V> = Box<dyn Fn(usize, V) -> V + 'a>;
+/// A column's hashes of the values `start..end` in order, each seeding the next (a list's
+/// elements): `(start, end, seed) -> hash`.
+type RangeHash<'a, V> = Box<dyn Fn(usize, usize, V) -> V + 'a>;
+
+/// `value` (which ignores nulls) behind `array`'s null check: a null leaves the seed.
+fn row_of<'a, V: Copy + 'a>(
+    array: &'a dyn Array,
+    value: impl Fn(usize, V) -> V + 'a,
+) -> RowHash<'a, V> {
+    match array.logical_nulls().filter(|n| n.null_count() > 0) {
+        None => Box::new(value),
+        Some(nulls) => Box::new(move |i, seed| {
+            if nulls.is_valid(i) {
+                value(i, seed)
+            } else {
+                seed
+            }
+        }),
     }
-    macro_rules! primitive {
-        ($t:ty) => {
-            array.as_primitive::<$t>().value(row)
-        };
+}
+
+/// `value` folded over a range of `array`'s rows, nulls skipped, in one loop per type.
+fn range_of<'a, V: Copy + 'a>(
+    array: &'a dyn Array,
+    value: impl Fn(usize, V) -> V + 'a,
+) -> RangeHash<'a, V> {
+    match array.logical_nulls().filter(|n| n.null_count() > 0) {
+        None => Box::new(move |start, end, seed| (start..end).fold(seed, |h, i| value(i, h))),
+        Some(nulls) => Box::new(move |start, end, seed| {
+            (start..end).fold(seed, |h, i| if nulls.is_valid(i) { value(i, h) } else { h })
+        }),
     }
-    match array.data_type() {
-        DataType::Null => seed,
-        DataType::Boolean => H::int(array.as_boolean().value(row) as i32, seed),
-        DataType::Int8 => H::int(primitive!(Int8Type) as i32, seed),
-        DataType::Int16 => H::int(primitive!(Int16Type) as i32, seed),
-        DataType::Int32 => H::int(primitive!(Int32Type), seed),
-        DataType::Int64 => H::long(primitive!(Int64Type), seed),
-        DataType::Float32 => H::int(spark_float_bits(primitive!(Float32Type)), seed),
-        DataType::Float64 => H::long(spark_double_bits(primitive!(Float64Type)), seed),
-        DataType::Date32 => H::int(primitive!(Date32Type), seed),
-        DataType::Date64 => H::int(date64_days(primitive!(Date64Type)), seed),
-        DataType::Timestamp(unit, _) => {
-            let value = match unit {
-                TimeUnit::Second => primitive!(TimestampSecondType),
-                TimeUnit::Millisecond => primitive!(TimestampMillisecondType),
-                TimeUnit::Microsecond => primitive!(TimestampMicrosecondType),
-                TimeUnit::Nanosecond => primitive!(TimestampNanosecondType),
-            };
-            H::long(micros(value, *unit), seed)
+}
+
+/// Calls `$wrap(array, value)` with `value` hashing one value of `array` (nulls not
+/// checked), typed once per column so that `$wrap`'s loop is specialised per type. Nested
+/// and dictionary columns get a boxed value hasher built from their children.
+macro_rules! with_value_hasher {
+    ($H:ty, $array:expr, $wrap:ident) => {{
+        let array: &dyn Array = $array;
+        macro_rules! primitive {
+            ($t:ty, $hash:expr) => {{
+                let values = array.as_primitive::<$t>().values();
+                $wrap(array, move |i: usize, seed| $hash(values[i], seed))
+            }};
         }
-        DataType::Duration(unit) => {
-            let value = match unit {
-                TimeUnit::Second => primitive!(DurationSecondType),
-                TimeUnit::Millisecond => primitive!(DurationMillisecondType),
-                TimeUnit::Microsecond => primitive!(DurationMicrosecondType),
-                TimeUnit::Nanosecond => primitive!(DurationNanosecondType),
-            };
-            H::long(micros(value, *unit), seed)
+        macro_rules! bytes {
+            ($typed:expr) => {{
+                let typed = $typed;
+                $wrap(array, move |i: usize, seed| {
+                    <$H>::bytes(AsRef::<[u8]>::as_ref(typed.value(i)), seed)
+                })
+            }};
         }
-        DataType::Time32(unit) => {
-            let value: i64 = match unit {
-                TimeUnit::Second => i64::from(primitive!(Time32SecondType)) * 1_000_000_000,
-                _ => i64::from(primitive!(Time32MillisecondType)) * 1_000_000,
-            };
-            H::long(value, seed)
-        }
-        DataType::Time64(unit) => {
-            let value = match unit {
-                TimeUnit::Microsecond => primitive!(Time64MicrosecondType).saturating_mul(1_000),
-                _ => primitive!(Time64NanosecondType),
-            };
-            H::long(value, seed)
-        }
-        DataType::Interval(IntervalUnit::YearMonth) => {
-            H::int(primitive!(IntervalYearMonthType), seed)
-        }
-        DataType::Decimal32(_, _) => H::long(primitive!(Decimal32Type).into(), seed),
-        DataType::Decimal64(p, _) => hash_decimal::<H>(primitive!(Decimal64Type).into(), *p, seed),
-        DataType::Decimal128(p, _) => hash_decimal::<H>(primitive!(Decimal128Type), *p, seed),
-        DataType::Decimal256(p, _) => {
-            let value = primitive!(Decimal256Type);
-            match value.to_i128() {
-                Some(v) => hash_decimal::<H>(v, *p, seed),
-                // Beyond 38 digits: refused before hashing; the bytes, should one slip by.
-                None => H::bytes(minimal_twos_complement(&value.to_be_bytes()), seed),
+        match array.data_type() {
+            DataType::Boolean => {
+                let values = array.as_boolean();
+                $wrap(array, move |i: usize, seed| {
+                    <$H>::int(values.value(i) as i32, seed)
+                })
+            }
+            DataType::Int8 => primitive!(Int8Type, |v: i8, s| <$H>::int(v as i32, s)),
+            DataType::Int16 => primitive!(Int16Type, |v: i16, s| <$H>::int(v as i32, s)),
+            DataType::Int32 => primitive!(Int32Type, <$H>::int),
+            DataType::Int64 => primitive!(Int64Type, <$H>::long),
+            DataType::Float32 => {
+                primitive!(Float32Type, |v: f32, s| <$H>::int(spark_float_bits(v), s))
+            }
+            DataType::Float64 => {
+                primitive!(Float64Type, |v: f64, s| <$H>::long(spark_double_bits(v), s))
+            }
+            DataType::Date32 => primitive!(Date32Type, <$H>::int),
+            DataType::Date64 => primitive!(Date64Type, |v: i64, s| <$H>::int(date64_days(v), s)),
+            DataType::Timestamp(TimeUnit::Second, _) => primitive!(
+                TimestampSecondType,
+                |v: i64, s| <$H>::long(micros(v, TimeUnit::Second), s)
+            ),
+            DataType::Timestamp(TimeUnit::Millisecond, _) => primitive!(
+                TimestampMillisecondType,
+                |v: i64, s| <$H>::long(micros(v, TimeUnit::Millisecond), s)
+            ),
+            DataType::Timestamp(TimeUnit::Microsecond, _) => {
+                primitive!(TimestampMicrosecondType, <$H>::long)
+            }
+            DataType::Timestamp(TimeUnit::Nanosecond, _) => primitive!(
+                TimestampNanosecondType,
+                |v: i64, s| <$H>::long(micros(v, TimeUnit::Nanosecond), s)
+            ),
+            DataType::Duration(TimeUnit::Second) => {
+                primitive!(DurationSecondType, |v: i64, s| <$H>::long(
+                    micros(v, TimeUnit::Second),
+                    s
+                ))
+            }
+            DataType::Duration(TimeUnit::Millisecond) => primitive!(
+                DurationMillisecondType,
+                |v: i64, s| <$H>::long(micros(v, TimeUnit::Millisecond), s)
+            ),
+            DataType::Duration(TimeUnit::Microsecond) => {
+                primitive!(DurationMicrosecondType, <$H>::long)
+            }
+            DataType::Duration(TimeUnit::Nanosecond) => primitive!(
+                DurationNanosecondType,
+                |v: i64, s| <$H>::long(micros(v, TimeUnit::Nanosecond), s)
+            ),
+            // Spark's TIME is nanoseconds since midnight, hashed as a long.
+            DataType::Time32(TimeUnit::Second) => primitive!(Time32SecondType, |v: i32, s| {
+                <$H>::long(i64::from(v) * 1_000_000_000, s)
+            }),
+            DataType::Time32(_) => primitive!(Time32MillisecondType, |v: i32, s| {
+                <$H>::long(i64::from(v) * 1_000_000, s)
+            }),
+            DataType::Time64(TimeUnit::Microsecond) => {
+                primitive!(Time64MicrosecondType, |v: i64, s| <$H>::long(
+                    v.saturating_mul(1_000),
+                    s
+                ))
+            }
+            DataType::Time64(_) => primitive!(Time64NanosecondType, <$H>::long),
+            DataType::Interval(IntervalUnit::YearMonth) => {
+                primitive!(IntervalYearMonthType, <$H>::int)
+            }
+            DataType::Decimal32(_, _) => {
+                primitive!(Decimal32Type, |v: i32, s| <$H>::long(v.into(), s))
+            }
+            DataType::Decimal64(p, _) => {
+                let p = *p;
+                primitive!(Decimal64Type, |v: i64, s| hash_decimal::<$H>(
+                    v.into(),
+                    p,
+                    s
+                ))
+            }
+            DataType::Decimal128(p, _) => {
+                let p = *p;
+                primitive!(Decimal128Type, |v: i128, s| hash_decimal::<$H>(v, p, s))
+            }
+            DataType::Decimal256(p, _) => {
+                let p = *p;
+                primitive!(
+                    Decimal256Type,
+                    |v: arrow::datatypes::i256, s| match v.to_i128() {
+                        Some(v) => hash_decimal::<$H>(v, p, s),
+                        // Beyond 38 digits: refused before hashing; the bytes, should one slip by.
+                        None => <$H>::bytes(minimal_twos_complement(&v.to_be_bytes()), s),
+                    }
+                )
+            }
+            DataType::Utf8 => bytes!(array.as_string::<i32>()),
+            DataType::LargeUtf8 => bytes!(array.as_string::<i64>()),
+            DataType::Utf8View => bytes!(array.as_string_view()),
+            DataType::Binary => bytes!(array.as_binary::<i32>()),
+            DataType::LargeBinary => bytes!(array.as_binary::<i64>()),
+            DataType::BinaryView => bytes!(array.as_binary_view()),
+            DataType::FixedSizeBinary(_) => bytes!(array.as_fixed_size_binary()),
+            _ => {
+                let value = nested_value_hasher::<$H>(array);
+                $wrap(array, move |i: usize, seed| value(i, seed))
             }
         }
-        DataType::Utf8 => H::bytes(array.as_string::<i32>().value(row).as_bytes(), seed),
-        DataType::LargeUtf8 => H::bytes(array.as_string::<i64>().value(row).as_bytes(), seed),
-        DataType::Utf8View => H::bytes(array.as_string_view().value(row).as_bytes(), seed),
-        DataType::Binary => H::bytes(array.as_binary::<i32>().value(row), seed),
-        DataType::LargeBinary => H::bytes(array.as_binary::<i64>().value(row), seed),
-        DataType::BinaryView => H::bytes(array.as_binary_view().value(row), seed),
-        DataType::FixedSizeBinary(_) => H::bytes(array.as_fixed_size_binary().value(row), seed),
+    }};
+}
+
+/// One value's hash of `array` (of a type [`unhashable_reason`] accepts), nulls included.
+fn row_hasher<'a, H: SparkHash + 'a>(array: &'a dyn Array) -> RowHash<'a, H::Value> {
+    with_value_hasher!(H, array, row_of)
+}
+
+/// A range of `array`'s values hashed in order (a list's elements), nulls included.
+fn range_hasher<'a, H: SparkHash + 'a>(array: &'a dyn Array) -> RangeHash<'a, H::Value> {
+    with_value_hasher!(H, array, range_of)
+}
+
+/// One value's hash of a list, struct, dictionary or null column, nulls not checked: the
+/// children's hashers are built once here, not per value.
+fn nested_value_hasher<'a, H: SparkHash + 'a>(array: &'a dyn Array) -> RowHash<'a, H::Value> {
+    match array.data_type() {
         DataType::List(_) => {
             let list = array.as_list::<i32>();
             let offsets = list.value_offsets();
-            let (start, end) = (offsets[row] as usize, offsets[row + 1] as usize);
-            (start..end).fold(seed, |h, i| hash_value::<H>(list.values().as_ref(), i, h))
+            let elements = range_hasher::<H>(list.values().as_ref());
+            Box::new(move |i, seed| elements(offsets[i] as usize, offsets[i + 1] as usize, seed))
         }
         DataType::LargeList(_) => {
             let list = array.as_list::<i64>();
             let offsets = list.value_offsets();
-            let (start, end) = (offsets[row] as usize, offsets[row + 1] as usize);
-            (start..end).fold(seed, |h, i| hash_value::<H>(list.values().as_ref(), i, h))
+            let elements = range_hasher::<H>(list.values().as_ref());
+            Box::new(move |i, seed| elements(offsets[i] as usize, offsets[i + 1] as usize, seed))
         }
         DataType::FixedSizeList(_, _) => {
             let list = array.as_fixed_size_list();
-            let start = list.value_offset(row) as usize;
-            let end = start + list.value_length() as usize;
-            (start..end).fold(seed, |h, i| hash_value::<H>(list.values().as_ref(), i, h))
+            let elements = range_hasher::<H>(list.values().as_ref());
+            Box::new(move |i, seed| {
+                let start = list.value_offset(i) as usize;
+                elements(start, start + list.value_length() as usize, seed)
+            })
         }
-        DataType::Struct(_) => array
-            .as_struct()
-            .columns()
-            .iter()
-            .fold(seed, |h, field| hash_value::<H>(field.as_ref(), row, h)),
+        DataType::Struct(_) => {
+            let fields: Vec<RowHash<'a, H::Value>> = array
+                .as_struct()
+                .columns()
+                .iter()
+                .map(|field| row_hasher::<H>(field.as_ref()))
+                .collect();
+            Box::new(move |i, seed| fields.iter().fold(seed, |h, field| field(i, h)))
+        }
         DataType::Dictionary(_, _) => {
             let values = array.as_any_dictionary().values();
-            match dictionary_index(array, row) {
-                Some(index) if index < values.len() => {
-                    hash_value::<H>(values.as_ref(), index, seed)
-                }
+            let value = row_hasher::<H>(values.as_ref());
+            let len = values.len();
+            Box::new(move |i, seed| match dictionary_index(array, i) {
+                Some(index) if index < len => value(index, seed),
                 _ => seed,
-            }
+            })
         }
-        // Refused by `unhashable_reason` before any row is hashed.
-        _ => seed,
+        // Null columns, and types refused by `unhashable_reason` before any row is hashed.
+        _ => Box::new(|_, seed| seed),
     }
 }
 
 /// The first value of a seconds or milliseconds timestamp or duration column whose
-/// microseconds do not fit in 64 bits (Spark's range), which would otherwise saturate.
+/// microseconds do not fit in 64 bits (Spark's range), or of a microseconds TIME whose
+/// nanoseconds do not, at any depth: such a value would otherwise saturate.
 fn beyond_microseconds(array: &dyn Array) -> Option<String> {
     fn first<T: arrow::datatypes::ArrowPrimitiveType<Native = i64>>(
         array: &dyn Array,
@@ -394,6 +505,22 @@ fn beyond_microseconds(array: &dyn Array) -> Option<String> {
         }
         DataType::Duration(TimeUnit::Second) => first::<DurationSecondType>(array, 1_000_000),
         DataType::Duration(TimeUnit::Millisecond) => first::<DurationMillisecondType>(array, 1_000),
+        DataType::Time64(TimeUnit::Microsecond) => first::<Time64MicrosecondType>(array, 1_000),
+        // Nested times are hashed the same way: look inside (values under a null list or
+        // struct included, which is stricter than needed and never wrong).
+        DataType::List(_) => beyond_microseconds(array.as_list::<i32>().values().as_ref()),
+        DataType::LargeList(_) => beyond_microseconds(array.as_list::<i64>().values().as_ref()),
+        DataType::FixedSizeList(_, _) => {
+            beyond_microseconds(array.as_fixed_size_list().values().as_ref())
+        }
+        DataType::Struct(_) => array
+            .as_struct()
+            .columns()
+            .iter()
+            .find_map(|field| beyond_microseconds(field.as_ref())),
+        DataType::Dictionary(_, _) => {
+            beyond_microseconds(array.as_any_dictionary().values().as_ref())
+        }
         _ => None,
     }
 }
@@ -431,13 +558,9 @@ fn fold_column<V: Copy>(
     }
 }
 
-fn fold_datum<H: SparkHash>(
-    function: &'static str,
-    position: usize,
-    hashes: &mut [H::Value],
-    datum: &dyn Datum,
-) -> Result<()> {
-    let (array, is_scalar) = datum.get();
+/// Refuses a column Spark cannot hash, or whose times Spark cannot hold, naming it.
+fn check_datum(function: &'static str, position: usize, datum: &dyn Datum) -> Result<()> {
+    let (array, _) = datum.get();
     if let Some(reason) = unhashable_reason(array.data_type()) {
         return Err(KernelError::wrong_type(
             function,
@@ -449,10 +572,18 @@ fn fold_datum<H: SparkHash>(
         return Err(KernelError::new(
             function,
             format!("#{}", position + 1),
-            format!("expected times Spark can hold (microseconds in 64 bits), found {found}"),
+            format!(
+                "expected times Spark can hold (64-bit microseconds, nanoseconds for a time \
+                 of day), found {found}"
+            ),
         ));
     }
-    // Flat columns in one tight loop per type; nested ones value by value.
+    Ok(())
+}
+
+/// Feeds one column (or a scalar, for every row) into the running hashes: flat columns in
+/// one tight loop per type, structs field by field.
+fn fold_array<H: SparkHash>(hashes: &mut [H::Value], array: &dyn Array, is_scalar: bool) {
     macro_rules! fold_primitive {
         ($t:ty, $hash:expr) => {{
             let values = array.as_primitive::<$t>().values();
@@ -509,18 +640,44 @@ fn fold_datum<H: SparkHash>(
         DataType::Binary => fold_bytes!(array.as_binary::<i32>()),
         DataType::LargeBinary => fold_bytes!(array.as_binary::<i64>()),
         DataType::BinaryView => fold_bytes!(array.as_binary_view()),
-        _ => fold_column(hashes, array, is_scalar, |row, seed| {
-            hash_value::<H>(array, row, seed)
-        }),
+        DataType::Struct(_) => fold_struct::<H>(hashes, array, is_scalar),
+        // Lists, dictionaries and the rarer flat types: a hasher built once for the column
+        // (lists of flat values hash their elements in one typed loop).
+        _ => {
+            let value = row_hasher::<H>(array);
+            fold_column(hashes, array, is_scalar, value)
+        }
     }
-    Ok(())
 }
 
-fn running_hashes<H: SparkHash>(
+/// A struct feeds its fields in order, column by column (each in its own typed loop); the
+/// rows where the struct itself is null keep their hash, as Spark's null struct does.
+fn fold_struct<H: SparkHash>(hashes: &mut [H::Value], array: &dyn Array, is_scalar: bool) {
+    let nulls = array.logical_nulls().filter(|n| n.null_count() > 0);
+    let saved: Vec<(usize, H::Value)> = match &nulls {
+        // A null scalar struct leaves every row's hash.
+        Some(_) if is_scalar => return,
+        Some(nulls) => (0..nulls.len())
+            .filter(|&row| nulls.is_null(row))
+            .map(|row| (row, hashes[row]))
+            .collect(),
+        None => Vec::new(),
+    };
+    for field in array.as_struct().columns() {
+        fold_array::<H>(hashes, field.as_ref(), is_scalar);
+    }
+    for (row, hash) in saved {
+        hashes[row] = hash;
+    }
+}
+
+/// Spark's running hash of `columns` for every row, each passed through `finish`.
+fn running_hashes<H: SparkHash, O>(
     function: &'static str,
     columns: &[&dyn Datum],
     extra: &[(&str, Option<usize>)],
-) -> Result<Vec<H::Value>> {
+    finish: impl Fn(H::Value) -> O,
+) -> Result<Vec<O>> {
     if columns.is_empty() {
         return Err(KernelError::new(
             function,
@@ -539,11 +696,16 @@ fn running_hashes<H: SparkHash>(
         .collect();
     lengths.extend_from_slice(extra);
     let len = broadcast_len(function, &lengths)?;
-    let mut hashes = vec![H::SEED; len];
     for (position, column) in columns.iter().enumerate() {
-        fold_datum::<H>(function, position, &mut hashes, *column)?;
+        check_datum(function, position, *column)?;
     }
-    Ok(hashes)
+    let mut hashes = vec![H::SEED; len];
+    for column in columns {
+        let (array, is_scalar) = column.get();
+        fold_array::<H>(&mut hashes, array, is_scalar);
+    }
+    // In place where `O` has `H::Value`'s layout.
+    Ok(hashes.into_iter().map(finish).collect())
 }
 
 /// `h.rem_euclid(n)` (Spark's `pmod`) for one fixed `n > 0`, by multiplication instead of
@@ -593,15 +755,13 @@ impl PositiveModulus {
 
 /// Spark's `xxhash64(c1, c2, ...)`: never null.
 pub fn xxhash64(columns: &[&dyn Datum]) -> Result<Int64Array> {
-    let hashes = running_hashes::<SparkXxHash64>("xxhash64", columns, &[])?;
-    let values: Vec<i64> = hashes.into_iter().map(|h| h as i64).collect();
+    let values = running_hashes::<SparkXxHash64, i64>("xxhash64", columns, &[], |h| h as i64)?;
     Ok(Int64Array::new(ScalarBuffer::from(values), None))
 }
 
 /// Spark's `hash(c1, c2, ...)` (Murmur3 x86 32-bit, seed 42): never null.
 pub fn murmur3_hash(columns: &[&dyn Datum]) -> Result<Int32Array> {
-    let hashes = running_hashes::<SparkMurmur3>("hash", columns, &[])?;
-    let values: Vec<i32> = hashes.into_iter().map(|h| h as i32).collect();
+    let values = running_hashes::<SparkMurmur3, i32>("hash", columns, &[], |h| h as i32)?;
     Ok(Int32Array::new(ScalarBuffer::from(values), None))
 }
 
@@ -612,22 +772,26 @@ pub fn hash_bucket(columns: &[&dyn Datum], num_buckets: &dyn Datum) -> Result<In
     const NAME: &str = "hash_bucket";
     let buckets = Operand::<Int64Type>::from_datum(NAME, "num_buckets", num_buckets)?;
     buckets.ensure(NAME, "num_buckets", "a bucket count > 0", |n| n > 0)?;
-    let hashes = running_hashes::<SparkXxHash64>(NAME, columns, &[("num_buckets", buckets.len())])?;
-    let len = hashes.len();
+    let extra = [("num_buckets", buckets.len())];
     match buckets {
-        Operand::Scalar(None) => Ok(Int64Array::new_null(len)),
+        Operand::Scalar(None) => {
+            let len = running_hashes::<SparkXxHash64, ()>(NAME, columns, &extra, |_| ())?.len();
+            Ok(Int64Array::new_null(len))
+        }
         Operand::Scalar(Some(n)) => {
             let modulus = PositiveModulus::new(n);
-            // Maps in place (same layout): no second allocation.
-            let values: Vec<i64> = hashes.into_iter().map(|h| modulus.pmod(h as i64)).collect();
+            let values = running_hashes::<SparkXxHash64, i64>(NAME, columns, &extra, |h| {
+                modulus.pmod(h as i64)
+            })?;
             Ok(Int64Array::new(ScalarBuffer::from(values), None))
         }
         Operand::Column { array, values: n } => {
+            let hashes = running_hashes::<SparkXxHash64, i64>(NAME, columns, &extra, |h| h as i64)?;
             // Null bucket counts hold arbitrary values: guard the division.
             let values: Vec<i64> = hashes
                 .into_iter()
                 .zip(n)
-                .map(|(h, n)| (h as i64).rem_euclid((*n).max(1)))
+                .map(|(h, n)| h.rem_euclid((*n).max(1)))
                 .collect();
             Ok(Int64Array::new(
                 ScalarBuffer::from(values),
@@ -907,6 +1071,77 @@ mod nested_tests {
             chunks.extend(xxhash64(&[&sliced.slice(split, sliced.len() - split)]).unwrap().values().iter());
             prop_assert_eq!(chunks, xxhash64(&[&sliced]).unwrap().values().to_vec());
         }
+    }
+
+    type Nested = Option<Vec<Option<Vec<Option<i64>>>>>;
+
+    /// A list<list<int64>> column of `rows`, nulls at every level.
+    fn list_of_lists(rows: &[Nested]) -> ArrayRef {
+        let inner: Vec<&Option<Vec<Option<i64>>>> = rows.iter().flatten().flatten().collect();
+        let values = Int64Array::from(
+            inner
+                .iter()
+                .copied()
+                .flatten()
+                .flatten()
+                .copied()
+                .collect::<Vec<_>>(),
+        );
+        let inner_list = ListArray::new(
+            Arc::new(Field::new("item", DataType::Int64, true)),
+            OffsetBuffer::from_lengths(inner.iter().map(|l| l.as_ref().map_or(0, Vec::len))),
+            Arc::new(values),
+            Some(NullBuffer::from(
+                inner.iter().map(|l| l.is_some()).collect::<Vec<_>>(),
+            )),
+        );
+        Arc::new(ListArray::new(
+            Arc::new(Field::new("item", inner_list.data_type().clone(), true)),
+            OffsetBuffer::from_lengths(rows.iter().map(|r| r.as_ref().map_or(0, Vec::len))),
+            Arc::new(inner_list),
+            Some(NullBuffer::from(
+                rows.iter().map(Option::is_some).collect::<Vec<_>>(),
+            )),
+        ))
+    }
+
+    proptest! {
+        #[test]
+        fn lists_of_lists_match_the_reference(
+            rows in prop::collection::vec(
+                prop::option::of(prop::collection::vec(
+                    prop::option::of(prop::collection::vec(prop::option::of(any::<i64>()), 0..4)),
+                    0..4,
+                )),
+                0..20,
+            ),
+            start in 0usize..5,
+        ) {
+            let start = start.min(rows.len());
+            let expected: Vec<i64> = rows[start..]
+                .iter()
+                .map(|row| {
+                    let values = row.iter().flatten().flatten().flatten().flatten();
+                    values.fold(SparkXxHash64::SEED, |h, v| SparkXxHash64::long(*v, h)) as i64
+                })
+                .collect();
+            let column = list_of_lists(&rows).slice(start, rows.len() - start);
+            prop_assert_eq!(xxhash64(&[&column]).unwrap().values().to_vec(), expected);
+        }
+    }
+
+    #[test]
+    fn nested_times_beyond_microseconds_are_refused() {
+        let seconds = arrow::array::TimestampSecondArray::from(vec![0, i64::MAX / 10]);
+        let list = ListArray::new(
+            Arc::new(Field::new("item", seconds.data_type().clone(), true)),
+            OffsetBuffer::from_lengths([2]),
+            Arc::new(seconds),
+            None,
+        );
+        let error = xxhash64(&[&list as &dyn Datum]).unwrap_err().to_string();
+        assert!(error.contains("922337203685477580"), "{error}");
+        assert!(error.contains("xxhash64"), "{error}");
     }
 
     #[test]
