@@ -21,6 +21,8 @@
 //! Spark's `Murmur3_x86_32`, including its treatment of the last 1-3 bytes of a string
 //! (each byte, sign-extended, mixed as a whole block), which differs from reference Murmur3.
 
+use std::cell::Cell;
+
 use arrow::array::{Array, AsArray, Datum, Int32Array, Int64Array};
 use arrow::buffer::ScalarBuffer;
 use arrow::datatypes::{
@@ -208,12 +210,37 @@ fn spark_double_bits(value: f64) -> i64 {
     }
 }
 
+thread_local! {
+    /// The first time value hashed on this thread since the last reset whose value in
+    /// Spark's unit does not fit in 64 bits. Recorded where the value is hashed, so values
+    /// under nulls, outside a slice or in unused dictionary slots never count.
+    static OUT_OF_RANGE: Cell<Option<(i64, &'static str)>> = const { Cell::new(None) };
+}
+
+#[cold]
+fn record_out_of_range(value: i64, unit: &'static str) {
+    OUT_OF_RANGE.with(|c| {
+        if c.get().is_none() {
+            c.set(Some((value, unit)));
+        }
+    });
+}
+
+/// `value * scale`, recording an overflow (the caller turns it into an error).
+#[inline(always)]
+fn scaled(value: i64, scale: i64, unit: &'static str) -> i64 {
+    value.checked_mul(scale).unwrap_or_else(|| {
+        record_out_of_range(value, unit);
+        value.saturating_mul(scale)
+    })
+}
+
 /// Microseconds since the epoch, as Spark stores timestamps.
 #[inline(always)]
 fn micros(value: i64, unit: TimeUnit) -> i64 {
     match unit {
-        TimeUnit::Second => value.saturating_mul(1_000_000),
-        TimeUnit::Millisecond => value.saturating_mul(1_000),
+        TimeUnit::Second => scaled(value, 1_000_000, "seconds"),
+        TimeUnit::Millisecond => scaled(value, 1_000, "milliseconds"),
         TimeUnit::Microsecond => value,
         TimeUnit::Nanosecond => value.div_euclid(1_000),
     }
@@ -377,7 +404,7 @@ macro_rules! with_value_hasher {
             }),
             DataType::Time64(TimeUnit::Microsecond) => {
                 primitive!(Time64MicrosecondType, |v: i64, s| <$H>::long(
-                    v.saturating_mul(1_000),
+                    scaled(v, 1_000, "microseconds of a time of day"),
                     s
                 ))
             }
@@ -455,10 +482,9 @@ fn nested_value_hasher<'a, H: SparkHash + 'a>(array: &'a dyn Array) -> RowHash<'
         DataType::FixedSizeList(_, _) => {
             let list = array.as_fixed_size_list();
             let elements = range_hasher::<H>(list.values().as_ref());
-            Box::new(move |i, seed| {
-                let start = list.value_offset(i) as usize;
-                elements(start, start + list.value_length() as usize, seed)
-            })
+            // In usize: `value_offset` is an i32 and wraps past 2^31 values.
+            let size = list.value_length() as usize;
+            Box::new(move |i, seed| elements(i * size, i * size + size, seed))
         }
         DataType::Struct(_) => {
             let fields: Vec<RowHash<'a, H::Value>> = array
@@ -480,48 +506,6 @@ fn nested_value_hasher<'a, H: SparkHash + 'a>(array: &'a dyn Array) -> RowHash<'
         }
         // Null columns, and types refused by `unhashable_reason` before any row is hashed.
         _ => Box::new(|_, seed| seed),
-    }
-}
-
-/// The first value of a seconds or milliseconds timestamp or duration column whose
-/// microseconds do not fit in 64 bits (Spark's range), or of a microseconds TIME whose
-/// nanoseconds do not, at any depth: such a value would otherwise saturate.
-fn beyond_microseconds(array: &dyn Array) -> Option<String> {
-    fn first<T: arrow::datatypes::ArrowPrimitiveType<Native = i64>>(
-        array: &dyn Array,
-        scale: i64,
-    ) -> Option<String> {
-        array
-            .as_primitive::<T>()
-            .iter()
-            .flatten()
-            .find(|v| v.checked_mul(scale).is_none())
-            .map(|v| format!("{v} ({})", array.data_type()))
-    }
-    match array.data_type() {
-        DataType::Timestamp(TimeUnit::Second, _) => first::<TimestampSecondType>(array, 1_000_000),
-        DataType::Timestamp(TimeUnit::Millisecond, _) => {
-            first::<TimestampMillisecondType>(array, 1_000)
-        }
-        DataType::Duration(TimeUnit::Second) => first::<DurationSecondType>(array, 1_000_000),
-        DataType::Duration(TimeUnit::Millisecond) => first::<DurationMillisecondType>(array, 1_000),
-        DataType::Time64(TimeUnit::Microsecond) => first::<Time64MicrosecondType>(array, 1_000),
-        // Nested times are hashed the same way: look inside (values under a null list or
-        // struct included, which is stricter than needed and never wrong).
-        DataType::List(_) => beyond_microseconds(array.as_list::<i32>().values().as_ref()),
-        DataType::LargeList(_) => beyond_microseconds(array.as_list::<i64>().values().as_ref()),
-        DataType::FixedSizeList(_, _) => {
-            beyond_microseconds(array.as_fixed_size_list().values().as_ref())
-        }
-        DataType::Struct(_) => array
-            .as_struct()
-            .columns()
-            .iter()
-            .find_map(|field| beyond_microseconds(field.as_ref())),
-        DataType::Dictionary(_, _) => {
-            beyond_microseconds(array.as_any_dictionary().values().as_ref())
-        }
-        _ => None,
     }
 }
 
@@ -558,7 +542,7 @@ fn fold_column<V: Copy>(
     }
 }
 
-/// Refuses a column Spark cannot hash, or whose times Spark cannot hold, naming it.
+/// Refuses a column Spark cannot hash, naming it.
 fn check_datum(function: &'static str, position: usize, datum: &dyn Datum) -> Result<()> {
     let (array, _) = datum.get();
     if let Some(reason) = unhashable_reason(array.data_type()) {
@@ -566,16 +550,6 @@ fn check_datum(function: &'static str, position: usize, datum: &dyn Datum) -> Re
             function,
             format!("#{}", position + 1),
             format!("expected a type Spark hashes ({HASHABLE_TYPES}), found {reason}"),
-        ));
-    }
-    if let Some(found) = beyond_microseconds(array) {
-        return Err(KernelError::new(
-            function,
-            format!("#{}", position + 1),
-            format!(
-                "expected times Spark can hold (64-bit microseconds, nanoseconds for a time \
-                 of day), found {found}"
-            ),
         ));
     }
     Ok(())
@@ -650,24 +624,20 @@ fn fold_array<H: SparkHash>(hashes: &mut [H::Value], array: &dyn Array, is_scala
     }
 }
 
-/// A struct feeds its fields in order, column by column (each in its own typed loop); the
-/// rows where the struct itself is null keep their hash, as Spark's null struct does.
+/// A struct feeds its fields in order: column by column (each in its own typed loop) when
+/// no row is null; otherwise row by row, a null struct keeping its hash as in Spark.
 fn fold_struct<H: SparkHash>(hashes: &mut [H::Value], array: &dyn Array, is_scalar: bool) {
-    let nulls = array.logical_nulls().filter(|n| n.null_count() > 0);
-    let saved: Vec<(usize, H::Value)> = match &nulls {
+    match array.logical_nulls().filter(|n| n.null_count() > 0) {
         // A null scalar struct leaves every row's hash.
-        Some(_) if is_scalar => return,
-        Some(nulls) => (0..nulls.len())
-            .filter(|&row| nulls.is_null(row))
-            .map(|row| (row, hashes[row]))
-            .collect(),
-        None => Vec::new(),
-    };
-    for field in array.as_struct().columns() {
-        fold_array::<H>(hashes, field.as_ref(), is_scalar);
-    }
-    for (row, hash) in saved {
-        hashes[row] = hash;
+        Some(_) if is_scalar => {}
+        // Row by row, so that the fields under a null struct are never hashed (their
+        // values may be anything, times out of range included).
+        Some(_) => fold_column(hashes, array, false, row_hasher::<H>(array)),
+        None => {
+            for field in array.as_struct().columns() {
+                fold_array::<H>(hashes, field.as_ref(), is_scalar);
+            }
+        }
     }
 }
 
@@ -700,9 +670,20 @@ fn running_hashes<H: SparkHash, O>(
         check_datum(function, position, *column)?;
     }
     let mut hashes = vec![H::SEED; len];
-    for column in columns {
+    OUT_OF_RANGE.with(|c| c.set(None));
+    for (position, column) in columns.iter().enumerate() {
         let (array, is_scalar) = column.get();
         fold_array::<H>(&mut hashes, array, is_scalar);
+        if let Some((value, unit)) = OUT_OF_RANGE.with(|c| c.take()) {
+            return Err(KernelError::new(
+                function,
+                format!("#{}", position + 1),
+                format!(
+                    "expected times Spark can hold (64-bit microseconds, nanoseconds for a \
+                     time of day), found {value} {unit}"
+                ),
+            ));
+        }
     }
     // In place where `O` has `H::Value`'s layout.
     Ok(hashes.into_iter().map(finish).collect())
@@ -1128,6 +1109,49 @@ mod nested_tests {
             let column = list_of_lists(&rows).slice(start, rows.len() - start);
             prop_assert_eq!(xxhash64(&[&column]).unwrap().values().to_vec(), expected);
         }
+    }
+
+    /// Out-of-range times Spark never sees (outside a slice, under a null list or struct,
+    /// in an unused dictionary slot) do not refuse the column.
+    #[test]
+    fn unhashed_times_beyond_microseconds_are_not_refused() {
+        use arrow::array::{DictionaryArray, TimestampMillisecondArray, TimestampSecondArray};
+        let big = i64::MAX / 10;
+        let item = |t: &DataType| Arc::new(Field::new("item", t.clone(), true));
+        let seconds = TimestampSecondArray::from(vec![0, big]);
+        let list = ListArray::new(
+            item(seconds.data_type()),
+            OffsetBuffer::from_lengths([1, 1]),
+            Arc::new(seconds.clone()),
+            None,
+        );
+        let expected = SparkXxHash64::long(0, SparkXxHash64::SEED) as i64;
+        assert_eq!(
+            xxhash64(&[&list.slice(0, 1)]).unwrap().values(),
+            &[expected]
+        );
+        assert!(xxhash64(&[&list.slice(1, 1)]).is_err());
+        let null_list = ListArray::new(
+            item(seconds.data_type()),
+            OffsetBuffer::from_lengths([2]),
+            Arc::new(seconds.clone()),
+            Some(NullBuffer::from(vec![false])),
+        );
+        assert_eq!(xxhash64(&[&null_list]).unwrap().values(), &[42]);
+        let structs = StructArray::new(
+            vec![Field::new("ts", seconds.data_type().clone(), true)].into(),
+            vec![Arc::new(seconds.clone())],
+            Some(NullBuffer::from(vec![true, false])),
+        );
+        assert_eq!(xxhash64(&[&structs]).unwrap().values(), &[expected, 42]);
+        let dictionary = DictionaryArray::new(
+            arrow::array::Int32Array::from(vec![0, 0]),
+            Arc::new(TimestampMillisecondArray::from(vec![0, i64::MAX])),
+        );
+        assert_eq!(
+            xxhash64(&[&dictionary]).unwrap().values(),
+            &[expected, expected]
+        );
     }
 
     #[test]
