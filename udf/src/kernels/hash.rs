@@ -324,7 +324,7 @@ fn range_of<'a, V: Copy + 'a>(
     }
 }
 
-/// Calls `$wrap(array, value)` with `value` hashing one value of `array` (nulls not
+/// Calls `$wrap!(array, value)` with `value` hashing one value of `array` (nulls not
 /// checked), typed once per column so that `$wrap`'s loop is specialised per type. Nested
 /// and dictionary columns get a boxed value hasher built from their children.
 macro_rules! with_value_hasher {
@@ -333,13 +333,13 @@ macro_rules! with_value_hasher {
         macro_rules! primitive {
             ($t:ty, $hash:expr) => {{
                 let values = array.as_primitive::<$t>().values();
-                $wrap(array, move |i: usize, seed| $hash(values[i], seed))
+                $wrap!(array, move |i: usize, seed| $hash(values[i], seed))
             }};
         }
         macro_rules! bytes {
             ($typed:expr) => {{
                 let typed = $typed;
-                $wrap(array, move |i: usize, seed| {
+                $wrap!(array, move |i: usize, seed| {
                     <$H>::bytes(AsRef::<[u8]>::as_ref(typed.value(i)), seed)
                 })
             }};
@@ -347,7 +347,7 @@ macro_rules! with_value_hasher {
         match array.data_type() {
             DataType::Boolean => {
                 let values = array.as_boolean();
-                $wrap(array, move |i: usize, seed| {
+                $wrap!(array, move |i: usize, seed| {
                     <$H>::int(values.value(i) as i32, seed)
                 })
             }
@@ -447,7 +447,7 @@ macro_rules! with_value_hasher {
             DataType::FixedSizeBinary(_) => bytes!(array.as_fixed_size_binary()),
             _ => {
                 let value = nested_value_hasher::<$H>(array);
-                $wrap(array, move |i: usize, seed| value(i, seed))
+                $wrap!(array, move |i: usize, seed| value(i, seed))
             }
         }
     }};
@@ -455,12 +455,22 @@ macro_rules! with_value_hasher {
 
 /// One value's hash of `array` (of a type [`unhashable_reason`] accepts), nulls included.
 fn row_hasher<'a, H: SparkHash + 'a>(array: &'a dyn Array) -> RowHash<'a, H::Value> {
-    with_value_hasher!(H, array, row_of)
+    macro_rules! wrap {
+        ($array:expr, $value:expr) => {
+            row_of($array, $value)
+        };
+    }
+    with_value_hasher!(H, array, wrap)
 }
 
 /// A range of `array`'s values hashed in order (a list's elements), nulls included.
 fn range_hasher<'a, H: SparkHash + 'a>(array: &'a dyn Array) -> RangeHash<'a, H::Value> {
-    with_value_hasher!(H, array, range_of)
+    macro_rules! wrap {
+        ($array:expr, $value:expr) => {
+            range_of($array, $value)
+        };
+    }
+    with_value_hasher!(H, array, wrap)
 }
 
 /// One value's hash of a list, struct, dictionary or null column, nulls not checked: the
@@ -558,69 +568,17 @@ fn check_datum(function: &'static str, position: usize, datum: &dyn Datum) -> Re
 /// Feeds one column (or a scalar, for every row) into the running hashes: flat columns in
 /// one tight loop per type, structs field by field.
 fn fold_array<H: SparkHash>(hashes: &mut [H::Value], array: &dyn Array, is_scalar: bool) {
-    macro_rules! fold_primitive {
-        ($t:ty, $hash:expr) => {{
-            let values = array.as_primitive::<$t>().values();
-            fold_column(hashes, array, is_scalar, |row, seed| {
-                $hash(values[row], seed)
-            })
-        }};
-    }
-    macro_rules! fold_bytes {
-        ($typed:expr) => {{
-            let typed = $typed;
-            fold_column(hashes, array, is_scalar, |row, seed| {
-                H::bytes(AsRef::<[u8]>::as_ref(typed.value(row)), seed)
-            })
-        }};
+    macro_rules! fold {
+        ($array:expr, $value:expr) => {
+            fold_column(hashes, $array, is_scalar, $value)
+        };
     }
     match array.data_type() {
         DataType::Null => {}
-        DataType::Boolean => {
-            let values = array.as_boolean();
-            fold_column(hashes, array, is_scalar, |row, seed| {
-                H::int(values.value(row) as i32, seed)
-            })
-        }
-        DataType::Int8 => fold_primitive!(Int8Type, |v: i8, s| H::int(v as i32, s)),
-        DataType::Int16 => fold_primitive!(Int16Type, |v: i16, s| H::int(v as i32, s)),
-        DataType::Int32 => fold_primitive!(Int32Type, H::int),
-        DataType::Date32 => fold_primitive!(Date32Type, H::int),
-        DataType::Int64 => fold_primitive!(Int64Type, H::long),
-        DataType::Float32 => {
-            fold_primitive!(Float32Type, |v: f32, s| H::int(spark_float_bits(v), s))
-        }
-        DataType::Float64 => {
-            fold_primitive!(Float64Type, |v: f64, s| H::long(spark_double_bits(v), s))
-        }
-        DataType::Timestamp(TimeUnit::Second, _) => fold_primitive!(
-            TimestampSecondType,
-            |v: i64, s| H::long(micros(v, TimeUnit::Second), s)
-        ),
-        DataType::Timestamp(TimeUnit::Millisecond, _) => fold_primitive!(
-            TimestampMillisecondType,
-            |v: i64, s| H::long(micros(v, TimeUnit::Millisecond), s)
-        ),
-        DataType::Timestamp(TimeUnit::Microsecond, _) => {
-            fold_primitive!(TimestampMicrosecondType, H::long)
-        }
-        DataType::Timestamp(TimeUnit::Nanosecond, _) => fold_primitive!(
-            TimestampNanosecondType,
-            |v: i64, s| H::long(micros(v, TimeUnit::Nanosecond), s)
-        ),
-        DataType::Utf8 => fold_bytes!(array.as_string::<i32>()),
-        DataType::LargeUtf8 => fold_bytes!(array.as_string::<i64>()),
-        DataType::Utf8View => fold_bytes!(array.as_string_view()),
-        DataType::Binary => fold_bytes!(array.as_binary::<i32>()),
-        DataType::LargeBinary => fold_bytes!(array.as_binary::<i64>()),
-        DataType::BinaryView => fold_bytes!(array.as_binary_view()),
         DataType::Struct(_) => fold_struct::<H>(hashes, array, is_scalar),
-        // Lists, dictionaries and the rarer flat types: a hasher built once for the column
-        // (lists of flat values hash their elements in one typed loop).
-        _ => {
-            let value = row_hasher::<H>(array);
-            fold_column(hashes, array, is_scalar, value)
-        }
+        // Flat columns in one loop per type; lists and dictionaries through hashers built
+        // once for the column (a list of flat values hashes its elements in one typed loop).
+        _ => with_value_hasher!(H, array, fold),
     }
 }
 
