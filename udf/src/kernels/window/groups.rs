@@ -8,8 +8,10 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::ops::Range;
 
 use arrow::array::{Array, ArrayRef, AsArray, PrimitiveArray};
+use arrow::buffer::NullBuffer;
 use arrow::datatypes::*;
 use arrow::row::{RowConverter, SortField};
 
@@ -58,7 +60,8 @@ impl Grouping<'_> {
     /// same number of positions, for threads: `(groups, positions)` index ranges.
     pub fn parts(&self, parts: usize) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
         let groups = self.bounds.len() - 1;
-        let target = self.len().div_ceil(parts.max(1)).max(1);
+        let positions = self.bounds[groups];
+        let target = positions.div_ceil(parts.max(1)).max(1);
         let mut out = Vec::with_capacity(parts);
         let mut first = 0;
         for g in 0..groups {
@@ -97,7 +100,6 @@ pub(crate) fn group_and_sort<'a>(
         }
         None => (Vec::new(), 1),
     };
-    let valid = |row: usize| times.is_valid(row);
     if ids.is_empty()
         && times.nulls.as_ref().is_none_or(|n| n.null_count() == 0)
         && times.nanos.is_sorted()
@@ -111,62 +113,100 @@ pub(crate) fn group_and_sort<'a>(
             keyed: false,
         });
     }
-    let group_of = |row: usize| if ids.is_empty() { 0 } else { ids[row] as usize };
+    let mut grouping = sort_by_group(&ids, groups, times, positions, threads);
+    grouping.keyed = keys.is_some();
+    Ok(grouping)
+}
+
+/// Rows with a time and a group id (`ids[row]`, or group 0 for all when `ids` is empty;
+/// `u32::MAX`: the row belongs to no group and is left out), ordered by (group, time,
+/// row): a stable counting sort by group, then a sort of each group whose times are not
+/// already in order, groups shared out over up to `threads` threads.
+pub(crate) fn sort_by_group<'a>(
+    ids: &[u32],
+    groups: usize,
+    times: &EventTimes<'_>,
+    positions: bool,
+    threads: usize,
+) -> Grouping<'a> {
+    let rows = times.len();
+    let group_of = |row: usize| if ids.is_empty() { 0 } else { ids[row] };
+    let included = |row: usize| times.is_valid(row) && group_of(row) != u32::MAX;
 
     let mut bounds = vec![0usize; groups + 1];
-    for row in (0..rows).filter(|&r| valid(r)) {
-        bounds[group_of(row) + 1] += 1;
+    for row in (0..rows).filter(|&r| included(r)) {
+        bounds[group_of(row) as usize + 1] += 1;
     }
     for g in 0..groups {
         bounds[g + 1] += bounds[g];
     }
     let mut order = vec![0u32; bounds[groups]];
-    let mut position_of = if positions {
-        vec![u32::MAX; rows]
-    } else {
-        Vec::new()
-    };
     let mut next = bounds.clone();
-    for row in (0..rows).filter(|&r| valid(r)) {
-        let g = group_of(row);
+    for row in (0..rows).filter(|&r| included(r)) {
+        let g = group_of(row) as usize;
         order[next[g]] = row as u32;
-        if positions {
-            position_of[row] = next[g] as u32;
-        }
         next[g] += 1;
     }
-    drop(ids);
     let mut ts = gather(&times.nanos, &order, threads_for(order.len(), threads));
-
-    let mut scratch: Vec<(i64, u32)> = Vec::new();
-    for g in 0..groups {
-        let range = bounds[g]..bounds[g + 1];
-        if ts[range.clone()].is_sorted() {
-            continue;
-        }
-        scratch.clear();
-        scratch.extend(range.clone().map(|p| (ts[p], order[p])));
-        scratch.sort_unstable();
-        for (p, &(t, row)) in range.zip(&scratch) {
-            ts[p] = t;
-            order[p] = row;
-            if positions {
-                position_of[row as usize] = p as u32;
+    let mut grouping = Grouping {
+        order: None,
+        ts: Cow::Owned(Vec::new()),
+        bounds,
+        positions: None,
+        keyed: true,
+    };
+    let parts = grouping.parts(threads_for(order.len(), threads));
+    // Each part owns the groups of one contiguous range of positions.
+    let mut tasks = Vec::with_capacity(parts.len());
+    let (mut rest_ts, mut rest_order) = (&mut ts[..], &mut order[..]);
+    for (groups, range) in &parts {
+        let (t, tail_t) = rest_ts.split_at_mut(range.len());
+        let (o, tail_o) = rest_order.split_at_mut(range.len());
+        (rest_ts, rest_order) = (tail_t, tail_o);
+        tasks.push((groups.clone(), range.start, t, o));
+    }
+    let bounds = &grouping.bounds;
+    let sort_part = |(groups, start, ts, order): (Range<usize>, usize, &mut [i64], &mut [u32])| {
+        let mut scratch: Vec<(i64, u32)> = Vec::new();
+        for g in groups {
+            let range = bounds[g] - start..bounds[g + 1] - start;
+            if ts[range.clone()].is_sorted() {
+                continue;
+            }
+            scratch.clear();
+            scratch.extend(range.clone().map(|p| (ts[p], order[p])));
+            scratch.sort_unstable();
+            for (p, &(t, row)) in range.zip(&scratch) {
+                ts[p] = t;
+                order[p] = row;
             }
         }
+    };
+    if tasks.len() <= 1 {
+        tasks.into_iter().for_each(sort_part);
+    } else {
+        std::thread::scope(|scope| {
+            for task in tasks {
+                let sort_part = &sort_part;
+                scope.spawn(move || sort_part(task));
+            }
+        });
     }
-    let positions = positions.then_some(position_of);
-    Ok(Grouping {
-        order: Some(order),
-        ts: Cow::Owned(ts),
-        bounds,
-        positions,
-        keyed: keys.is_some(),
-    })
+    if positions {
+        let mut position_of = vec![u32::MAX; rows];
+        for (p, &row) in order.iter().enumerate() {
+            position_of[row as usize] = p as u32;
+        }
+        grouping.positions = Some(position_of);
+    }
+    grouping.order = Some(order);
+    grouping.ts = Cow::Owned(ts);
+    grouping
 }
 
 /// Fewest rows worth a thread of their own.
-const MIN_ROWS_PER_THREAD: usize = 1 << 17;
+/// (Tiny in tests, so that small test inputs take the threaded paths too.)
+const MIN_ROWS_PER_THREAD: usize = if cfg!(test) { 4 } else { 1 << 17 };
 
 /// How many threads to use for `rows` rows: one per 128K rows, at most `threads` (the
 /// caller's choice: 1 inside an engine that parallelises already, as DataFusion and Spark
@@ -389,4 +429,187 @@ fn renumber_in_order<K: Ord>(ids: &mut [u32], distinct: &[K]) {
     for id in ids {
         *id = rank[*id as usize];
     }
+}
+
+/// Group ids of `probe` keys (the events) in the id space of `build` keys (the spine):
+/// `(build_ids, probe_ids, groups)`, ids in first-seen order of `build`, and `u32::MAX` for
+/// a probe key absent from `build` or, unless `null_keys_match`, a key that is null (or,
+/// for a struct key, has a null field) on either side. Both arrays have one type.
+pub(crate) fn matched_ids(
+    function: &'static str,
+    build: &ArrayRef,
+    probe: &ArrayRef,
+    null_keys_match: bool,
+) -> Result<(Vec<u32>, Vec<u32>, usize)> {
+    macro_rules! primitive {
+        ($t:ty) => {
+            matched_primitive_ids(
+                build.as_primitive::<$t>(),
+                probe.as_primitive::<$t>(),
+                null_keys_match,
+            )
+        };
+    }
+    let (mut build_ids, mut probe_ids, groups) = match build.data_type() {
+        DataType::Int8 => primitive!(Int8Type),
+        DataType::Int16 => primitive!(Int16Type),
+        DataType::Int32 => primitive!(Int32Type),
+        DataType::Int64 => primitive!(Int64Type),
+        DataType::UInt8 => primitive!(UInt8Type),
+        DataType::UInt16 => primitive!(UInt16Type),
+        DataType::UInt32 => primitive!(UInt32Type),
+        DataType::UInt64 => primitive!(UInt64Type),
+        DataType::Date32 => primitive!(Date32Type),
+        DataType::Date64 => primitive!(Date64Type),
+        _ => matched_row_ids(function, build, probe)?,
+    };
+    if !null_keys_match {
+        // Struct keys with a null field match nothing either, as in a SQL join.
+        for (keys, ids) in [(build, &mut build_ids), (probe, &mut probe_ids)] {
+            if let Some(nulls) = key_nulls(keys.as_ref()) {
+                for row in nulls.iter().enumerate().filter(|(_, v)| !v).map(|(r, _)| r) {
+                    ids[row] = u32::MAX;
+                }
+            }
+        }
+    }
+    Ok((build_ids, probe_ids, groups))
+}
+
+fn matched_primitive_ids<T: ArrowPrimitiveType>(
+    build: &PrimitiveArray<T>,
+    probe: &PrimitiveArray<T>,
+    null_keys_match: bool,
+) -> (Vec<u32>, Vec<u32>, usize)
+where
+    T::Native: Hash + Eq,
+{
+    let (build_nulls, probe_nulls) = (
+        build.nulls().filter(|n| n.null_count() > 0),
+        probe.nulls().filter(|n| n.null_count() > 0),
+    );
+    let mut groups = 0u32;
+    // The null key is one more group when null keys match, else no group at all.
+    let mut null_id = u32::MAX;
+    if null_keys_match && build_nulls.is_some() {
+        null_id = groups;
+        groups += 1;
+    }
+    let mut build_ids = Vec::with_capacity(build.len());
+    let mut probe_ids = Vec::with_capacity(probe.len());
+    let is_null = |nulls: Option<&arrow::buffer::NullBuffer>, row: usize| {
+        nulls.is_some_and(|n| n.is_null(row))
+    };
+    // Integer keys spanning a small range are numbered through a table indexed by value.
+    let range = arrow::compute::min(build)
+        .and_then(|min| Some((min.to_i64()?, arrow::compute::max(build)?.to_i64()?)));
+    if let Some((min, max)) = range.filter(|&(min, max)| {
+        let span = max as i128 - min as i128 + 1;
+        span <= (4 * build.len() as i128).max(1 << 16) && span <= 1 << 24
+    }) {
+        let mut id_of = vec![u32::MAX; (max as i128 - min as i128 + 1) as usize];
+        let slot = |v: i64| (v as i128 - min as i128) as usize;
+        for (row, &k) in build.values().iter().enumerate() {
+            let id = if is_null(build_nulls, row) {
+                null_id
+            } else {
+                let id = &mut id_of[slot(k.to_i64().unwrap_or(min))];
+                if *id == u32::MAX {
+                    *id = groups;
+                    groups += 1;
+                }
+                *id
+            };
+            build_ids.push(id);
+        }
+        for (row, &k) in probe.values().iter().enumerate() {
+            let id = if is_null(probe_nulls, row) {
+                null_id
+            } else {
+                match k.to_i64().filter(|&v| v >= min && v <= max) {
+                    Some(v) => id_of[slot(v)],
+                    None => u32::MAX,
+                }
+            };
+            probe_ids.push(id);
+        }
+        return (build_ids, probe_ids, groups as usize);
+    }
+    let mut map: FxMap<T::Native> = FxMap::default();
+    for (row, &k) in build.values().iter().enumerate() {
+        let id = if is_null(build_nulls, row) {
+            null_id
+        } else {
+            *map.entry(k).or_insert_with(|| {
+                groups += 1;
+                groups - 1
+            })
+        };
+        build_ids.push(id);
+    }
+    for (row, k) in probe.values().iter().enumerate() {
+        let id = if is_null(probe_nulls, row) {
+            null_id
+        } else {
+            map.get(k).copied().unwrap_or(u32::MAX)
+        };
+        probe_ids.push(id);
+    }
+    (build_ids, probe_ids, groups as usize)
+}
+
+/// Any key type, through arrow's row format (one converter for both sides, so equal keys
+/// have equal bytes; a null key is a key of its own here, removed by the caller).
+fn matched_row_ids(
+    function: &'static str,
+    build: &ArrayRef,
+    probe: &ArrayRef,
+) -> Result<(Vec<u32>, Vec<u32>, usize)> {
+    let converter =
+        RowConverter::new(vec![SortField::new(build.data_type().clone())]).map_err(|e| {
+            KernelError::wrong_type(
+                function,
+                "spine_keys",
+                format!(
+                    "expected keys that can be matched, found {}: {e}",
+                    build.data_type()
+                ),
+            )
+        })?;
+    let convert = |keys: &ArrayRef, argument: &str| {
+        converter
+            .convert_columns(std::slice::from_ref(keys))
+            .map_err(|e| {
+                KernelError::new(
+                    function,
+                    argument,
+                    format!("cannot match keys of type {}: {e}", keys.data_type()),
+                )
+            })
+    };
+    let (build_rows, probe_rows) = (convert(build, "spine_keys")?, convert(probe, "event_keys")?);
+    let mut map: FxMap<&[u8]> = FxMap::default();
+    let build_ids: Vec<u32> = build_rows
+        .iter()
+        .map(|row| {
+            let next = map.len() as u32;
+            *map.entry(row.data()).or_insert(next)
+        })
+        .collect();
+    let probe_ids = probe_rows
+        .iter()
+        .map(|row| map.get(row.data()).copied().unwrap_or(u32::MAX))
+        .collect();
+    Ok((build_ids, probe_ids, map.len()))
+}
+
+/// Rows whose key is null or, for a struct key, has a null field (at any depth).
+pub(crate) fn key_nulls(keys: &dyn Array) -> Option<NullBuffer> {
+    let mut nulls = keys.logical_nulls();
+    if let Some(s) = keys.as_any().downcast_ref::<arrow::array::StructArray>() {
+        for child in s.columns() {
+            nulls = NullBuffer::union(nulls.as_ref(), key_nulls(child.as_ref()).as_ref());
+        }
+    }
+    nulls.filter(|n| n.null_count() > 0)
 }

@@ -19,6 +19,7 @@
 //! sums exact in 128 bits, float sums compensated), a monotonic deque for min and max.
 
 mod accumulate;
+mod as_of;
 mod duration;
 mod groups;
 mod hop;

@@ -25,8 +25,9 @@ use arrow::buffer::{NullBuffer, ScalarBuffer};
 use arrow::datatypes::ArrowPrimitiveType;
 
 use super::accumulate::{with_accumulator, Accumulator, Native, SortedValues};
+use super::as_of::latest_indices;
 use super::duration::{ensure_positive, format_nanos};
-use super::groups::group_and_sort;
+use super::groups::{group_and_sort, key_nulls};
 use super::hop::overflow_error;
 use super::{event_times, numeric_values, Aggregation, Closed, EventTimes};
 use crate::kernels::{KernelError, Result};
@@ -255,6 +256,27 @@ pub fn point_in_time(
         .map(|c| event_times(FUNCTION, "event_created", c))
         .transpose()?;
     let threads = options.threads.max(1);
+    let as_of_only = features
+        .iter()
+        .all(|f| f.aggregation == PitAggregation::Last && f.period.is_none());
+    if as_of_only {
+        // Only as-of values: no window needs the events in order.
+        let indices = latest_indices(
+            spine_keys,
+            &spine_times,
+            event_keys,
+            &event_times_,
+            created.as_ref(),
+            options.closed,
+            options.ttl,
+            options.null_keys_match,
+            threads,
+        )?;
+        return features
+            .iter()
+            .map(|f| take_values(&event_values[f.value], f.value, &indices))
+            .collect();
+    }
     let sorted = sort_both(
         spine_keys,
         &spine_times,
@@ -302,15 +324,7 @@ pub fn point_in_time(
                 spine_rows,
             )
         });
-        let taken =
-            arrow::compute::take(event_values[f.value].as_ref(), indices, None).map_err(|e| {
-                KernelError::new(
-                    FUNCTION,
-                    format!("event_values[{}]", f.value),
-                    format!("cannot gather values: {e}"),
-                )
-            })?;
-        out[i] = Some(taken);
+        out[i] = Some(take_values(&event_values[f.value], f.value, indices)?);
     }
     drop(picks);
 
@@ -357,6 +371,17 @@ pub fn point_in_time(
         .into_iter()
         .map(|a| a.expect("every feature computed"))
         .collect())
+}
+
+/// The values of event column `event_values[column]` at `indices` (null where null).
+fn take_values(values: &ArrayRef, column: usize, indices: &UInt32Array) -> Result<ArrayRef> {
+    arrow::compute::take(values.as_ref(), indices, None).map_err(|e| {
+        KernelError::new(
+            FUNCTION,
+            format!("event_values[{column}]"),
+            format!("cannot gather values: {e}"),
+        )
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -601,17 +626,6 @@ fn break_ties(rows: &mut [u32], ts: &[i64], created: &EventTimes<'_>) {
         }
         start = end;
     }
-}
-
-/// Rows whose key is null or, for a struct key, has a null field (at any depth).
-fn key_nulls(keys: &dyn Array) -> Option<NullBuffer> {
-    let mut nulls = keys.logical_nulls();
-    if let Some(s) = keys.as_any().downcast_ref::<arrow::array::StructArray>() {
-        for child in s.columns() {
-            nulls = NullBuffer::union(nulls.as_ref(), key_nulls(child.as_ref()).as_ref());
-        }
-    }
-    nulls.filter(|n| n.null_count() > 0)
 }
 
 #[derive(Clone, Copy)]

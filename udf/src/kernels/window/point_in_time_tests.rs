@@ -1055,6 +1055,26 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// As-of values alone take the path that does not sort the events: the same values
+    /// as the reference and as the sorting path (forced by adding a window feature).
+    #[test]
+    fn as_of_alone_equals_the_reference_and_the_sorting_path(case in case()) {
+        let features = [PointInTimeFeature::as_of(0), PointInTimeFeature::as_of(1)];
+        let one = case.run(&features, 1).unwrap();
+        check(&case, &features, &one)?;
+        let mut with_window = features.to_vec();
+        with_window.push(PointInTimeFeature::window(1, PitAggregation::Count, 7));
+        let sorted = case.run(&with_window, 1).unwrap();
+        assert_same(&one, &sorted[..2]);
+        for threads in [2, 3] {
+            assert_same(&one, &case.run(&features, threads).unwrap());
+        }
+    }
+}
+
 /// Rough timing on a skewed key distribution (run with `--release --ignored --nocapture`;
 /// block sizes are the test ones, smaller than in production builds).
 #[test]
