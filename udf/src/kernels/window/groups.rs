@@ -51,6 +51,14 @@ impl Grouping<'_> {
         self.positions.as_deref()
     }
 
+    /// The input row and time of each sorted position, and the group bounds.
+    pub fn into_parts(self) -> (Vec<u32>, Vec<i64>, Vec<usize>) {
+        let order = self
+            .order
+            .unwrap_or_else(|| (0..self.ts.len() as u32).collect());
+        (order, self.ts.into_owned(), self.bounds)
+    }
+
     /// Number of sorted positions (rows with a time).
     pub fn len(&self) -> usize {
         self.ts.len()

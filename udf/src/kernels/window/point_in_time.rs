@@ -27,7 +27,7 @@ use arrow::datatypes::ArrowPrimitiveType;
 use super::accumulate::{with_accumulator, Accumulator, Native, SortedValues};
 use super::as_of::latest_indices;
 use super::duration::{ensure_positive, format_nanos};
-use super::groups::{group_and_sort, key_nulls};
+use super::groups::{matched_ids, sort_by_group};
 use super::hop::overflow_error;
 use super::{event_times, numeric_values, Aggregation, Closed, EventTimes};
 use crate::kernels::{KernelError, Result};
@@ -497,7 +497,7 @@ struct SortedInput {
     /// Event row and time of each sorted event position.
     event_rows: Vec<u32>,
     event_ts: Vec<i64>,
-    /// Keys with both spine rows and events, in key order.
+    /// Keys with spine rows (their events may be none), in group order.
     keys: Vec<KeyRanges>,
 }
 
@@ -507,8 +507,9 @@ struct KeyRanges {
     events: Range<usize>,
 }
 
-/// Groups spine and events together (concatenated, so their keys get the same group
-/// ids), then splits each group back into its spine rows and its events.
+/// Numbers the spine's keys, finds the events' keys among them (events of other keys are
+/// left out), then sorts each side by (key, time); events with equal times by (created,
+/// row).
 fn sort_both(
     spine_keys: Option<&ArrayRef>,
     spine_times: &EventTimes<'_>,
@@ -518,95 +519,41 @@ fn sort_both(
     null_keys_match: bool,
     threads: usize,
 ) -> Result<SortedInput> {
-    let n_spine = spine_times.len();
-    let keys = match (spine_keys, event_keys) {
-        (Some(s), Some(e)) => Some(arrow::compute::concat(&[s.as_ref(), e.as_ref()]).map_err(
-            |err| {
-                KernelError::wrong_type(
-                    FUNCTION,
-                    "event_keys",
-                    format!("cannot match keys of type {}: {err}", e.data_type()),
-                )
-            },
-        )?),
-        _ => None,
+    let (spine_ids, event_ids, groups) = match (spine_keys, event_keys) {
+        (Some(s), Some(e)) => matched_ids(FUNCTION, s, e, null_keys_match)?,
+        _ => (Vec::new(), Vec::new(), 1),
     };
-    let null_key = match (&keys, null_keys_match) {
-        (Some(k), false) => key_nulls(k.as_ref()),
-        _ => None,
-    };
-    let mut nanos = Vec::with_capacity(n_spine + event_times.len());
-    nanos.extend_from_slice(&spine_times.nanos);
-    nanos.extend_from_slice(&event_times.nanos);
-    let nulls = match (&spine_times.nulls, &event_times.nulls) {
-        (None, None) => None,
-        (s, e) => {
-            let mut valid = Vec::with_capacity(nanos.len());
-            valid.extend((0..n_spine).map(|r| s.as_ref().is_none_or(|n| n.is_valid(r))));
-            valid.extend((0..event_times.len()).map(|r| e.as_ref().is_none_or(|n| n.is_valid(r))));
-            Some(NullBuffer::from(valid))
-        }
-    };
-    let both = EventTimes {
-        nanos: std::borrow::Cow::Owned(nanos),
-        nulls,
-        bound_type: spine_times.bound_type.clone(),
-    };
-    let grouping =
-        group_and_sort(FUNCTION, keys.as_ref(), &both, false, threads).map_err(|mut e| {
-            // The grouping names its key argument as the window functions call it.
-            if matches!(e.argument.as_str(), "by" | "keys") {
-                e.argument = "spine_keys".into();
-            }
-            e
-        })?;
-    drop(keys);
-
-    let mut out = SortedInput {
-        spine_rows: Vec::new(),
-        spine_ts: Vec::new(),
-        event_rows: Vec::new(),
-        event_ts: Vec::new(),
-        keys: Vec::new(),
-    };
-    let matchable = |row: usize| null_key.as_ref().is_none_or(|n| n.is_valid(row));
-    for g in 0..grouping.bounds.len() - 1 {
-        let (spine_start, event_start) = (out.spine_rows.len(), out.event_rows.len());
-        for p in grouping.bounds[g]..grouping.bounds[g + 1] {
-            let row = grouping.row(p) as usize;
-            if !matchable(row) {
-                continue;
-            }
-            if row < n_spine {
-                out.spine_rows.push(row as u32);
-                out.spine_ts.push(grouping.ts[p]);
-            } else {
-                out.event_rows.push((row - n_spine) as u32);
-                out.event_ts.push(grouping.ts[p]);
-            }
-        }
-        if out.spine_rows.len() == spine_start || out.event_rows.len() == event_start {
-            // A key on one side only: its spine rows keep the defaults.
-            out.spine_rows.truncate(spine_start);
-            out.spine_ts.truncate(spine_start);
-            out.event_rows.truncate(event_start);
-            out.event_ts.truncate(event_start);
+    let (spine_rows, spine_ts, spine_bounds) =
+        sort_by_group(&spine_ids, groups, spine_times, false, threads).into_parts();
+    drop(spine_ids);
+    let (mut event_rows, event_ts, event_bounds) =
+        sort_by_group(&event_ids, groups, event_times, false, threads).into_parts();
+    drop(event_ids);
+    let mut keys = Vec::new();
+    for g in 0..groups {
+        let spine = spine_bounds[g]..spine_bounds[g + 1];
+        let events = event_bounds[g]..event_bounds[g + 1];
+        // A key without spine rows needs nothing; one without events keeps its (empty)
+        // place, so that window bounds grow along the sorted spine.
+        if spine.is_empty() {
             continue;
         }
-        let events = event_start..out.event_rows.len();
         if let Some(created) = created {
             break_ties(
-                &mut out.event_rows[events.clone()],
-                &out.event_ts[events.clone()],
+                &mut event_rows[events.clone()],
+                &event_ts[events.clone()],
                 created,
             );
         }
-        out.keys.push(KeyRanges {
-            spine: spine_start..out.spine_rows.len(),
-            events,
-        });
+        keys.push(KeyRanges { spine, events });
     }
-    Ok(out)
+    Ok(SortedInput {
+        spine_rows,
+        spine_ts,
+        event_rows,
+        event_ts,
+        keys,
+    })
 }
 
 /// Orders each run of events with equal times by (created time, nulls first; row).
