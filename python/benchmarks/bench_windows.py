@@ -2,6 +2,7 @@
 DataFusion's and DuckDB's built-in RANGE windows, and Spark's session_window (local[2]).
 
     make bench-windows   (or: .venv/bin/python python/benchmarks/bench_windows.py)
+    .venv/bin/python python/benchmarks/bench_windows.py scaling   (1 thread against all)
 
 Data: N events (default 10M) for 1,000 keys in time order (an event log), each key's
 inter-arrival gaps random: exponential with a 1 minute mean, and 5% long pauses with a
@@ -239,7 +240,53 @@ def session_case(table: pa.Table):
     spark.stop()
 
 
+def shuffled_log(n: int, keys: int, skewed: bool, seed: int = 2) -> pa.Table:
+    """n events over `keys` keys in random order (not grouped, not in time order); with
+    `skewed`, key 0 holds a third of the events and the rest are uniform."""
+    rng = np.random.default_rng(seed)
+    key = rng.integers(0, keys, n)
+    if skewed:
+        key[rng.random(n) < 1 / 3] = 0
+    ts = 1_700_000_000_000_000_000 + rng.integers(0, 30 * 24 * 60 * MINUTE // keys * 10, n)
+    return pa.table(
+        {
+            "key": pa.array(key, pa.int64()),
+            "ts": pa.array(ts, pa.timestamp("ns")),
+            "value": pa.array(rng.normal(100.0, 30.0, n)),
+        }
+    )
+
+
+def scaling():
+    """Each window kernel on 1 thread and on CORES threads, in one process, on shuffled
+    events over 5,000 keys, uniform and skewed (one key with a third of the events)."""
+    calls = {
+        "rolling_sum 5m": lambda t, threads: af.rolling_sum(t["value"], t["ts"], "5m", by=t["key"], threads=threads),
+        "hop sum 10m / 1m": lambda t, threads: af.hop_aggregate(
+            t["ts"], t["value"], "10m", "1m", "sum", by=t["key"], threads=threads
+        ),
+        "session sum gap 30m": lambda t, threads: af.session_aggregate(
+            t["ts"], t["value"], "30m", "sum", by=t["key"], threads=threads
+        ),
+    }
+    print(f"\n{N:,} shuffled events over 5,000 keys, best of {ROUNDS}, 1 against {CORES} threads", flush=True)
+    print(f"\n| case | keys | 1 thread (s) | {CORES} threads (s) | speed-up | skewed ÷ uniform ({CORES} threads) |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    tables = {"uniform": shuffled_log(N, 5_000, False), "skewed": shuffled_log(N, 5_000, True)}
+    for case, call in calls.items():
+        many_uniform = None
+        for name, table in tables.items():
+            one = best(lambda call=call, table=table: call(table, 1))
+            many = best(lambda call=call, table=table: call(table, CORES))
+            skew = "" if many_uniform is None else f"{many / many_uniform:.2f}"
+            many_uniform = many_uniform or many
+            print(f"| {case} | {name} | {one:.3f} | {many:.3f} | {one / many:.2f}x | {skew} |", flush=True)
+
+
 def main():
+    if sys.argv[1:] == ["scaling"]:
+        scaling()
+        return
     print(
         f"N = {N:,} events, {KEYS} keys, {CORES} cores, best of {ROUNDS}; arrowfeat {af.__version__}, "
         f"polars {pl.__version__}, datafusion {datafusion.__version__}, duckdb {duckdb.__version__}",

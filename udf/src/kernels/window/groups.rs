@@ -66,20 +66,8 @@ impl Grouping<'_> {
 
     /// Splits the groups into at most `parts` runs of consecutive groups with about the
     /// same number of positions, for threads: `(groups, positions)` index ranges.
-    pub fn parts(&self, parts: usize) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
-        let groups = self.bounds.len() - 1;
-        let positions = self.bounds[groups];
-        let target = positions.div_ceil(parts.max(1)).max(1);
-        let mut out = Vec::with_capacity(parts);
-        let mut first = 0;
-        for g in 0..groups {
-            let end = self.bounds[g + 1];
-            if end - self.bounds[first] >= target || g + 1 == groups {
-                out.push((first..g + 1, self.bounds[first]..end));
-                first = g + 1;
-            }
-        }
-        out
+    pub fn parts(&self, parts: usize) -> Vec<(Range<usize>, Range<usize>)> {
+        split_groups(&self.bounds, parts)
     }
 }
 
@@ -128,8 +116,8 @@ pub(crate) fn group_and_sort<'a>(
 
 /// Rows with a time and a group id (`ids[row]`, or group 0 for all when `ids` is empty;
 /// `u32::MAX`: the row belongs to no group and is left out), ordered by (group, time,
-/// row): a stable counting sort by group, then a sort of each group whose times are not
-/// already in order, groups shared out over up to `threads` threads.
+/// row): [`partition_by_group`], then a sort of each group whose times are not already in
+/// order, groups shared out over up to `threads` threads.
 pub(crate) fn sort_by_group<'a>(
     ids: &[u32],
     groups: usize,
@@ -137,25 +125,7 @@ pub(crate) fn sort_by_group<'a>(
     positions: bool,
     threads: usize,
 ) -> Grouping<'a> {
-    let rows = times.len();
-    let group_of = |row: usize| if ids.is_empty() { 0 } else { ids[row] };
-    let included = |row: usize| times.is_valid(row) && group_of(row) != u32::MAX;
-
-    let mut bounds = vec![0usize; groups + 1];
-    for row in (0..rows).filter(|&r| included(r)) {
-        bounds[group_of(row) as usize + 1] += 1;
-    }
-    for g in 0..groups {
-        bounds[g + 1] += bounds[g];
-    }
-    let mut order = vec![0u32; bounds[groups]];
-    let mut next = bounds.clone();
-    for row in (0..rows).filter(|&r| included(r)) {
-        let g = group_of(row) as usize;
-        order[next[g]] = row as u32;
-        next[g] += 1;
-    }
-    let mut ts = gather(&times.nanos, &order, threads_for(order.len(), threads));
+    let (mut order, mut ts, bounds) = partition_by_group(ids, groups, times, threads);
     let mut grouping = Grouping {
         order: None,
         ts: Cow::Owned(Vec::new()),
@@ -201,7 +171,7 @@ pub(crate) fn sort_by_group<'a>(
         });
     }
     if positions {
-        let mut position_of = vec![u32::MAX; rows];
+        let mut position_of = vec![u32::MAX; times.len()];
         for (p, &row) in order.iter().enumerate() {
             position_of[row as usize] = p as u32;
         }
@@ -210,6 +180,103 @@ pub(crate) fn sort_by_group<'a>(
     grouping.order = Some(order);
     grouping.ts = Cow::Owned(ts);
     grouping
+}
+
+/// Rows with a time and a group id (as in [`sort_by_group`]) ordered by (group, row): a
+/// stable counting sort by group. Returns the input row and time of each position, and
+/// the group bounds (group `g` holds positions `bounds[g]..bounds[g + 1]`). With threads,
+/// each thread counts a share of the rows, then fills the positions of its own run of
+/// groups (so no two threads write to the same place).
+pub(crate) fn partition_by_group(
+    ids: &[u32],
+    groups: usize,
+    times: &EventTimes<'_>,
+    threads: usize,
+) -> (Vec<u32>, Vec<i64>, Vec<usize>) {
+    let rows = times.len();
+    let threads = threads_for(rows, threads);
+    let group_of = |row: usize| if ids.is_empty() { 0 } else { ids[row] };
+    let included = |row: usize| times.is_valid(row) && group_of(row) != u32::MAX;
+    let count = |rows: Range<usize>| {
+        let mut counts = vec![0usize; groups + 1];
+        for row in rows.filter(|&r| included(r)) {
+            counts[group_of(row) as usize + 1] += 1;
+        }
+        counts
+    };
+    let mut bounds = if threads <= 1 {
+        count(0..rows)
+    } else {
+        let chunk = rows.div_ceil(threads);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|i| {
+                    let count = &count;
+                    scope.spawn(move || count(i * chunk..((i + 1) * chunk).min(rows)))
+                })
+                .collect();
+            let mut total = vec![0usize; groups + 1];
+            for h in handles {
+                let counts = h.join().expect("grouping worker thread panicked");
+                total.iter_mut().zip(counts).for_each(|(t, c)| *t += c);
+            }
+            total
+        })
+    };
+    for g in 0..groups {
+        bounds[g + 1] += bounds[g];
+    }
+    let mut order = vec![0u32; bounds[groups]];
+    let mut ts = vec![0i64; bounds[groups]];
+    let fill = |groups: Range<usize>, order: &mut [u32], ts: &mut [i64]| {
+        let base = bounds[groups.start];
+        let mut next: Vec<usize> = bounds[groups.clone()].iter().map(|b| b - base).collect();
+        let first = groups.start as u32;
+        let width = groups.len() as u32;
+        for row in 0..rows {
+            // One unsigned comparison: the group is in this thread's run.
+            let g = group_of(row).wrapping_sub(first);
+            if g < width && times.is_valid(row) {
+                let at = &mut next[g as usize];
+                order[*at] = row as u32;
+                ts[*at] = times.nanos[row];
+                *at += 1;
+            }
+        }
+    };
+    let parts = split_groups(&bounds, threads);
+    if parts.len() <= 1 {
+        fill(0..groups, &mut order, &mut ts);
+    } else {
+        std::thread::scope(|scope| {
+            let (mut rest_order, mut rest_ts) = (&mut order[..], &mut ts[..]);
+            for (groups, positions) in parts {
+                let (o, tail_o) = rest_order.split_at_mut(positions.len());
+                let (t, tail_t) = rest_ts.split_at_mut(positions.len());
+                (rest_order, rest_ts) = (tail_o, tail_t);
+                let fill = &fill;
+                scope.spawn(move || fill(groups, o, t));
+            }
+        });
+    }
+    (order, ts, bounds)
+}
+
+/// Splits groups (`bounds` as in [`Grouping::bounds`]) into at most `parts` runs of
+/// consecutive groups with about the same number of positions: `(groups, positions)`.
+fn split_groups(bounds: &[usize], parts: usize) -> Vec<(Range<usize>, Range<usize>)> {
+    let groups = bounds.len() - 1;
+    let target = bounds[groups].div_ceil(parts.max(1)).max(1);
+    let mut out = Vec::with_capacity(parts);
+    let mut first = 0;
+    for g in 0..groups {
+        let end = bounds[g + 1];
+        if end - bounds[first] >= target || g + 1 == groups {
+            out.push((first..g + 1, bounds[first]..end));
+            first = g + 1;
+        }
+    }
+    out
 }
 
 /// Fewest rows worth a thread of their own.
