@@ -116,11 +116,6 @@ impl<T: ArrowPrimitiveType> Results<T> {
         self.valid.push(v.is_some());
     }
 
-    pub fn append(&mut self, other: Results<T>) {
-        self.values.extend(other.values);
-        self.valid.extend(other.valid);
-    }
-
     pub fn into_array(self) -> ArrayRef {
         Arc::new(PrimitiveArray::<T>::new(
             ScalarBuffer::from(self.values),

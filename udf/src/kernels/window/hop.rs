@@ -1,6 +1,7 @@
 //! Hopping (sliding) windows: every window of length `size` starting at
 //! `offset + k * step`, like Spark's `window(ts, size, step)`.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -12,7 +13,7 @@ use arrow::record_batch::RecordBatch;
 
 use super::accumulate::{with_accumulator, Accumulator, Results, SortedValues};
 use super::duration::ensure_hop;
-use super::groups::{group_and_sort, threads_for, Grouping};
+use super::groups::{group_and_sort, parallel_chunks, threads_for, Grouping};
 use super::tumble::{out_of_range, window_start};
 use super::{ensure_len, event_times, numeric_values, Aggregation, KernelError, Result};
 
@@ -187,8 +188,10 @@ pub fn hop_aggregate(
         offset: offset.rem_euclid(step),
         produced: &produced,
     };
-    let windows = with_accumulator!(aggregation, &sorted, make => run_parts(NAME, &grouping, threads, Some(size), make, |acc, groups| {
-        hop_windows_of(acc, &grouping, groups, hop)
+    let pieces = pieces(&grouping, hop);
+    let runs = runs_of_pieces(&pieces, threads);
+    let windows = with_accumulator!(aggregation, &sorted, make => run_parts(NAME, runs, Some(size), make, |acc, run| {
+        hop_windows_of(acc, &grouping, &pieces[run], hop)
     }))?;
     // Exact, after the parts: the early stops above only ever fire when this would.
     if windows.starts.len() > MAX_WINDOWS {
@@ -247,6 +250,18 @@ impl<T: arrow::datatypes::ArrowPrimitiveType> Windows<T> {
         }
     }
 
+    pub fn reserve(&mut self, windows: usize) {
+        if let Some(k) = &mut self.key_rows {
+            k.reserve(windows);
+        }
+        self.starts.reserve(windows);
+        if let Some(e) = &mut self.ends {
+            e.reserve(windows);
+        }
+        self.results.values.reserve(windows);
+        self.results.valid.reserve(windows);
+    }
+
     #[inline(always)]
     pub fn push(&mut self, key_row: u32, start: i64, end: i64, value: Option<T::Native>) {
         if let Some(k) = &mut self.key_rows {
@@ -268,35 +283,34 @@ pub(crate) struct WindowColumns {
     pub values: ArrayRef,
 }
 
-/// Runs `each` with a fresh accumulator from `make` over runs of groups on up to
-/// `threads` threads, and concatenates the windows in group order. `size` gives the ends
-/// of fixed-length windows. An integer sum outside Int64 is an error of `function`.
-pub(crate) fn run_parts<A: Accumulator>(
+/// Runs `each` with a fresh accumulator from `make` over each unit of work (runs of
+/// groups, or of pieces of groups), one thread per unit, and concatenates the windows in
+/// unit order. `size` gives the ends of fixed-length windows. An integer sum outside
+/// Int64 is an error of `function`.
+pub(crate) fn run_parts<A: Accumulator, U: Send>(
     function: &'static str,
-    grouping: &Grouping<'_>,
-    threads: usize,
+    units: Vec<U>,
     size: Option<i64>,
     make: impl Fn() -> A + Sync,
-    each: impl Fn(&mut A, std::ops::Range<usize>) -> Result<Windows<A::Out>> + Sync,
+    each: impl Fn(&mut A, U) -> Result<Windows<A::Out>> + Sync,
 ) -> Result<WindowColumns> {
-    let part = |groups: std::ops::Range<usize>| {
+    let part = |unit: U| {
         let mut acc = make();
-        let windows = each(&mut acc, groups)?;
+        let windows = each(&mut acc, unit)?;
         if acc.overflowed() {
             return Err(overflow_error(function));
         }
         Ok(windows)
     };
-    let parts = grouping.parts(threads);
-    let mut results: Vec<Result<Windows<A::Out>>> = if parts.len() <= 1 {
-        vec![part(0..grouping.bounds.len() - 1)]
+    let mut results: Vec<Result<Windows<A::Out>>> = if units.len() <= 1 {
+        units.into_iter().map(part).collect()
     } else {
         std::thread::scope(|scope| {
-            let handles: Vec<_> = parts
+            let handles: Vec<_> = units
                 .into_iter()
-                .map(|(groups, _)| {
+                .map(|unit| {
                     let part = &part;
-                    scope.spawn(move || part(groups))
+                    scope.spawn(move || part(unit))
                 })
                 .collect();
             handles
@@ -305,35 +319,180 @@ pub(crate) fn run_parts<A: Accumulator>(
                 .collect()
         })
     };
-    let mut all = results.remove(0)?;
-    for part in results {
-        let part = part?;
-        if let (Some(a), Some(b)) = (&mut all.key_rows, part.key_rows) {
-            a.extend(b);
-        }
-        all.starts.extend(part.starts);
-        if let (Some(a), Some(b)) = (&mut all.ends, part.ends) {
-            a.extend(b);
-        }
-        all.results.append(part.results);
+    if results.is_empty() {
+        results.push(Ok(Windows::new(false, false)));
     }
+    let parts = results.into_iter().collect::<Result<Vec<_>>>()?;
+    let keyed = parts.iter().all(|p| p.key_rows.is_some());
+    let varying = parts.iter().all(|p| p.ends.is_some());
+    let threads = parts.len();
+    let mut key_rows = Vec::with_capacity(parts.len());
+    let mut starts = Vec::with_capacity(parts.len());
+    let mut ends = Vec::with_capacity(parts.len());
+    let mut values = Vec::with_capacity(parts.len());
+    let mut valid = Vec::with_capacity(parts.len());
+    for part in parts {
+        key_rows.push(part.key_rows.unwrap_or_default());
+        starts.push(part.starts);
+        ends.push(part.ends.unwrap_or_default());
+        values.push(part.results.values);
+        valid.push(part.results.valid);
+    }
+    let starts = concat_parallel(starts, threads);
     // Each window's end was checked to fit i64 when the window was made.
-    let ends = all
-        .ends
-        .unwrap_or_else(|| all.starts.iter().map(|s| s + size.unwrap_or(0)).collect());
+    let ends = if varying {
+        concat_parallel(ends, threads)
+    } else {
+        let size = size.unwrap_or(0);
+        let mut ends = vec![0i64; starts.len()];
+        parallel_chunks(threads, &mut ends, &starts, |dst, from| {
+            dst.iter_mut().zip(from).for_each(|(e, s)| *e = s + size)
+        });
+        ends
+    };
+    let results = Results::<A::Out> {
+        values: concat_parallel(values, threads),
+        valid: concat_parallel(valid, threads),
+    };
     Ok(WindowColumns {
-        key_rows: all.key_rows.unwrap_or_default(),
-        starts: all.starts,
+        key_rows: if keyed {
+            concat_parallel(key_rows, threads)
+        } else {
+            Vec::new()
+        },
+        starts,
         ends,
-        values: all.results.into_array(),
+        values: results.into_array(),
     })
 }
 
-/// The non-empty hopping windows of the groups `groups`.
+/// The parts one after the other, each copied by its own thread (up to `threads`).
+fn concat_parallel<T: Copy + Default + Send + Sync>(
+    mut parts: Vec<Vec<T>>,
+    threads: usize,
+) -> Vec<T> {
+    if parts.len() <= 1 {
+        return parts.pop().unwrap_or_default();
+    }
+    let total = parts.iter().map(Vec::len).sum();
+    let mut out = vec![T::default(); total];
+    if threads <= 1 {
+        let mut at = 0;
+        for part in &parts {
+            out[at..at + part.len()].copy_from_slice(part);
+            at += part.len();
+        }
+        return out;
+    }
+    std::thread::scope(|scope| {
+        let mut rest = &mut out[..];
+        for part in &parts {
+            let (mine, tail) = rest.split_at_mut(part.len());
+            rest = tail;
+            scope.spawn(move || mine.copy_from_slice(part));
+        }
+    });
+    out
+}
+
+/// Events of one key that a piece of it covers before the next piece starts.
+const PIECE_EVENTS: usize = if cfg!(test) { 8 } else { 1 << 16 };
+
+/// Windows of one group starting in `[from, to)` (`None`: no bound), made from its events
+/// `events` (those before `from` cannot be in them). Every piece starts from an empty
+/// window, and the pieces come from the data alone, so the results (float sums included)
+/// do not depend on which thread makes which piece.
+#[derive(Clone, Debug)]
+struct Piece {
+    group: usize,
+    events: Range<usize>,
+    from: Option<i64>,
+    to: Option<i64>,
+    /// Events from this piece's start to the next one's, for balancing threads.
+    work: usize,
+}
+
+/// Each group as one piece, or a large group (one dense key, say) cut every
+/// [`PIECE_EVENTS`] events at a window start, so that its windows can be made on several
+/// threads.
+fn pieces(grouping: &Grouping<'_>, hop: Hop<'_>) -> Vec<Piece> {
+    let ts = &grouping.ts[..];
+    let mut out = Vec::new();
+    for group in 0..grouping.bounds.len() - 1 {
+        let range = grouping.bounds[group]..grouping.bounds[group + 1];
+        if range.is_empty() {
+            continue;
+        }
+        let mut piece = Piece {
+            group,
+            events: range.clone(),
+            from: None,
+            to: None,
+            work: 0,
+        };
+        let mut cut = range.start + PIECE_EVENTS;
+        while cut < range.end {
+            // Windows starting at or after the start of the window around ts[cut] go to
+            // the next piece, which needs only the events from that start on.
+            let next = window_start(ts[cut], hop.offset, hop.step)
+                .filter(|&s| piece.from.is_none_or(|from| s > from));
+            if let Some(start) = next {
+                let first =
+                    piece.events.start + ts[piece.events.clone()].partition_point(|&t| t < start);
+                piece.to = Some(start);
+                piece.work = first - piece.events.start;
+                out.push(piece.clone());
+                piece = Piece {
+                    group,
+                    events: first..range.end,
+                    from: Some(start),
+                    to: None,
+                    work: 0,
+                };
+            }
+            cut += PIECE_EVENTS;
+        }
+        piece.work = piece.events.len();
+        out.push(piece);
+    }
+    out
+}
+
+/// The pieces split into at most `threads` runs of consecutive pieces with about the same
+/// work.
+fn runs_of_pieces(pieces: &[Piece], threads: usize) -> Vec<Range<usize>> {
+    let total: usize = pieces.iter().map(|p| p.work).sum();
+    let target = total.div_ceil(threads.max(1)).max(1);
+    let mut runs = Vec::new();
+    let (mut first, mut work) = (0, 0);
+    for (i, piece) in pieces.iter().enumerate() {
+        work += piece.work;
+        if work >= target || i + 1 == pieces.len() {
+            runs.push(first..i + 1);
+            (first, work) = (i + 1, 0);
+        }
+    }
+    runs
+}
+
+/// About how many windows the events `events` make (at most ceil(size / step) per event,
+/// and at most one per step of their time span), to reserve room once rather than grow.
+fn expected_windows(ts: &[i64], events: &Range<usize>, hop: Hop<'_>) -> usize {
+    if events.is_empty() {
+        return 0;
+    }
+    let per_event = (hop.size as i128 + hop.step as i128 - 1) / hop.step as i128;
+    let span = ts[events.end - 1] as i128 - ts[events.start] as i128 + hop.size as i128;
+    let by_events = events.len() as i128 * per_event;
+    // Capped: a reservation is a guess, and the window limit is checked as windows come.
+    by_events.min(span / hop.step as i128 + 1).min(1 << 24) as usize
+}
+
+/// The non-empty hopping windows of `pieces`.
 fn hop_windows_of<A: Accumulator>(
     acc: &mut A,
     grouping: &Grouping<'_>,
-    groups: std::ops::Range<usize>,
+    pieces: &[Piece],
     hop: Hop<'_>,
 ) -> Result<Windows<A::Out>> {
     const NAME: &str = "hop_aggregate";
@@ -350,15 +509,18 @@ fn hop_windows_of<A: Accumulator>(
             .ok_or_else(|| out_of_range(NAME, grouping.row(p) as usize, t))
     };
     let mut out = Windows::new(grouping.keyed, false);
-    for g in groups {
-        let group = grouping.bounds[g]..grouping.bounds[g + 1];
+    for piece in pieces {
+        let end_of_group = grouping.bounds[piece.group + 1];
+        let group = piece.events.start..end_of_group;
         if group.is_empty() {
             continue;
         }
-        let key_row = grouping.row(group.start);
+        out.reserve(expected_windows(ts, &piece.events, hop));
+        let before_end = |start: i64| piece.to.is_none_or(|to| start < to);
+        let key_row = grouping.row(grouping.bounds[piece.group]);
         let (mut left, mut right) = (group.start, group.start);
-        let mut start = first_start(group.start)?;
-        loop {
+        let mut start = first_start(group.start)?.max(piece.from.unwrap_or(i64::MIN));
+        while before_end(start) {
             while left < right && ts[left] < start {
                 acc.evict(left);
                 left += 1;
@@ -369,6 +531,9 @@ fn hop_windows_of<A: Accumulator>(
                 }
                 // Nothing in the window: jump to the first window of the next event.
                 start = start.max(first_start(right)?);
+                if !before_end(start) {
+                    break;
+                }
             }
             let end = start.checked_add(size).ok_or_else(|| {
                 out_of_range(

@@ -105,7 +105,12 @@ pub fn session_aggregate(
     let grouping = group_and_sort(NAME, keys, &times, false, threads)?;
     let threads = threads_for(grouping.len(), threads);
     let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
-    let windows = with_accumulator!(aggregation, &sorted, make => run_parts(NAME, &grouping, threads, None, make, |acc, groups| {
+    let runs: Vec<_> = grouping
+        .parts(threads)
+        .into_iter()
+        .map(|(groups, _)| groups)
+        .collect();
+    let windows = with_accumulator!(aggregation, &sorted, make => run_parts(NAME, runs, None, make, |acc, groups| {
         sessions_of(acc, &grouping, groups, gap)
     }))?;
     aggregate_batch(
