@@ -73,6 +73,16 @@ def _key_tuples(table: pa.Table, keys: list[str]) -> list[tuple[Any, ...]]:
     return list(zip(*(table.column(k).to_pylist() for k in keys), strict=True))
 
 
+def _has_rows(spine: pa.Table, events: pa.Table, keys: list[str]) -> pa.Array:
+    """Whether each spine row's key has any event row (a null key matching a null key, as
+    in pandas ``merge``)."""
+    if len(keys) == 1:
+        present = pc.unique(events.column(keys[0]).combine_chunks())
+        return pc.is_in(spine.column(keys[0]), value_set=present, skip_nulls=False).combine_chunks()
+    seen = set(_key_tuples(events, keys))
+    return pa.array([k in seen for k in _key_tuples(spine, keys)])
+
+
 def get_historical_features(
     store: Any, entity_df: Any, features: list[str], *, full_feature_names: bool = False
 ) -> Any:
@@ -111,7 +121,7 @@ def get_historical_features(
             )
         events = events.set_column(events.column_names.index(event_time), event_time, _utc(events.column(event_time)))
         ttl = view.ttl if view.ttl and view.ttl.total_seconds() != 0 else None
-        count = "__arrowfeat_visible"
+        visible = "__arrowfeat_visible"
         renamed = events.rename_columns(
             [f"{view_name}__{c}" if c in names and full_feature_names else c for c in events.column_names]
         )
@@ -119,21 +129,21 @@ def get_historical_features(
         result = _point_in_time(
             "get_historical_features",
             spine,
-            renamed.append_column(count, pa.array([1] * renamed.num_rows, pa.int8())),
+            renamed.append_column(visible, pa.nulls(renamed.num_rows, pa.int8()).fill_null(1)),
             by=keys,
             spine_time=timestamp,
             event_time=event_time,
             created=created,
             ttl=ttl,
             null_keys_match=True,
-            features=[*(as_of(o) for o in outputs), (count, "count", None)],
+            # As-of values only (the flag too: null when no event is visible), which
+            # the kernel computes without sorting the events.
+            features=[*(as_of(o) for o in outputs), as_of(visible)],
         )
         # Feast drops an entity row whose key has feature rows, none of them visible.
-        present = set(_key_tuples(events, keys))
-        has_rows = pa.array([k in present for k in _key_tuples(spine, keys)])
-        none_visible = pc.equal(result.column(f"{count}_count"), 0)
-        keep = pc.and_(keep, pc.invert(pc.and_(has_rows, pc.fill_null(none_visible, False))))
-        spine = result.drop_columns([f"{count}_count"])
+        none_visible = pc.is_null(result.column(visible))
+        keep = pc.and_(keep, pc.invert(pc.and_(_has_rows(spine, events, keys), none_visible)))
+        spine = result.drop_columns([visible])
     out = spine.to_pandas()
     out = out[keep.to_numpy(zero_copy_only=False)]
     # Entity rows with the same keys and timestamp appear once, the last.

@@ -194,6 +194,10 @@ pub(crate) fn partition_by_group(
     threads: usize,
 ) -> (Vec<u32>, Vec<i64>, Vec<usize>) {
     let rows = times.len();
+    debug_assert!(
+        (ids.is_empty() && (groups >= 1 || rows == 0)) || ids.len() == rows,
+        "one id per row, or none and at least one group"
+    );
     let threads = threads_for(rows, threads);
     let group_of = |row: usize| if ids.is_empty() { 0 } else { ids[row] };
     let included = |row: usize| times.is_valid(row) && group_of(row) != u32::MAX;

@@ -433,14 +433,20 @@ fn pieces(grouping: &Grouping<'_>, hop: Hop<'_>) -> Vec<Piece> {
         let mut cut = range.start + PIECE_EVENTS;
         while cut < range.end {
             // Windows starting at or after the start of the window around ts[cut] go to
-            // the next piece, which needs only the events from that start on.
+            // the next piece, which needs only the events from that start on. It pushes
+            // again the events of the window it starts with: cut only where a piece spans
+            // at least four window sizes, so that this costs at most a quarter more.
+            let since = piece.from.unwrap_or(ts[range.start]) as i128;
             let next = window_start(ts[cut], hop.offset, hop.step)
-                .filter(|&s| piece.from.is_none_or(|from| s > from));
+                .filter(|&s| s as i128 - since >= 4 * hop.size as i128);
             if let Some(start) = next {
-                let first =
-                    piece.events.start + ts[piece.events.clone()].partition_point(|&t| t < start);
+                let events = &ts[piece.events.clone()];
+                let first = piece.events.start + events.partition_point(|&t| t < start);
+                let window_end = start as i128 + hop.size as i128;
+                let again = events.partition_point(|&t| (t as i128) < window_end);
                 piece.to = Some(start);
-                piece.work = first - piece.events.start;
+                // Its own events, and those it pushes for windows the next piece makes.
+                piece.work = again;
                 out.push(piece.clone());
                 piece = Piece {
                     group,
@@ -500,13 +506,13 @@ fn hop_windows_of<A: Accumulator>(
         size, step, offset, ..
     } = hop;
     let ts = &grouping.ts[..];
-    // The first window holding t starts just after t - size.
+    // The first window holding t starts just after t - size; in 128 bits, as t - size
+    // and its window start may be below i64::MIN when that first start is not.
     let first_start = |p: usize| -> Result<i64> {
         let t = ts[p];
-        t.checked_sub(size)
-            .and_then(|low| window_start(low, offset, step))
-            .and_then(|s| s.checked_add(step))
-            .ok_or_else(|| out_of_range(NAME, grouping.row(p) as usize, t))
+        let low = t as i128 - size as i128;
+        let start = low - (low - offset as i128).rem_euclid(step as i128) + step as i128;
+        i64::try_from(start).map_err(|_| out_of_range(NAME, grouping.row(p) as usize, t))
     };
     let mut out = Windows::new(grouping.keyed, false);
     for piece in pieces {
@@ -515,7 +521,12 @@ fn hop_windows_of<A: Accumulator>(
         if group.is_empty() {
             continue;
         }
-        out.reserve(expected_windows(ts, &piece.events, hop));
+        // Only the events its windows can hold: before `to + size`.
+        let until = piece.to.map_or(piece.events.end, |to| {
+            let end = to as i128 + size as i128;
+            piece.events.start + ts[piece.events.clone()].partition_point(|&t| (t as i128) < end)
+        });
+        out.reserve(expected_windows(ts, &(piece.events.start..until), hop));
         let before_end = |start: i64| piece.to.is_none_or(|to| start < to);
         let key_row = grouping.row(grouping.bounds[piece.group]);
         let (mut left, mut right) = (group.start, group.start);
@@ -561,4 +572,75 @@ fn hop_windows_of<A: Accumulator>(
         acc.clear();
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use arrow::array::{Array, AsArray, Float64Array, Int64Array};
+    use arrow::datatypes::Int64Type;
+
+    use super::*;
+    use crate::kernels::window::groups::group_and_sort;
+
+    fn hop_of(size: i64, step: i64) -> Hop<'static> {
+        static PRODUCED: AtomicUsize = AtomicUsize::new(0);
+        Hop {
+            size,
+            step,
+            offset: 0,
+            produced: &PRODUCED,
+        }
+    }
+
+    /// Pieces of one dense key: cut only every four window sizes, so events pushed again
+    /// by the next piece add at most a quarter; no cut when windows are wide.
+    #[test]
+    fn pieces_repeat_little_work() {
+        let ts = Int64Array::from_iter_values(0..4000);
+        let times = event_times("hop_aggregate", "ts", &ts).unwrap();
+        let grouping = group_and_sort("hop_aggregate", None, &times, false, 1).unwrap();
+        let wide = pieces(&grouping, hop_of(4000, 64));
+        assert_eq!(wide.len(), 1, "{wide:?}");
+        let narrow = pieces(&grouping, hop_of(16, 4));
+        assert!(narrow.len() > 10, "{narrow:?}");
+        let work: usize = narrow.iter().map(|p| p.work).sum();
+        assert!(work <= 4000 * 5 / 4 + 16, "work {work} for 4000 events");
+        for pair in narrow.windows(2) {
+            assert_eq!(pair[0].to, pair[1].from);
+            assert!(pair[1].from.unwrap() - pair[0].from.unwrap_or(0) >= 64);
+        }
+    }
+
+    /// The first window of an event near i64::MIN is in range even when t - size is not.
+    #[test]
+    fn first_window_near_the_earliest_time() {
+        let ts = Int64Array::from(vec![i64::MIN + 12]);
+        let values = Int64Array::from(vec![1i64]);
+        let batch = hop_aggregate(None, &ts, &values, 10, 10, 0, Aggregation::Sum, 1).unwrap();
+        // Int64 times give Int64 bounds.
+        let starts = batch.column(0).as_primitive::<Int64Type>();
+        assert_eq!(starts.values().to_vec(), vec![i64::MIN + 8]);
+        let sums = batch.column(2).as_primitive::<Int64Type>();
+        assert_eq!(sums.value(0), 1);
+        let listed = hop_windows(&ts, 10, 10, 0).unwrap();
+        assert_eq!(listed.value(0).len(), 1);
+    }
+
+    /// A dense key cut into pieces gives the same windows on 1 and 3 threads, and the
+    /// same as without cuts (integer sums are exact).
+    #[test]
+    fn pieces_give_the_same_windows_on_any_threads() {
+        let ts = Int64Array::from_iter_values((0..3000).map(|i| i * 3 - 4500));
+        let ints = Int64Array::from_iter_values((0..3000).map(|i| i % 17 - 8));
+        let floats = Float64Array::from_iter_values((0..3000).map(|i| (i % 13) as f64 * 0.1));
+        for (size, step) in [(10, 5), (30, 10), (7, 7), (200, 3)] {
+            for values in [&ints as &dyn Array, &floats] {
+                let one =
+                    hop_aggregate(None, &ts, values, size, step, 1, Aggregation::Sum, 1).unwrap();
+                let three =
+                    hop_aggregate(None, &ts, values, size, step, 1, Aggregation::Sum, 3).unwrap();
+                assert_eq!(one, three, "size {size}, step {step}");
+            }
+        }
+    }
 }
