@@ -14,11 +14,16 @@ Feast's semantics, as its file (dask) offline store implements them (feast 0.67,
   the result (Feast filters the merged rows by the TTL after a left join, so nothing of
   that entity row is left); an entity row whose key has no feature row at all is kept,
   with nulls. With several feature views the drops compound;
-- entity rows repeating the same join keys and timestamp appear once (the last).
+- entity rows repeating the same join keys and timestamp appear once (the last);
+- with ``filter_by_created_timestamp=True`` (opt-in, Feast 0.66+), in a view with a
+  created timestamp column, a row created after ``t`` (or without a created timestamp)
+  is blanked: it is not seen, but unlike the TTL it does not drop the entity row, which
+  keeps nulls when no row is left (``_apply_created_timestamp_cutoff``).
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pyarrow as pa
@@ -84,12 +89,20 @@ def _has_rows(spine: pa.Table, events: pa.Table, keys: list[str]) -> pa.Array:
 
 
 def get_historical_features(
-    store: Any, entity_df: Any, features: list[str], *, full_feature_names: bool = False
+    store: Any,
+    entity_df: Any,
+    features: list[str],
+    *,
+    full_feature_names: bool = False,
+    filter_by_created_timestamp: bool = False,
 ) -> Any:
     """The training set Feast's ``store.get_historical_features(entity_df, features).to_df()``
     builds, computed by the arrowfeat kernels (see the module docstring for the exact
     semantics reproduced). ``entity_df``: a pandas DataFrame with the views' join keys and
-    an ``event_timestamp`` column (or one datetime column, as Feast infers it)."""
+    an ``event_timestamp`` column (or one datetime column, as Feast infers it).
+    ``filter_by_created_timestamp`` as in Feast: in views with a created timestamp
+    column, a row created after the entity row's time is not seen (the entity row is
+    kept, with nulls, when that leaves nothing)."""
     import pandas as pd
     from feast.infra.offline_stores.offline_utils import infer_event_timestamp_from_entity_df
 
@@ -126,22 +139,29 @@ def get_historical_features(
             [f"{view_name}__{c}" if c in names and full_feature_names else c for c in events.column_names]
         )
         outputs = [f"{view_name}__{n}" if full_feature_names else n for n in names]
-        result = _point_in_time(
+        flagged = renamed.append_column(visible, pa.nulls(renamed.num_rows, pa.int8()).fill_null(1))
+        cutoff = filter_by_created_timestamp and created is not None
+
+        training = functools.partial(
+            _point_in_time,
             "get_historical_features",
             spine,
-            renamed.append_column(visible, pa.nulls(renamed.num_rows, pa.int8()).fill_null(1)),
+            flagged,
             by=keys,
             spine_time=timestamp,
             event_time=event_time,
             created=created,
             ttl=ttl,
             null_keys_match=True,
-            # As-of values only (the flag too: null when no event is visible), which
-            # the kernel computes without sorting the events.
-            features=[*(as_of(o) for o in outputs), as_of(visible)],
         )
-        # Feast drops an entity row whose key has feature rows, none of them visible.
-        none_visible = pc.is_null(result.column(visible))
+        # As-of values only (the flag too: null when no event is visible), which the
+        # kernel computes without sorting the events.
+        result = training(features=[*(as_of(o) for o in outputs), as_of(visible)], created_cutoff=cutoff)
+        # Feast drops an entity row whose key has feature rows, none of them within the
+        # TTL; rows only created too late are blanked, not dropped, so with the cutoff
+        # the flag comes from a call without it.
+        flags = training(features=[as_of(visible)], created_cutoff=False) if cutoff else result
+        none_visible = pc.is_null(flags.column(visible))
         keep = pc.and_(keep, pc.invert(pc.and_(_has_rows(spine, events, keys), none_visible)))
         spine = result.drop_columns([visible])
     out = spine.to_pandas()

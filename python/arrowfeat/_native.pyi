@@ -83,5 +83,6 @@ def point_in_time(
     threads: int,
     null_keys_match: bool,
     *,
+    created_cutoff: bool = False,
     function: str | None = None,
 ) -> list[tuple[str, pa.Array]]: ...

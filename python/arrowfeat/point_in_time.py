@@ -145,6 +145,7 @@ def point_in_time(
     ttl: Duration | None = ...,
     closed: str = ...,
     null_keys_match: bool = ...,
+    created_cutoff: bool = ...,
     threads: int | None = ...,
 ) -> pl.DataFrame: ...
 @overload
@@ -160,6 +161,7 @@ def point_in_time(
     ttl: Duration | None = ...,
     closed: str = ...,
     null_keys_match: bool = ...,
+    created_cutoff: bool = ...,
     threads: int | None = ...,
 ) -> pd.DataFrame: ...
 @overload
@@ -175,6 +177,7 @@ def point_in_time(
     ttl: Duration | None = ...,
     closed: str = ...,
     null_keys_match: bool = ...,
+    created_cutoff: bool = ...,
     threads: int | None = ...,
 ) -> pa.Table: ...
 @overload
@@ -190,6 +193,7 @@ def point_in_time(
     ttl: Duration | None = ...,
     closed: str = ...,
     null_keys_match: bool = ...,
+    created_cutoff: bool = ...,
     threads: int | None = ...,
 ) -> pa.Table: ...
 @overload
@@ -205,6 +209,7 @@ def point_in_time(
     ttl: Duration | None = ...,
     closed: str = ...,
     null_keys_match: bool = ...,
+    created_cutoff: bool = ...,
     threads: int | None = ...,
 ) -> Any: ...
 def point_in_time(
@@ -219,6 +224,7 @@ def point_in_time(
     ttl: Duration | None = None,
     closed: str = "right",
     null_keys_match: bool = False,
+    created_cutoff: bool = False,
     threads: int | None = None,
 ) -> Any:
     """The spine with one column per feature, computed from the events visible at each
@@ -233,6 +239,10 @@ def point_in_time(
       ``"none"`` only events strictly before it.
     - ``null_keys_match``: whether a null key matches null keys (pandas ``merge``
       semantics) rather than nothing (SQL, DuckDB, Polars; the default).
+    - ``created_cutoff``: an event is visible only once created, too (Feast's
+      ``filter_by_created_timestamp``): its ``created`` time must also be at or before
+      the spine time; an event without a created time is never visible. Needs
+      ``created``; as-of values only.
     - ``threads``: threads for the call (default: the cores, at most 8); the results do
       not depend on it.
     """
@@ -248,6 +258,7 @@ def point_in_time(
         ttl=ttl,
         closed=closed,
         null_keys_match=null_keys_match,
+        created_cutoff=created_cutoff,
         threads=threads,
     )
 
@@ -265,6 +276,7 @@ def _point_in_time(
     ttl: Duration | None = None,
     closed: str = "right",
     null_keys_match: bool = False,
+    created_cutoff: bool = False,
     threads: int | None = None,
 ) -> Any:
     """`point_in_time` whose errors name `function`, the caller the user called (for
@@ -288,6 +300,21 @@ def _point_in_time(
             value_names.append(spec.column)
         period = None if spec.period is None else to_nanoseconds(function, "period", spec.period)
         native_features.append((value_names.index(spec.column), spec.aggregation.lower(), period))
+    if created_cutoff:
+        if created is None:
+            raise ArrowfeatValueError(
+                f"{function}: argument `created_cutoff`: expected a `created` column to cut off at, found none"
+            )
+        not_as_of = [
+            spec
+            for spec, (_, aggregation, period) in zip(specs, native_features, strict=True)
+            if period is not None or aggregation not in ("last", "asof")
+        ]
+        if not_as_of:
+            raise ArrowfeatValueError(
+                f"{function}: argument `features`: expected only as-of values with `created_cutoff`, "
+                f"found {not_as_of[0].aggregation!r} of column {not_as_of[0].column!r}"
+            )
     ttl_ns = None if ttl is None else to_nanoseconds(function, "ttl", ttl)
     if ttl_ns == 0:
         ttl_ns = None  # Feast's ttl=0 means no limit.
@@ -304,6 +331,7 @@ def _point_in_time(
         ttl_ns,
         _threads(function, threads),
         bool(null_keys_match),
+        created_cutoff=bool(created_cutoff),
         function=function,
     )
     result = spine_table

@@ -338,7 +338,7 @@ fn import_keys(function: &str, keys: Option<&Bound<'_, PyAny>>) -> PyResult<Opti
 /// (for the output names). Returns `[(name, array)]`, one per feature, in spine order.
 /// `function`: the name errors give (the caller's, e.g. `get_historical_features`).
 #[pyfunction]
-#[pyo3(signature = (spine_keys, spine_ts, event_keys, event_ts, event_created, event_values, names, features, closed, ttl, threads, null_keys_match, *, function = None))]
+#[pyo3(signature = (spine_keys, spine_ts, event_keys, event_ts, event_created, event_values, names, features, closed, ttl, threads, null_keys_match, *, created_cutoff = false, function = None))]
 #[allow(clippy::too_many_arguments)]
 fn point_in_time(
     py: Python<'_>,
@@ -354,6 +354,7 @@ fn point_in_time(
     ttl: Option<i64>,
     threads: usize,
     null_keys_match: bool,
+    created_cutoff: bool,
     function: Option<String>,
 ) -> PyResult<Vec<(String, Py<PyAny>)>> {
     let function = function.unwrap_or_else(|| "point_in_time".to_string());
@@ -392,6 +393,7 @@ fn point_in_time(
         ttl,
         threads,
         null_keys_match,
+        created_cutoff,
     };
     let out = detach(py, &function, || {
         window::point_in_time(

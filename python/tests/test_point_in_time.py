@@ -336,24 +336,39 @@ def test_feast_training_set_equals_get_historical_features(tmp_path):
     # Keys 0..6: 6 has no rows in either view, 5 none in `profile`.
     spine = make_spine(stats, 9, ttl=pd.Timedelta(hours=6))
     refs = ["stats:conv_rate", "stats:trips", "profile:rating"]
+
     # Entity rows whose latest visible `stats` row ties on the event timestamp: Feast
     # documents "the latest created timestamp wins", but its file store sorts by created
     # then by event time with an unstable sort, so it may pick either row there.
     # arrowfeat follows the documented rule; those rows are checked against it instead.
-    tied = set()
-    for key, t, label in zip(spine["driver_id"], spine["event_timestamp"], spine["label_id"], strict=True):
-        rows = stats[
-            (stats["driver_id"] == key)
-            & (stats["event_timestamp"] <= t)
-            & (stats["event_timestamp"] >= t - pd.Timedelta(hours=6))
-        ]
-        if len(rows) and (rows["event_timestamp"] == rows["event_timestamp"].max()).sum() > 1:
-            latest = rows[rows["event_timestamp"] == rows["event_timestamp"].max()]
-            tied.add((label, float(latest.sort_values("created")["conv_rate"].iloc[-1])))
-    assert tied, "the data has ties to break"
-    for full in (False, True):
-        expected = store.get_historical_features(entity_df=spine, features=refs, full_feature_names=full).to_df()
-        ours = get_historical_features(store, spine, refs, full_feature_names=full)
+    def tied_rows(cutoff: bool) -> set[tuple[int, float]]:
+        tied = set()
+        for key, t, label in zip(spine["driver_id"], spine["event_timestamp"], spine["label_id"], strict=True):
+            rows = stats[
+                (stats["driver_id"] == key)
+                & (stats["event_timestamp"] <= t)
+                & (stats["event_timestamp"] >= t - pd.Timedelta(hours=6))
+                & ((stats["created"] <= t) | (not cutoff))
+            ]
+            if len(rows) and (rows["event_timestamp"] == rows["event_timestamp"].max()).sum() > 1:
+                latest = rows[rows["event_timestamp"] == rows["event_timestamp"].max()]
+                tied.add((label, float(latest.sort_values("created")["conv_rate"].iloc[-1])))
+        return tied
+
+    assert tied_rows(False), "the data has ties to break"
+    # (full feature names, Feast's opt-in created-timestamp cutoff)
+    for full, cutoff in ((False, False), (True, False), (False, True)):
+        tied = tied_rows(cutoff)
+        kwargs = {"filter_by_created_timestamp": True} if cutoff else {}
+        expected = store.get_historical_features(
+            entity_df=spine, features=refs, full_feature_names=full, **kwargs
+        ).to_df()
+        ours = get_historical_features(store, spine, refs, full_feature_names=full, filter_by_created_timestamp=cutoff)
+        if cutoff:
+            # The cutoff blanks rows: it must change some values, and keep entity rows.
+            plain = get_historical_features(store, spine, refs)
+            assert len(ours) == len(plain)
+            assert ours["conv_rate"].isna().sum() > plain["conv_rate"].isna().sum()
         expected = expected.sort_values("label_id").reset_index(drop=True)
         ours = ours.sort_values("label_id").reset_index(drop=True)
         assert sorted(ours.columns) == sorted(expected.columns)
@@ -438,3 +453,27 @@ def test_threads_are_checked_as_in_the_window_functions():
     assert af.point_in_time(spine, events, threads=3, **kwargs).equals(af.point_in_time(spine, events, **kwargs))
     with pytest.raises(ValueError, match=r"point_in_time: argument `threads`: expected an int >= 1 or None, found 0"):
         af.point_in_time(spine, events, threads=0, **kwargs)
+
+
+def test_created_cutoff_hides_late_rows_and_names_its_errors():
+    spine = pa.table({"k": [1, 1], "t": pa.array([10, 12], pa.timestamp("ns"))})
+    events = pa.table(
+        {
+            "k": [1, 1, 1],
+            "t": pa.array([5, 3, 8], pa.timestamp("ns")),
+            "created": pa.array([12, 4, None], pa.timestamp("ns")),
+            "v": [1, 2, 3],
+        }
+    )
+    common = {"by": "k", "spine_time": "t", "event_time": "t", "created": "created"}
+    plain = af.point_in_time(spine, events, features=["v"], **common)
+    assert plain.column("v").to_pylist() == [3, 3]
+    cut = af.point_in_time(spine, events, features=["v"], created_cutoff=True, **common)
+    assert cut.column("v").to_pylist() == [2, 1]
+    without = {k: v for k, v in common.items() if k != "created"}
+    with pytest.raises(ValueError, match=r"^point_in_time: argument `created_cutoff`: expected a `created` column"):
+        af.point_in_time(spine, events, features=["v"], created_cutoff=True, **without)
+    with pytest.raises(
+        ValueError, match=r"expected only as-of values with `created_cutoff`, found 'sum' of column 'v'"
+    ):
+        af.point_in_time(spine, events, features=[("v", "sum", "1h")], created_cutoff=True, **common)

@@ -370,7 +370,7 @@ proptest! {
     #[test]
     fn point_in_time_features((spine_ts, spine_keys) in pair(30), (event_ts, values) in pair(40), event_keys in sliced(40), period in duration(), ttl in prop::option::of(duration()), closed in 0usize..4, threads in 1usize..4, null_keys_match in any::<bool>()) {
         let closed = [Closed::Right, Closed::Left, Closed::Both, Closed::Neither][closed];
-        let options = PointInTimeOptions { closed, ttl, threads, null_keys_match };
+        let options = PointInTimeOptions { closed, ttl, threads, null_keys_match, created_cutoff: false };
         let features: Vec<PointInTimeFeature> = [
             PitAggregation::Last, PitAggregation::First, PitAggregation::Sum, PitAggregation::Count,
             PitAggregation::Mean, PitAggregation::Min, PitAggregation::Max,

@@ -12,26 +12,34 @@ use arrow::array::{ArrayRef, UInt32Array};
 use arrow::buffer::{NullBuffer, ScalarBuffer};
 
 use super::groups::{matched_ids, partition_by_group, sort_by_group, threads_for};
+use super::point_in_time::PointInTimeOptions;
 use super::{Closed, EventTimes};
 use crate::kernels::Result;
 
 const FUNCTION: &str = "point_in_time";
 
 /// The event row of each spine row's as-of value: its key's latest event visible at the
-/// spine time (`closed`: at or strictly before it) and not older than `ttl`, the latest
-/// by (time, created time with nulls lowest, row); null when there is none.
-#[allow(clippy::too_many_arguments)]
+/// spine time (`closed`: at or strictly before it; with `created_cutoff`, its created
+/// time too) and not older than `ttl`, the latest by (time, created time with nulls
+/// lowest, row); null when there is none.
 pub(super) fn latest_indices(
     spine_keys: Option<&ArrayRef>,
     spine_times: &EventTimes<'_>,
     event_keys: Option<&ArrayRef>,
     event_times: &EventTimes<'_>,
     created: Option<&EventTimes<'_>>,
-    closed: Closed,
-    ttl: Option<i64>,
-    null_keys_match: bool,
-    threads: usize,
+    options: &PointInTimeOptions,
 ) -> Result<UInt32Array> {
+    let PointInTimeOptions {
+        closed,
+        ttl,
+        threads,
+        null_keys_match,
+        created_cutoff,
+    } = *options;
+    let threads = threads.max(1);
+    // With the cutoff, an event becomes visible at the later of its two times.
+    let cutoff = created.filter(|_| created_cutoff);
     let (spine_ids, event_ids, groups) = match (spine_keys, event_keys) {
         (Some(s), Some(e)) => matched_ids(FUNCTION, s, e, null_keys_match)?,
         _ => (Vec::new(), Vec::new(), 1),
@@ -62,8 +70,13 @@ pub(super) fn latest_indices(
             if p < end && a < b {
                 index.build(&spine.ts[a..b]);
                 for (&e, &row) in event_ts[p..end].iter().zip(&event_rows[p..end]) {
+                    let seen_from = match cutoff {
+                        None => e,
+                        Some(c) if c.is_valid(row as usize) => e.max(c.nanos[row as usize]),
+                        Some(_) => continue,
+                    };
                     // The first spine position of the key whose time can see the event.
-                    let first = index.first_seeing(&spine.ts[a..b], e, strict);
+                    let first = index.first_seeing(&spine.ts[a..b], seen_from, strict);
                     if first < b - a {
                         best.offer(a + first, e, row, created);
                     }

@@ -185,6 +185,12 @@ pub struct PointInTimeOptions {
     /// file / dask offline store). `false` (default): as SQL joins, DuckDB and Polars do,
     /// a key that is null (or, for a struct key, has a null field) matches nothing.
     pub null_keys_match: bool,
+    /// Whether an event is visible only from its created time on (Feast's opt-in
+    /// `filter_by_created_timestamp`): at spine time `t` it needs a created time that
+    /// passes the upper end like the event time does (`<= t`, or `< t` for `Left` /
+    /// `Neither`); an event without a created time is never visible. Needs
+    /// `event_created`, and as-of values only (an error otherwise).
+    pub created_cutoff: bool,
 }
 
 impl Default for PointInTimeOptions {
@@ -194,6 +200,7 @@ impl Default for PointInTimeOptions {
             ttl: None,
             threads: 1,
             null_keys_match: false,
+            created_cutoff: false,
         }
     }
 }
@@ -267,10 +274,7 @@ pub fn point_in_time(
             event_keys,
             &event_times_,
             created.as_ref(),
-            options.closed,
-            options.ttl,
-            options.null_keys_match,
-            threads,
+            options,
         )?;
         return features
             .iter()
@@ -474,6 +478,32 @@ fn validate(
         }
         if let Some(p) = f.period {
             ensure_positive(FUNCTION, &format!("features[{i}].period"), p)?;
+        }
+    }
+    if options.created_cutoff {
+        if event_created.is_none() {
+            return Err(KernelError::new(
+                FUNCTION,
+                "event_created",
+                "expected a created time column since `created_cutoff` is set, found none",
+            ));
+        }
+        if let Some((i, f)) = features
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.aggregation != PitAggregation::Last || f.period.is_some())
+        {
+            return Err(KernelError::new(
+                FUNCTION,
+                format!("features[{i}]"),
+                format!(
+                    "expected only as-of values with `created_cutoff`, found `{}`{}",
+                    f.aggregation.name(),
+                    f.period
+                        .map(|p| format!(" over {}", format_nanos(p)))
+                        .unwrap_or_default()
+                ),
+            ));
         }
     }
     if let Some(ttl) = options.ttl {

@@ -39,6 +39,7 @@ fn opts(closed: Closed, ttl: Option<i64>, threads: usize) -> PointInTimeOptions 
         ttl,
         threads,
         null_keys_match: false,
+        created_cutoff: false,
     }
 }
 
@@ -159,6 +160,43 @@ fn ties_go_to_the_latest_created_time_then_the_last_row() {
         opts(Closed::Right, None, 1),
     );
     assert_eq!(out, [Some(2)]);
+}
+
+#[test]
+fn created_cutoff_hides_events_created_later() {
+    let keys = [Some(1); 3];
+    let ts = [Some(5), Some(3), Some(8)];
+    let values = [Some(1), Some(2), Some(3)];
+    // Created at 12, at 4, never.
+    let created = [Some(12), Some(4), None];
+    let spine = (&[Some(1), Some(1)][..], &[Some(10), Some(12)][..]);
+    let cut = |closed| PointInTimeOptions {
+        created_cutoff: true,
+        ..opts(closed, None, 1)
+    };
+    let events = (&keys[..], &ts[..], &values[..]);
+    let plain = as_of(spine, events, Some(&created), opts(Closed::Right, None, 1));
+    assert_eq!(plain, [Some(3), Some(3)]);
+    // At 10 only the event created at 4 exists; at 12 the one created at 12 too.
+    assert_eq!(
+        as_of(spine, events, Some(&created), cut(Closed::Right)),
+        [Some(2), Some(1)]
+    );
+    // Strictly before the spine time, for the created time as for the event time.
+    assert_eq!(
+        as_of(spine, events, Some(&created), cut(Closed::Left)),
+        [Some(2), Some(2)]
+    );
+    // The TTL still applies to the event time of the event chosen: 3 at 10, 5 at 12.
+    let ttl = |ttl| PointInTimeOptions {
+        ttl: Some(ttl),
+        ..cut(Closed::Right)
+    };
+    assert_eq!(
+        as_of(spine, events, Some(&created), ttl(7)),
+        [Some(2), Some(1)]
+    );
+    assert_eq!(as_of(spine, events, Some(&created), ttl(6)), [None, None]);
 }
 
 #[test]
@@ -515,6 +553,41 @@ fn errors_name_the_argument() {
 }
 
 #[test]
+fn created_cutoff_needs_created_times_and_as_of_values() {
+    let k = ints(&[Some(1)]);
+    let t = ints(&[Some(1)]);
+    let options = PointInTimeOptions {
+        created_cutoff: true,
+        ..opts(Closed::Right, None, 1)
+    };
+    let call = |created: Option<&dyn Array>, features: &[PointInTimeFeature]| {
+        point_in_time(
+            Some(&k),
+            t.as_ref(),
+            Some(&k),
+            t.as_ref(),
+            created,
+            std::slice::from_ref(&t),
+            features,
+            &options,
+        )
+        .unwrap_err()
+        .to_string()
+    };
+    let e = call(None, &[PointInTimeFeature::as_of(0)]);
+    assert!(
+        e.contains("argument `event_created`: expected a created time column"),
+        "{e}"
+    );
+    let window = PointInTimeFeature::window(0, PitAggregation::Sum, 60_000_000_000);
+    let e = call(Some(t.as_ref()), &[PointInTimeFeature::as_of(0), window]);
+    assert!(
+        e.contains("argument `features[1]`: expected only as-of values with `created_cutoff`, found `sum` over 1m"),
+        "{e}"
+    );
+}
+
+#[test]
 fn names_say_what_features_are() {
     assert_eq!(PointInTimeFeature::as_of(0).name("amount"), "amount");
     let f = PointInTimeFeature::window(0, PitAggregation::Sum, 300_000_000_000);
@@ -816,6 +889,15 @@ impl Case {
     }
 
     fn run(&self, features: &[PointInTimeFeature], threads: usize) -> Result<Vec<ArrayRef>> {
+        self.run_with(features, threads, false)
+    }
+
+    fn run_with(
+        &self,
+        features: &[PointInTimeFeature],
+        threads: usize,
+        created_cutoff: bool,
+    ) -> Result<Vec<ArrayRef>> {
         let created = self.created.as_ref().map(|c| ints(c));
         point_in_time(
             Some(&key_array(self.kind, &self.spine_keys)),
@@ -830,6 +912,7 @@ impl Case {
                 ttl: self.ttl,
                 threads,
                 null_keys_match: self.null_keys_match,
+                created_cutoff,
             },
         )
     }
@@ -1071,6 +1154,43 @@ proptest! {
         assert_same(&one, &sorted[..2]);
         for threads in [2, 3] {
             assert_same(&one, &case.run(&features, threads).unwrap());
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// With the created-time cutoff: the latest (time, created, row) among the key's
+    /// events whose event and created times both pass the upper end, within the TTL.
+    #[test]
+    fn created_cutoff_equals_a_naive_reference(case in case()) {
+        prop_assume!(case.created.is_some());
+        let created = case.created.clone().unwrap_or_default();
+        let features = [PointInTimeFeature::as_of(0)];
+        let out = case.run_with(&features, 1, true).unwrap();
+        for threads in [2, 3] {
+            assert_same(&out, &case.run_with(&features, threads, true).unwrap());
+        }
+        for (s, &t) in case.spine_ts.iter().enumerate() {
+            let expected = t.and_then(|t| {
+                let passes = |u: i64| match case.closed {
+                    Closed::Right | Closed::Both => u <= t,
+                    _ => u < t,
+                };
+                let latest = (0..case.event_ts.len())
+                    .filter(|&e| {
+                        case.key_matches(s, e)
+                            && case.event_ts[e].is_some_and(&passes)
+                            && created[e].is_some_and(passes)
+                    })
+                    .max_by_key(|&e| (case.event_ts[e], created[e], e))?;
+                let e = case.event_ts[latest]? as i128;
+                case.ttl.is_none_or(|l| e >= t as i128 - l as i128).then_some(latest)
+            });
+            // (The chosen event's value may itself be null.)
+            let found = i64s(&out[0])[s];
+            prop_assert_eq!(found, expected.and_then(|e| case.ints[e]), "spine row {}", s);
         }
     }
 }
