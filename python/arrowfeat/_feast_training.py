@@ -19,6 +19,10 @@ Feast's semantics, as its file (dask) offline store implements them (feast 0.67,
   created timestamp column, a row created after ``t`` (or without a created timestamp)
   is blanked: it is not seen, but unlike the TTL it does not drop the entity row, which
   keeps nulls when no row is left (``_apply_created_timestamp_cutoff``).
+
+Not reproduced yet (docs/point-in-time.md, "Known differences"): feature rows without an
+event timestamp, which Feast may return as a last resort, and Feast's per-view removal of
+repeated entity rows when views have different join keys.
 """
 
 from __future__ import annotations

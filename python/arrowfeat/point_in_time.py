@@ -240,9 +240,10 @@ def point_in_time(
     - ``null_keys_match``: whether a null key matches null keys (pandas ``merge``
       semantics) rather than nothing (SQL, DuckDB, Polars; the default).
     - ``created_cutoff``: an event is visible only once created, too (Feast's
-      ``filter_by_created_timestamp``): its ``created`` time must also be at or before
-      the spine time; an event without a created time is never visible. Needs
-      ``created``; as-of values only.
+      ``filter_by_created_timestamp``): its ``created`` time must also pass the upper
+      end (at or before the spine time; strictly before with ``closed="left"`` or
+      ``"none"``); an event without a created time is never visible. Needs ``created``
+      (a time of the spine time's kind); as-of values only.
     - ``threads``: threads for the call (default: the cores, at most 8); the results do
       not depend on it.
     """
@@ -311,9 +312,11 @@ def _point_in_time(
             if period is not None or aggregation not in ("last", "asof")
         ]
         if not_as_of:
+            first = not_as_of[0]
+            over = "" if first.period is None else f" over {first.period!r}"
             raise ArrowfeatValueError(
                 f"{function}: argument `features`: expected only as-of values with `created_cutoff`, "
-                f"found {not_as_of[0].aggregation!r} of column {not_as_of[0].column!r}"
+                f"found {first.aggregation!r}{over} of column {first.column!r}"
             )
     ttl_ns = None if ttl is None else to_nanoseconds(function, "ttl", ttl)
     if ttl_ns == 0:

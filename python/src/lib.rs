@@ -359,7 +359,19 @@ fn point_in_time(
 ) -> PyResult<Vec<(String, Py<PyAny>)>> {
     let function = function.unwrap_or_else(|| "point_in_time".to_string());
     let to_py_err = |e: KernelError| {
-        to_py_err(window::name_value_column(e, &names).called_as(function.clone()))
+        let mut e = window::name_value_column(e, &names).called_as(function.clone());
+        // The kernel's argument names, as the Python call spells them.
+        let python = match e.argument.as_str() {
+            "spine_ts" => Some("spine_time"),
+            "event_ts" => Some("event_time"),
+            "event_created" => Some("created"),
+            "spine_keys" | "event_keys" => Some("by"),
+            _ => None,
+        };
+        if let Some(name) = python {
+            e.argument = name.into();
+        }
+        to_py_err(e)
     };
     const NAME: &str = "point_in_time";
     let closed = Closed::parse(NAME, "closed", closed).map_err(to_py_err)?;

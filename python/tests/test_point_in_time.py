@@ -474,6 +474,6 @@ def test_created_cutoff_hides_late_rows_and_names_its_errors():
     with pytest.raises(ValueError, match=r"^point_in_time: argument `created_cutoff`: expected a `created` column"):
         af.point_in_time(spine, events, features=["v"], created_cutoff=True, **without)
     with pytest.raises(
-        ValueError, match=r"expected only as-of values with `created_cutoff`, found 'sum' of column 'v'"
+        ValueError, match=r"expected only as-of values with `created_cutoff`, found 'sum' over '1h' of column 'v'"
     ):
         af.point_in_time(spine, events, features=[("v", "sum", "1h")], created_cutoff=True, **common)

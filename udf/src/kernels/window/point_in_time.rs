@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, PrimitiveArray, UInt32Array};
 use arrow::buffer::{NullBuffer, ScalarBuffer};
-use arrow::datatypes::ArrowPrimitiveType;
+use arrow::datatypes::{ArrowPrimitiveType, DataType};
 
 use super::accumulate::{with_accumulator, Accumulator, Native, SortedValues};
 use super::as_of::latest_indices;
@@ -481,11 +481,25 @@ fn validate(
         }
     }
     if options.created_cutoff {
-        if event_created.is_none() {
+        let Some(created) = event_created else {
             return Err(KernelError::new(
                 FUNCTION,
                 "event_created",
                 "expected a created time column since `created_cutoff` is set, found none",
+            ));
+        };
+        // Compared with the spine times now, so both must be times of one kind: an
+        // integer (nanoseconds) beside a timestamp would compare in the wrong unit.
+        let integer = |t: &DataType| matches!(t, DataType::Int64);
+        if integer(created.data_type()) != integer(spine_ts.data_type()) {
+            return Err(KernelError::wrong_type(
+                FUNCTION,
+                "event_created",
+                format!(
+                    "expected created times of the kind of `spine_ts` ({}) with `created_cutoff`, found {}",
+                    spine_ts.data_type(),
+                    created.data_type()
+                ),
             ));
         }
         if let Some((i, f)) = features

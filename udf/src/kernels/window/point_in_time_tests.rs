@@ -579,6 +579,24 @@ fn created_cutoff_needs_created_times_and_as_of_values() {
         e.contains("argument `event_created`: expected a created time column"),
         "{e}"
     );
+    // Integer created times beside timestamp spine times: refused, not compared as ns.
+    let stamps: ArrayRef = Arc::new(arrow::array::TimestampSecondArray::from(vec![100]));
+    let e = point_in_time(
+        Some(&k),
+        stamps.as_ref(),
+        Some(&k),
+        stamps.as_ref(),
+        Some(t.as_ref()),
+        std::slice::from_ref(&t),
+        &[PointInTimeFeature::as_of(0)],
+        &options,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("argument `event_created`: expected created times of the kind of `spine_ts`"),
+        "{e}"
+    );
     let window = PointInTimeFeature::window(0, PitAggregation::Sum, 60_000_000_000);
     let e = call(Some(t.as_ref()), &[PointInTimeFeature::as_of(0), window]);
     assert!(
