@@ -18,11 +18,12 @@ Feast's semantics, as its file (dask) offline store implements them (feast 0.67,
 - with ``filter_by_created_timestamp=True`` (opt-in, Feast 0.66+), in a view with a
   created timestamp column, a row created after ``t`` (or without a created timestamp)
   is blanked: it is not seen, but unlike the TTL it does not drop the entity row, which
-  keeps nulls when no row is left (``_apply_created_timestamp_cutoff``).
+  keeps nulls when no row is left (``_apply_created_timestamp_cutoff``);
+- feature rows without an event timestamp pass the TTL filter and are never blanked:
+  they are the answer when no timestamped row is (the latest created among them).
 
-Not reproduced yet (docs/point-in-time.md, "Known differences"): feature rows without an
-event timestamp, which Feast may return as a last resort, and Feast's per-view removal of
-repeated entity rows when views have different join keys.
+Not reproduced yet (docs/point-in-time.md, "Known differences"): Feast's per-view removal
+of repeated entity rows when views have different join keys.
 """
 
 from __future__ import annotations
@@ -90,6 +91,26 @@ def _has_rows(spine: pa.Table, events: pa.Table, keys: list[str]) -> pa.Array:
         return pc.is_in(spine.column(keys[0]), value_set=present, skip_nulls=False).combine_chunks()
     seen = set(_key_tuples(events, keys))
     return pa.array([k in seen for k in _key_tuples(spine, keys)])
+
+
+def _untimed_fallback(
+    result: pa.Table, untimed: pa.Table, keys: list[str], outputs: list[str], created: str | None, visible: str
+) -> tuple[pa.Table, pa.Array]:
+    """`result` with the values of each key's last untimed feature row (by created time,
+    nulls first) where no timestamped row was found, and which rows have such a row."""
+    fallback = untimed.select([*keys, *outputs, *([created] if created else [])]).to_pandas()
+    if created:
+        fallback = fallback.sort_values(created, na_position="first", kind="stable")
+    fallback = fallback.drop_duplicates(keys, keep="last").drop(columns=[created] if created else [])
+    frame = result.to_pandas()
+    # pandas merge matches null keys with null keys, as Feast's join does.
+    matched = frame[keys].merge(fallback, on=keys, how="left", indicator=True)
+    found = (matched["_merge"] == "both").to_numpy()
+    use = found & frame[visible].isna().to_numpy()
+    for column in outputs:
+        frame.loc[use, column] = matched.loc[use, column].to_numpy()
+    frame.loc[use, visible] = 1
+    return pa.Table.from_pandas(frame, preserve_index=False), pa.array(found)
 
 
 def get_historical_features(
@@ -166,6 +187,13 @@ def get_historical_features(
         # the flag comes from a call without it.
         flags = training(features=[as_of(visible)], created_cutoff=False) if cutoff else result
         none_visible = pc.is_null(flags.column(visible))
+        untimed = pc.is_null(renamed.column(event_time))
+        if pc.any(untimed).as_py():
+            # Feature rows without an event timestamp pass Feast's TTL filter and are never
+            # blanked; they sort before every timestamped row, so they are the answer only
+            # when no timestamped row is (the latest created among them).
+            result, found = _untimed_fallback(result, renamed.filter(untimed), keys, outputs, created, visible)
+            none_visible = pc.and_(none_visible, pc.invert(found))
         keep = pc.and_(keep, pc.invert(pc.and_(_has_rows(spine, events, keys), none_visible)))
         spine = result.drop_columns([visible])
     out = spine.to_pandas()

@@ -295,6 +295,18 @@ def test_feast_training_set_equals_get_historical_features(tmp_path):
         "online_store:\n    type: sqlite\n    path: online.db\nentity_key_serialization_version: 3\n"
     )
     stats = make_events(7, n=500)
+    # Rows without an event timestamp (keys 5 and 6): Feast's TTL filter keeps them, and
+    # they are the answer when no timestamped row is visible.
+    untimed = pd.DataFrame(
+        {
+            "driver_id": [5, 6, 6],
+            "event_timestamp": pd.Series([pd.NaT] * 3, dtype=stats["event_timestamp"].dtype),
+            "created": [BASE + pd.Timedelta(hours=1), BASE + pd.Timedelta(hours=2), pd.NaT],
+            "conv_rate": [0.25, 0.5, 0.75],
+            "trips": [7, 8, 9],
+        }
+    )
+    stats = pd.concat([stats, untimed], ignore_index=True)
     stats.to_parquet(tmp_path / "stats.parquet")
     # A second view without created timestamps, another TTL and a renamed column.
     rng = np.random.default_rng(8)
