@@ -341,7 +341,10 @@ def haversine_km(
 @overload
 def haversine_km(lat1: Any, lon1: Any, lat2: Any, lon2: Any) -> Any: ...
 def haversine_km(lat1: Any, lon1: Any, lat2: Any, lon2: Any) -> Any:
-    """Great-circle distance in km between points in degrees; null for |latitude| > 90."""
+    """Great-circle distance in km between points in degrees; null for |latitude| > 90.
+
+    Within a micrometre of the exact haversine of the same float64 inputs (antipodes
+    included), the same bits on every machine; see docs/functions.md."""
     f = "haversine_km"
     raw = [lat1, lon1, lat2, lon2]
     args = [_number(f, n, v) for n, v in zip(["lat1", "lon1", "lat2", "lon2"], raw, strict=False)]

@@ -627,25 +627,41 @@ fn running_hashes<H: SparkHash, O>(
     for (position, column) in columns.iter().enumerate() {
         check_datum(function, position, *column)?;
     }
-    let mut hashes = vec![H::SEED; len];
+    let arrays: Vec<(&dyn Array, bool)> = columns.iter().map(|c| c.get()).collect();
+    // Block by block, so that the running hashes stay in cache while every column is
+    // folded in, and the output is written once (no seed-filled column, no second pass
+    // for `finish`).
+    let mut out = Vec::with_capacity(len);
+    let mut hashes = vec![H::SEED; HASH_BLOCK.min(len)];
     OUT_OF_RANGE.with(|c| c.set(None));
-    for (position, column) in columns.iter().enumerate() {
-        let (array, is_scalar) = column.get();
-        fold_array::<H>(&mut hashes, array, is_scalar);
-        if let Some((value, unit)) = OUT_OF_RANGE.with(|c| c.take()) {
-            return Err(KernelError::new(
-                function,
-                format!("#{}", position + 1),
-                format!(
-                    "expected times Spark can hold (64-bit microseconds, nanoseconds for a \
-                     time of day), found {value} {unit}"
-                ),
-            ));
+    for start in (0..len).step_by(HASH_BLOCK) {
+        let rows = HASH_BLOCK.min(len - start);
+        let block = &mut hashes[..rows];
+        block.fill(H::SEED);
+        for (position, &(array, is_scalar)) in arrays.iter().enumerate() {
+            if is_scalar || (start == 0 && rows == array.len()) {
+                fold_array::<H>(block, array, is_scalar);
+            } else {
+                fold_array::<H>(block, array.slice(start, rows).as_ref(), false);
+            }
+            if let Some((value, unit)) = OUT_OF_RANGE.with(|c| c.take()) {
+                return Err(KernelError::new(
+                    function,
+                    format!("#{}", position + 1),
+                    format!(
+                        "expected times Spark can hold (64-bit microseconds, nanoseconds for a \
+                         time of day), found {value} {unit}"
+                    ),
+                ));
+            }
         }
+        out.extend(block.iter().map(|&h| finish(h)));
     }
-    // In place where `O` has `H::Value`'s layout.
-    Ok(hashes.into_iter().map(finish).collect())
+    Ok(out)
 }
+
+/// Rows hashed per block: 8,192 running hashes (64 KiB for XXH64) stay in L2.
+const HASH_BLOCK: usize = 8192;
 
 /// `h.rem_euclid(n)` (Spark's `pmod`) for one fixed `n > 0`, by multiplication instead of
 /// a 64-bit division per row (Lemire, Kaser and Kurz, "Faster remainder by direct
@@ -655,8 +671,8 @@ struct PositiveModulus {
     n: u64,
     /// ceil(2^128 / n), wrapping to 0 for n = 1 (which then correctly gives 0).
     inverse: u128,
-    /// 2^64 mod n: the correction for negative `h`, read as unsigned.
-    wrap: u64,
+    /// n - (2^63 mod n): added after reducing h + 2^63, it takes the 2^63 back off.
+    shift: u64,
 }
 
 impl PositiveModulus {
@@ -666,7 +682,7 @@ impl PositiveModulus {
         Self {
             n,
             inverse: (u128::MAX / n as u128).wrapping_add(1),
-            wrap: ((1u128 << 64) % n as u128) as u64,
+            shift: n - ((1u128 << 63) % n as u128) as u64,
         }
     }
 
@@ -679,16 +695,15 @@ impl PositiveModulus {
         ((hi * n + ((lo * n) >> 64)) >> 64) as u64
     }
 
+    /// Without a branch on the sign of `h`: hashes are negative half of the time, and a
+    /// mispredicted branch per row cost more than the remainder itself.
     #[inline(always)]
     fn pmod(&self, h: i64) -> i64 {
-        let r = self.unsigned_rem(h as u64);
-        if h >= 0 {
-            r as i64
-        } else {
-            // h = u - 2^64, so h mod n = (r - 2^64 mod n) mod n.
-            let r = r + (self.n - self.wrap);
-            (if r >= self.n { r - self.n } else { r }) as i64
-        }
+        // h + 2^63 as an unsigned number: every i64 maps into 0..2^64 in order.
+        let biased = (h as u64) ^ (1 << 63);
+        // (biased mod n) + n - (2^63 mod n) is in 0..2n and equals h modulo n.
+        let r = self.unsigned_rem(biased) + self.shift;
+        (r - self.n * u64::from(r >= self.n)) as i64
     }
 }
 
@@ -766,6 +781,13 @@ mod tests {
             ] {
                 assert_eq!(m.pmod(h), h.rem_euclid(n), "h={h} n={n}");
             }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn fast_pmod_is_rem_euclid(h in any::<i64>(), n in prop_oneof![1i64..2000, 1i64..=i64::MAX]) {
+            prop_assert_eq!(PositiveModulus::new(n).pmod(h), h.rem_euclid(n));
         }
     }
 

@@ -363,6 +363,26 @@ impl Hasher for FxHasher {
 
 type FxMap<K> = HashMap<K, u32, BuildHasherDefault<FxHasher>>;
 
+/// `$primitive!(T)` for the key types numbered by their values (integers and dates),
+/// `$other` for the rest (strings, structs, ...), numbered through the row format.
+macro_rules! by_key_type {
+    ($data_type:expr, $primitive:ident, $other:expr) => {
+        match $data_type {
+            DataType::Int8 => $primitive!(Int8Type),
+            DataType::Int16 => $primitive!(Int16Type),
+            DataType::Int32 => $primitive!(Int32Type),
+            DataType::Int64 => $primitive!(Int64Type),
+            DataType::UInt8 => $primitive!(UInt8Type),
+            DataType::UInt16 => $primitive!(UInt16Type),
+            DataType::UInt32 => $primitive!(UInt32Type),
+            DataType::UInt64 => $primitive!(UInt64Type),
+            DataType::Date32 => $primitive!(Date32Type),
+            DataType::Date64 => $primitive!(Date64Type),
+            _ => $other,
+        }
+    };
+}
+
 /// Dense group ids in key order (nulls first) and the number of groups.
 fn group_ids(function: &'static str, keys: &ArrayRef) -> Result<(Vec<u32>, usize)> {
     macro_rules! primitive {
@@ -370,19 +390,7 @@ fn group_ids(function: &'static str, keys: &ArrayRef) -> Result<(Vec<u32>, usize
             Ok(primitive_ids(keys.as_primitive::<$t>()))
         };
     }
-    match keys.data_type() {
-        DataType::Int8 => primitive!(Int8Type),
-        DataType::Int16 => primitive!(Int16Type),
-        DataType::Int32 => primitive!(Int32Type),
-        DataType::Int64 => primitive!(Int64Type),
-        DataType::UInt8 => primitive!(UInt8Type),
-        DataType::UInt16 => primitive!(UInt16Type),
-        DataType::UInt32 => primitive!(UInt32Type),
-        DataType::UInt64 => primitive!(UInt64Type),
-        DataType::Date32 => primitive!(Date32Type),
-        DataType::Date64 => primitive!(Date64Type),
-        _ => row_ids(function, keys),
-    }
+    by_key_type!(keys.data_type(), primitive, row_ids(function, keys))
 }
 
 fn primitive_ids<T: ArrowPrimitiveType>(keys: &PrimitiveArray<T>) -> (Vec<u32>, usize)
@@ -529,19 +537,11 @@ pub(crate) fn matched_ids(
             )
         };
     }
-    let (mut build_ids, mut probe_ids, groups) = match build.data_type() {
-        DataType::Int8 => primitive!(Int8Type),
-        DataType::Int16 => primitive!(Int16Type),
-        DataType::Int32 => primitive!(Int32Type),
-        DataType::Int64 => primitive!(Int64Type),
-        DataType::UInt8 => primitive!(UInt8Type),
-        DataType::UInt16 => primitive!(UInt16Type),
-        DataType::UInt32 => primitive!(UInt32Type),
-        DataType::UInt64 => primitive!(UInt64Type),
-        DataType::Date32 => primitive!(Date32Type),
-        DataType::Date64 => primitive!(Date64Type),
-        _ => matched_row_ids(function, build, probe)?,
-    };
+    let (mut build_ids, mut probe_ids, groups) = by_key_type!(
+        build.data_type(),
+        primitive,
+        matched_row_ids(function, build, probe)?
+    );
     if !null_keys_match {
         // Struct keys with a null field match nothing either, as in a SQL join.
         for (keys, ids) in [(build, &mut build_ids), (probe, &mut probe_ids)] {
