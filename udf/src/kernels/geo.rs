@@ -138,9 +138,9 @@ fn distances_portable(operands: [&F64Operand; 4], len: usize, out: &mut Vec<f64>
     }
 }
 
-/// Longitudes wrap: far-out ones (beyond two turns) are reduced exactly (`rem_euclid` is
-/// exact) before their difference is taken, so that it neither overflows nor loses its
-/// digits. Rare, so the check is a branch-free scan and the fix a scalar loop.
+/// Longitudes wrap: far-out ones (beyond two turns) are reduced with `rem_euclid` (exact,
+/// except that a tiny negative value rounds to a whole turn, 360) before their difference
+/// is taken, so that it neither overflows nor loses its digits. Rare, so the check is a branch-free scan and the fix a scalar loop.
 #[inline(always)]
 fn wrap_far_longitudes(lon1: &mut [f64], lon2: &mut [f64]) {
     let far = |a: f64, b: f64| a.abs() > 720.0 || b.abs() > 720.0;
@@ -172,7 +172,7 @@ fn haversine(lat1: f64, lon1: f64, lat2: f64, lon2: f64) -> f64 {
     let cos_cos = cos_half_turn(phi1) * cos_half_turn(phi2);
     // The haversine of the angle, h, and of its supplement, 1 - h, each computed without
     // cancellation: near the antipode, 1 - h is tiny and `1.0 - h` would have lost its
-    // digits (the float64 textbook formula is off by centimetres there).
+    // digits (the float64 textbook formula is off by up to 20 cm there).
     let h = sin_dphi * sin_dphi + cos_cos * (sin_dlambda * sin_dlambda);
     let supplement = sin_sum * sin_sum + cos_cos * (cos_dlambda * cos_dlambda);
     // asin(sqrt(h)) from the smaller of the two (both are within [0, 1] and sum to 1);

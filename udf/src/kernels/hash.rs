@@ -644,7 +644,22 @@ fn running_hashes<H: SparkHash, O>(
             } else {
                 fold_array::<H>(block, array.slice(start, rows).as_ref(), false);
             }
-            if let Some((value, unit)) = OUT_OF_RANGE.with(|c| c.take()) {
+            if let Some(found) = OUT_OF_RANGE.with(|c| c.take()) {
+                // Name the first column holding such a time, as one pass per column
+                // would: an earlier column may hold one in a later block.
+                let earlier = arrays[..position]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (_, is_scalar))| !is_scalar)
+                    .find_map(|(earlier, &(array, _))| {
+                        let rest = array.len() - start;
+                        let mut scratch = vec![H::SEED; rest];
+                        fold_array::<H>(&mut scratch, array.slice(start, rest).as_ref(), false);
+                        OUT_OF_RANGE
+                            .with(|c| c.take())
+                            .map(|found| (earlier, found))
+                    });
+                let (position, (value, unit)) = earlier.unwrap_or((position, found));
                 return Err(KernelError::new(
                     function,
                     format!("#{}", position + 1),
@@ -763,6 +778,30 @@ mod tests {
         StringViewArray,
     };
     use proptest::prelude::*;
+
+    #[test]
+    fn out_of_range_time_names_the_first_such_column_whatever_the_block() {
+        use arrow::array::TimestampSecondArray;
+        let rows = 3 * HASH_BLOCK;
+        let bad = i64::MAX / 10;
+        let column = |bad_row: usize| {
+            let mut v = vec![0i64; rows];
+            v[bad_row] = bad + bad_row as i64;
+            TimestampSecondArray::from(v)
+        };
+        // #1 holds one in the last block, #2 in the first: #1 is named, with its value.
+        let (first, second) = (column(rows - 1), column(0));
+        let err = xxhash64(&[&first, &second]).unwrap_err().to_string();
+        assert!(
+            err.contains("`#1`") && err.contains(&(bad + rows as i64 - 1).to_string()),
+            "{err}"
+        );
+        let err = xxhash64(&[&second, &first]).unwrap_err().to_string();
+        assert!(
+            err.contains("`#1`") && err.contains(&bad.to_string()),
+            "{err}"
+        );
+    }
 
     #[test]
     fn fast_pmod_edges() {

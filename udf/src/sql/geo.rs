@@ -33,7 +33,7 @@ impl HaversineKm {
                  degrees, on a sphere of the mean Earth radius 6371.0088 km. A latitude outside \
                  [-90, 90] gives null; longitudes wrap; NaN gives NaN. Within a micrometre of \
                  the exact haversine of the same float64 inputs, near-antipodal points \
-                 included (the textbook float64 formula is off by up to a millimetre there), \
+                 included (the textbook float64 formula is off by up to 20 cm there), \
                  and the same bits on every machine.",
                 "haversine_km(lat1, lon1, lat2, lon2)",
             )
