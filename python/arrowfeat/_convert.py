@@ -105,12 +105,30 @@ def _is_column(obj: Any) -> bool:
     )
 
 
+def _is_polars_objects(obj: Any) -> bool:
+    """A Polars Series of dtype Object (checked without importing Polars)."""
+    return type(obj).__module__.startswith("polars") and str(getattr(obj, "dtype", "")) == "Object"
+
+
 def _to_arrow(function: str, argument: str, obj: Any) -> pa.Array | pa.ChunkedArray:
     """A column argument as Arrow, without copying where Arrow allows it."""
     if isinstance(obj, (pa.Array, pa.ChunkedArray)):
         return obj
     if _is_series(obj):
-        return pa.Array.from_pandas(obj)
+        try:
+            return pa.Array.from_pandas(obj)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            raise ArrowfeatTypeError(
+                f"{function}: argument `{argument}`: expected a column Arrow can hold, "
+                f"found a pandas Series of dtype {obj.dtype} whose values Arrow cannot convert"
+            ) from None
+    if _is_polars_objects(obj):
+        # Polars exports an Object column as the 8-byte addresses of its Python objects:
+        # hashing or scaling those would give an answer that means nothing.
+        raise ArrowfeatTypeError(
+            f"{function}: argument `{argument}`: expected a column Arrow can hold, "
+            f"found a Polars Series of dtype Object (Python objects)"
+        )
     if _is_ndarray(obj):
         if obj.ndim == 1:
             return pa.array(obj)

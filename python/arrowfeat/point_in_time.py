@@ -28,6 +28,7 @@ kept), Polars in gives Polars out. See docs/point-in-time.md for the exact seman
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, overload
@@ -98,11 +99,22 @@ def _kind(obj: Any) -> str:
     return "unknown"
 
 
+_POLARS_OBJECTS = b"arrowfeat.polars_object_columns"
+
+
 def _table(argument: str, obj: Any, function: str = _FUNCTION) -> pa.Table:
     kind = _kind(obj)
     if kind == "pandas":
         return pa.Table.from_pandas(obj, preserve_index=False)
-    if kind in ("arrow", "polars"):
+    if kind == "polars":
+        table = pa.table(obj)
+        # Polars exports an Object column as the addresses of its Python objects: note
+        # which columns those are, so that using one is refused by name (`_column`).
+        objects = [name for name, dtype in obj.schema.items() if str(dtype) == "Object"]
+        if objects:
+            table = table.replace_schema_metadata({_POLARS_OBJECTS: json.dumps(objects)})
+        return table
+    if kind == "arrow":
         if isinstance(obj, pa.RecordBatch):
             return pa.Table.from_batches([obj])
         return pa.table(obj)
@@ -115,6 +127,12 @@ def _table(argument: str, obj: Any, function: str = _FUNCTION) -> pa.Table:
 def _column(table: pa.Table, where: str, argument: str, name: str, function: str = _FUNCTION) -> pa.Array:
     """Column `name` of `table` (argument `where`: spine or events), one chunk, decoded."""
     _check_columns(function, f"`{where}`", table.column_names, {argument: name})
+    objects = json.loads((table.schema.metadata or {}).get(_POLARS_OBJECTS, b"[]"))
+    if name in objects:
+        raise ArrowfeatTypeError(
+            f"{function}: argument `{argument}`: expected a column Arrow can hold, found column "
+            f"{name!r} of `{where}` of Polars dtype Object (Python objects)"
+        )
     arr = table.column(name)
     arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     if pa.types.is_dictionary(arr.type):
@@ -285,6 +303,13 @@ def _point_in_time(
     spine_kind = _kind(spine)
     spine_table = _table("spine", spine, function)
     event_table = _table("events", events, function)
+    # Every spine column comes back in the result: Python objects cannot make the trip.
+    spine_objects = json.loads((spine_table.schema.metadata or {}).get(_POLARS_OBJECTS, b"[]"))
+    if spine_objects:
+        raise ArrowfeatTypeError(
+            f"{function}: argument `spine`: expected columns Arrow can hold (the spine comes back "
+            f"in the result), found column {spine_objects[0]!r} of Polars dtype Object (Python objects)"
+        )
     keys: list[str] = [] if by is None else [by] if isinstance(by, str) else list(by)
     specs = [_feature(f, function) for f in features]
     if not specs:

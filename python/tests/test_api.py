@@ -251,3 +251,17 @@ def test_errors_are_arrowfeat_errors_and_builtin_ones():
     with pytest.raises(af.ArrowfeatTypeError):
         af.l2_norm(pa.array(["a"]))
     assert issubclass(af.ArrowfeatInternalError, RuntimeError)
+
+
+def test_python_object_columns_are_refused_by_name():
+    """Polars exports an Object column as the addresses of its objects and pandas cannot
+    convert arbitrary objects: both are refused with the function and argument named,
+    never hashed or scaled."""
+    pl = pytest.importorskip("polars")
+    objects = pl.Series("x", [object(), object()], dtype=pl.Object)
+    with pytest.raises(af.ArrowfeatTypeError, match=r"^xxhash64: argument `#1`: .*Polars Series of dtype Object"):
+        af.xxhash64(objects)
+    with pytest.raises(af.ArrowfeatTypeError, match=r"^standard_scale: argument `x`: .*dtype Object"):
+        af.standard_scale(objects, 0.0, 1.0)
+    with pytest.raises(af.ArrowfeatTypeError, match=r"^hash_bucket: argument `#1`: .*pandas Series of dtype object"):
+        af.hash_bucket(pd.Series([object(), object()]), 10)

@@ -489,3 +489,30 @@ def test_created_cutoff_hides_late_rows_and_names_its_errors():
         ValueError, match=r"expected only as-of values with `created_cutoff`, found 'sum' over '1h' of column 'v'"
     ):
         af.point_in_time(spine, events, features=[("v", "sum", "1h")], created_cutoff=True, **common)
+
+
+def test_polars_object_columns_are_refused_by_name():
+    pl = pytest.importorskip("polars")
+    events = pl.DataFrame(
+        {"k": [1], "t": [0], "v": [1.0], "payload": [object()]}, schema_overrides={"payload": pl.Object}
+    )
+    # An unused Object column of the events is fine; the spine comes back whole, so not there.
+    out = af.point_in_time(
+        pl.DataFrame({"k": [1], "t": [1]}), events, by="k", spine_time="t", event_time="t", features=[("v", "asof")]
+    )
+    assert out["v"].to_list() == [1.0]
+    keys = pl.DataFrame({"k": [object()], "t": [1]}, schema_overrides={"k": pl.Object})
+    with pytest.raises(af.ArrowfeatTypeError, match=r"argument `spine`: .*column 'k' of Polars dtype Object"):
+        af.point_in_time(keys, events, by="k", spine_time="t", event_time="t", features=[("v", "asof")])
+    with pytest.raises(
+        af.ArrowfeatTypeError,
+        match=r"^point_in_time: argument `features`: .*column 'payload' of `events` of Polars dtype Object",
+    ):
+        af.point_in_time(
+            pl.DataFrame({"k": [1], "t": [1]}),
+            events,
+            by="k",
+            spine_time="t",
+            event_time="t",
+            features=[("payload", "asof")],
+        )
