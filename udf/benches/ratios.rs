@@ -222,6 +222,29 @@ fn kernel_vs_memcpy() -> Vec<Row> {
         rows: ROWS,
         goal: None,
     });
+    // What Spark's pmod adds to the hash: the same batches, hashed only.
+    let (base, ours) = pair(
+        || {
+            for batch in &batches {
+                drop(black_box(hash::xxhash64(&[batch as &dyn Datum]).unwrap()));
+            }
+        },
+        || {
+            for batch in &batches {
+                drop(black_box(
+                    hash::hash_bucket(&[batch as &dyn Datum], &scalar_i64(1000)).unwrap(),
+                ));
+            }
+        },
+    );
+    rows.push(Row {
+        what: "hash_bucket, 10M 16-byte utf8, 8192-row batches".into(),
+        baseline: "xxhash64 alone, same batches".into(),
+        base,
+        ours,
+        rows: ROWS,
+        goal: None,
+    });
 
     let lat1 = f64_column(ROWS, -89.0, 89.0, 8);
     let lon1 = f64_column(ROWS, -179.0, 179.0, 9);

@@ -11,7 +11,7 @@ use std::ops::Range;
 use arrow::array::{ArrayRef, UInt32Array};
 use arrow::buffer::{NullBuffer, ScalarBuffer};
 
-use super::groups::{matched_ids, partition_by_group, sort_by_group, threads_for};
+use super::groups::{map_units, matched_ids, partition_by_group, sort_by_group, threads_for};
 use super::point_in_time::PointInTimeOptions;
 use super::{Closed, EventTimes};
 use crate::kernels::Result;
@@ -93,19 +93,7 @@ pub(super) fn latest_indices(
     let mut best = if shares.len() <= 1 {
         latest(0..events)
     } else {
-        let parts: Vec<Latest> = std::thread::scope(|scope| {
-            let handles: Vec<_> = shares
-                .into_iter()
-                .map(|share| {
-                    let latest = &latest;
-                    scope.spawn(move || latest(share))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("as-of worker thread panicked"))
-                .collect()
-        });
+        let parts = map_units(shares, latest);
         let mut parts = parts.into_iter();
         let mut best = parts.next().unwrap_or_else(|| Latest::new(spine.len()));
         for part in parts {

@@ -160,16 +160,7 @@ pub(crate) fn sort_by_group<'a>(
             }
         }
     };
-    if tasks.len() <= 1 {
-        tasks.into_iter().for_each(sort_part);
-    } else {
-        std::thread::scope(|scope| {
-            for task in tasks {
-                let sort_part = &sort_part;
-                scope.spawn(move || sort_part(task));
-            }
-        });
-    }
+    map_units(tasks, sort_part);
     if positions {
         let mut position_of = vec![u32::MAX; times.len()];
         for (p, &row) in order.iter().enumerate() {
@@ -208,25 +199,14 @@ pub(crate) fn partition_by_group(
         }
         counts
     };
-    let mut bounds = if threads <= 1 {
-        count(0..rows)
-    } else {
-        let chunk = rows.div_ceil(threads);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|i| {
-                    let count = &count;
-                    scope.spawn(move || count(i * chunk..((i + 1) * chunk).min(rows)))
-                })
-                .collect();
-            let mut total = vec![0usize; groups + 1];
-            for h in handles {
-                let counts = h.join().expect("grouping worker thread panicked");
-                total.iter_mut().zip(counts).for_each(|(t, c)| *t += c);
-            }
-            total
-        })
-    };
+    let chunk = rows.div_ceil(threads.max(1)).max(1);
+    let shares = (0..threads.max(1))
+        .map(|i| (i * chunk).min(rows)..((i + 1) * chunk).min(rows))
+        .collect();
+    let mut bounds = vec![0usize; groups + 1];
+    for counts in map_units(shares, count) {
+        bounds.iter_mut().zip(counts).for_each(|(t, c)| *t += c);
+    }
     for g in 0..groups {
         bounds[g + 1] += bounds[g];
     }
@@ -248,21 +228,15 @@ pub(crate) fn partition_by_group(
             }
         }
     };
-    let parts = split_groups(&bounds, threads);
-    if parts.len() <= 1 {
-        fill(0..groups, &mut order, &mut ts);
-    } else {
-        std::thread::scope(|scope| {
-            let (mut rest_order, mut rest_ts) = (&mut order[..], &mut ts[..]);
-            for (groups, positions) in parts {
-                let (o, tail_o) = rest_order.split_at_mut(positions.len());
-                let (t, tail_t) = rest_ts.split_at_mut(positions.len());
-                (rest_order, rest_ts) = (tail_o, tail_t);
-                let fill = &fill;
-                scope.spawn(move || fill(groups, o, t));
-            }
-        });
+    let mut tasks = Vec::new();
+    let (mut rest_order, mut rest_ts) = (&mut order[..], &mut ts[..]);
+    for (groups, positions) in split_groups(&bounds, threads) {
+        let (o, tail_o) = rest_order.split_at_mut(positions.len());
+        let (t, tail_t) = rest_ts.split_at_mut(positions.len());
+        (rest_order, rest_ts) = (tail_o, tail_t);
+        tasks.push((groups, o, t));
     }
+    map_units(tasks, |(groups, o, t)| fill(groups, o, t));
     (order, ts, bounds)
 }
 
@@ -297,6 +271,29 @@ pub(crate) fn threads_for(rows: usize, threads: usize) -> usize {
         threads
     };
     most.min(rows / MIN_ROWS_PER_THREAD).max(1)
+}
+
+/// `f` of every unit, each unit on a scoped thread of its own (on the calling thread when
+/// there is only one), the results in the units' order. A worker's panic is passed on as
+/// it was raised.
+pub(crate) fn map_units<T: Send, R: Send>(units: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    if units.len() <= 1 {
+        return units.into_iter().map(f).collect();
+    }
+    std::thread::scope(|scope| {
+        let f = &f;
+        let handles: Vec<_> = units
+            .into_iter()
+            .map(|unit| scope.spawn(move || f(unit)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
 }
 
 /// Runs `f` over matching chunks of `dst` and `src` on up to `threads` threads.

@@ -13,7 +13,7 @@ use arrow::record_batch::RecordBatch;
 
 use super::accumulate::{with_accumulator, Accumulator, Results, SortedValues};
 use super::duration::ensure_hop;
-use super::groups::{group_and_sort, parallel_chunks, threads_for, Grouping};
+use super::groups::{group_and_sort, map_units, parallel_chunks, threads_for, Grouping};
 use super::tumble::{out_of_range, window_start};
 use super::{ensure_len, event_times, numeric_values, Aggregation, KernelError, Result};
 
@@ -302,23 +302,7 @@ pub(crate) fn run_parts<A: Accumulator, U: Send>(
         }
         Ok(windows)
     };
-    let mut results: Vec<Result<Windows<A::Out>>> = if units.len() <= 1 {
-        units.into_iter().map(part).collect()
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = units
-                .into_iter()
-                .map(|unit| {
-                    let part = &part;
-                    scope.spawn(move || part(unit))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("window worker thread panicked"))
-                .collect()
-        })
-    };
+    let mut results: Vec<Result<Windows<A::Out>>> = map_units(units, part);
     if results.is_empty() {
         results.push(Ok(Windows::new(false, false)));
     }

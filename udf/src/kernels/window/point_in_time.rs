@@ -27,7 +27,7 @@ use arrow::datatypes::{ArrowPrimitiveType, DataType};
 use super::accumulate::{with_accumulator, Accumulator, Native, SortedValues};
 use super::as_of::latest_indices;
 use super::duration::{ensure_positive, format_nanos};
-use super::groups::{matched_ids, sort_by_group};
+use super::groups::{map_units, matched_ids, sort_by_group};
 use super::hop::overflow_error;
 use super::{event_times, numeric_values, Aggregation, Closed, EventTimes};
 use crate::kernels::{KernelError, Result};
@@ -790,35 +790,21 @@ fn run<A: Accumulator>(
     let n = sorted.spine_rows.len();
     let mut values = vec![Native::<A>::default(); n];
     let mut valid = vec![false; n];
-    let runs = windows.runs(threads);
-    let mut overflow = false;
-    if runs.len() <= 1 {
-        let mut acc = make();
-        for run in runs {
-            sweep(&mut acc, windows, run, &mut values, &mut valid);
-        }
-        overflow = acc.overflowed();
-    } else {
-        std::thread::scope(|scope| {
-            let mut handles = Vec::new();
-            let (mut rest_values, mut rest_valid) = (&mut values[..], &mut valid[..]);
-            for run in runs {
-                let (v, tail_v) = rest_values.split_at_mut(run.len());
-                let (ok, tail_ok) = rest_valid.split_at_mut(run.len());
-                rest_values = tail_v;
-                rest_valid = tail_ok;
-                let make = &make;
-                handles.push(scope.spawn(move || {
-                    let mut acc = make();
-                    sweep(&mut acc, windows, run, v, ok);
-                    acc.overflowed()
-                }));
-            }
-            for h in handles {
-                overflow |= h.join().expect("point_in_time worker thread panicked");
-            }
-        });
+    // Each run owns its positions' slots.
+    let mut tasks = Vec::new();
+    let (mut rest_values, mut rest_valid) = (&mut values[..], &mut valid[..]);
+    for run in windows.runs(threads) {
+        let (v, tail_v) = rest_values.split_at_mut(run.len());
+        let (ok, tail_ok) = rest_valid.split_at_mut(run.len());
+        (rest_values, rest_valid) = (tail_v, tail_ok);
+        tasks.push((run, v, ok));
     }
+    let overflow = map_units(tasks, |(run, v, ok)| {
+        let mut acc = make();
+        sweep(&mut acc, windows, run, v, ok);
+        acc.overflowed()
+    })
+    .contains(&true);
     let mut out = vec![Native::<A>::default(); rows];
     let mut out_valid: Vec<bool> = if count {
         (0..rows).map(spine_valid).collect()

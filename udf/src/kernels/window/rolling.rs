@@ -5,7 +5,7 @@ use arrow::datatypes::ArrowPrimitiveType;
 
 use super::accumulate::{to_rows, with_accumulator, Accumulator, Native, SortedValues};
 use super::duration::ensure_positive;
-use super::groups::{group_and_sort, threads_for, Grouping};
+use super::groups::{group_and_sort, map_units, threads_for, Grouping};
 use super::hop::overflow_error;
 use super::{ensure_len, event_times, numeric_values, Aggregation, Closed, Result};
 
@@ -60,49 +60,29 @@ fn run<A: Accumulator>(
     let positions = grouping.len();
     let mut values = vec![Native::<A>::default(); positions];
     let mut valid = vec![false; positions];
-    let parts = grouping.parts(threads);
-    let mut overflow = false;
-    if parts.len() <= 1 {
+    // Each part owns the positions of one run of groups.
+    let mut tasks = Vec::new();
+    let (mut rest_values, mut rest_valid) = (&mut values[..], &mut valid[..]);
+    for (groups, span) in grouping.parts(threads) {
+        let (part_values, tail_values) = rest_values.split_at_mut(span.len());
+        let (part_valid, tail_valid) = rest_valid.split_at_mut(span.len());
+        (rest_values, rest_valid) = (tail_values, tail_valid);
+        tasks.push((groups, span.start, part_values, part_valid));
+    }
+    let overflow = map_units(tasks, |(groups, base, part_values, part_valid)| {
         let mut acc = make();
         fill(
             &mut acc,
             grouping,
-            0..grouping.bounds.len() - 1,
-            0,
-            &mut values,
-            &mut valid,
+            groups,
+            base,
+            part_values,
+            part_valid,
             window,
         );
-        overflow = acc.overflowed();
-    } else {
-        std::thread::scope(|scope| {
-            let mut handles = Vec::new();
-            let (mut rest_values, mut rest_valid) = (&mut values[..], &mut valid[..]);
-            for (groups, span) in parts {
-                let (part_values, tail_values) = rest_values.split_at_mut(span.len());
-                let (part_valid, tail_valid) = rest_valid.split_at_mut(span.len());
-                rest_values = tail_values;
-                rest_valid = tail_valid;
-                let make = &make;
-                handles.push(scope.spawn(move || {
-                    let mut acc = make();
-                    fill(
-                        &mut acc,
-                        grouping,
-                        groups,
-                        span.start,
-                        part_values,
-                        part_valid,
-                        window,
-                    );
-                    acc.overflowed()
-                }));
-            }
-            for h in handles {
-                overflow |= h.join().expect("rolling worker thread panicked");
-            }
-        });
-    }
+        acc.overflowed()
+    })
+    .contains(&true);
     (
         to_rows::<A::Out>(values, valid, grouping.positions(), rows, threads),
         overflow,
