@@ -599,13 +599,14 @@ fn fold_struct<H: SparkHash>(hashes: &mut [H::Value], array: &dyn Array, is_scal
     }
 }
 
-/// Spark's running hash of `columns` for every row, each passed through `finish`.
-fn running_hashes<H: SparkHash, O>(
+/// Spark's running hash of `columns` for every row; `finish` rewrites each block of
+/// hashes in place once every column is folded in (see hash_bucket's `pmod`).
+fn running_hashes<H: SparkHash>(
     function: &'static str,
     columns: &[&dyn Datum],
     extra: &[(&str, Option<usize>)],
-    finish: impl Fn(H::Value) -> O,
-) -> Result<Vec<O>> {
+    finish: impl Fn(&mut [H::Value]),
+) -> Result<Vec<H::Value>> {
     if columns.is_empty() {
         return Err(KernelError::new(
             function,
@@ -628,16 +629,15 @@ fn running_hashes<H: SparkHash, O>(
         check_datum(function, position, *column)?;
     }
     let arrays: Vec<(&dyn Array, bool)> = columns.iter().map(|c| c.get()).collect();
-    // Block by block, so that the running hashes stay in cache while every column is
-    // folded in, and the output is written once (no seed-filled column, no second pass
-    // for `finish`).
-    let mut out = Vec::with_capacity(len);
-    let mut hashes = vec![H::SEED; HASH_BLOCK.min(len)];
+    // Block by block, so that a block of hashes stays in cache while every column is
+    // folded in and `finish` rewrites it: the output is walked once, not once per
+    // column and once more for `finish`.
+    let mut hashes = Vec::with_capacity(len);
     OUT_OF_RANGE.with(|c| c.set(None));
     for start in (0..len).step_by(HASH_BLOCK) {
         let rows = HASH_BLOCK.min(len - start);
-        let block = &mut hashes[..rows];
-        block.fill(H::SEED);
+        hashes.resize(start + rows, H::SEED);
+        let block = &mut hashes[start..];
         for (position, &(array, is_scalar)) in arrays.iter().enumerate() {
             if is_scalar || (start == 0 && rows == array.len()) {
                 fold_array::<H>(block, array, is_scalar);
@@ -670,22 +670,28 @@ fn running_hashes<H: SparkHash, O>(
                 ));
             }
         }
-        out.extend(block.iter().map(|&h| finish(h)));
+        finish(block);
     }
-    Ok(out)
+    Ok(hashes)
 }
 
 /// Rows hashed per block: 8,192 running hashes (64 KiB for XXH64) stay in L2.
 const HASH_BLOCK: usize = 8192;
 
 /// `h.rem_euclid(n)` (Spark's `pmod`) for one fixed `n > 0`, by multiplication instead of
-/// a 64-bit division per row (Lemire, Kaser and Kurz, "Faster remainder by direct
-/// computation", 2019): the division dominated hash_bucket's time.
+/// a 64-bit division per row (Granlund and Montgomery, "Division by invariant integers
+/// using multiplication", 1994, figure 4.1): a high and a low 64-bit multiply a row, in
+/// a loop the compiler vectorizes with AVX2 or AVX-512 (chosen at run time; integer
+/// arithmetic, so every build gives the same result). The division used to dominate
+/// hash_bucket's time; a 128-bit fixed-point remainder (Lemire) does not vectorize.
 #[derive(Debug, Clone, Copy)]
 struct PositiveModulus {
     n: u64,
-    /// ceil(2^128 / n), wrapping to 0 for n = 1 (which then correctly gives 0).
-    inverse: u128,
+    /// floor(2^64 (2^l - n) / n) + 1, where l = ceil(log2 n).
+    magic: u64,
+    /// min(l, 1) and max(l - 1, 0): the quotient is (t + ((a - t) >> sh1)) >> sh2.
+    sh1: u32,
+    sh2: u32,
     /// n - (2^63 mod n): added after reducing h + 2^63, it takes the 2^63 back off.
     shift: u64,
 }
@@ -694,20 +700,59 @@ impl PositiveModulus {
     fn new(n: i64) -> Self {
         debug_assert!(n > 0);
         let n = n as u64;
+        // l = ceil(log2 n): 0 for n = 1, at most 63 as n < 2^63.
+        let l = u64::BITS - (n - 1).leading_zeros();
+        let magic = (((1u128 << 64) * ((1u128 << l) - n as u128)) / n as u128 + 1) as u64;
         Self {
             n,
-            inverse: (u128::MAX / n as u128).wrapping_add(1),
+            magic,
+            sh1: l.min(1),
+            sh2: l.saturating_sub(1),
             shift: n - ((1u128 << 63) % n as u128) as u64,
         }
     }
 
-    /// `a mod n` for unsigned `a`: the high 64 bits of (inverse * a mod 2^128) * n.
+    /// `a mod n` for unsigned `a`: the quotient from a high multiply, then `a - q n`.
     #[inline(always)]
     fn unsigned_rem(&self, a: u64) -> u64 {
-        let low = self.inverse.wrapping_mul(a as u128);
-        let n = self.n as u128;
-        let (hi, lo) = (low >> 64, low as u64 as u128);
-        ((hi * n + ((lo * n) >> 64)) >> 64) as u64
+        let t = ((self.magic as u128 * a as u128) >> 64) as u64;
+        let q = (t + ((a - t) >> self.sh1)) >> self.sh2;
+        a - q * self.n
+    }
+
+    /// `pmod` of each hash of a block, in place (the results are `i64`s in `u64`s).
+    fn pmod_block(&self, hashes: &mut [u64]) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512dq") {
+                // SAFETY: the CPU supports AVX-512F and DQ, checked just above.
+                return unsafe { self.pmod_block_avx512(hashes) };
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2, checked just above.
+                return unsafe { self.pmod_block_avx2(hashes) };
+            }
+        }
+        self.pmod_block_portable(hashes)
+    }
+
+    #[inline(always)]
+    fn pmod_block_portable(&self, hashes: &mut [u64]) {
+        for h in hashes {
+            *h = self.pmod(*h as i64) as u64;
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn pmod_block_avx2(&self, hashes: &mut [u64]) {
+        self.pmod_block_portable(hashes)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    unsafe fn pmod_block_avx512(&self, hashes: &mut [u64]) {
+        self.pmod_block_portable(hashes)
     }
 
     /// Without a branch on the sign of `h`: hashes are negative half of the time, and a
@@ -724,13 +769,16 @@ impl PositiveModulus {
 
 /// Spark's `xxhash64(c1, c2, ...)`: never null.
 pub fn xxhash64(columns: &[&dyn Datum]) -> Result<Int64Array> {
-    let values = running_hashes::<SparkXxHash64, i64>("xxhash64", columns, &[], |h| h as i64)?;
+    let values = running_hashes::<SparkXxHash64>("xxhash64", columns, &[], |_| {})?;
+    // In place: u64 and i64 share a layout.
+    let values: Vec<i64> = values.into_iter().map(|h| h as i64).collect();
     Ok(Int64Array::new(ScalarBuffer::from(values), None))
 }
 
 /// Spark's `hash(c1, c2, ...)` (Murmur3 x86 32-bit, seed 42): never null.
 pub fn murmur3_hash(columns: &[&dyn Datum]) -> Result<Int32Array> {
-    let values = running_hashes::<SparkMurmur3, i32>("hash", columns, &[], |h| h as i32)?;
+    let values = running_hashes::<SparkMurmur3>("hash", columns, &[], |_| {})?;
+    let values: Vec<i32> = values.into_iter().map(|h| h as i32).collect();
     Ok(Int32Array::new(ScalarBuffer::from(values), None))
 }
 
@@ -744,23 +792,24 @@ pub fn hash_bucket(columns: &[&dyn Datum], num_buckets: &dyn Datum) -> Result<In
     let extra = [("num_buckets", buckets.len())];
     match buckets {
         Operand::Scalar(None) => {
-            let len = running_hashes::<SparkXxHash64, ()>(NAME, columns, &extra, |_| ())?.len();
+            let len = running_hashes::<SparkXxHash64>(NAME, columns, &extra, |_| {})?.len();
             Ok(Int64Array::new_null(len))
         }
         Operand::Scalar(Some(n)) => {
             let modulus = PositiveModulus::new(n);
-            let values = running_hashes::<SparkXxHash64, i64>(NAME, columns, &extra, |h| {
-                modulus.pmod(h as i64)
+            let hashes = running_hashes::<SparkXxHash64>(NAME, columns, &extra, |block| {
+                modulus.pmod_block(block)
             })?;
+            let values: Vec<i64> = hashes.into_iter().map(|r| r as i64).collect();
             Ok(Int64Array::new(ScalarBuffer::from(values), None))
         }
         Operand::Column { array, values: n } => {
-            let hashes = running_hashes::<SparkXxHash64, i64>(NAME, columns, &extra, |h| h as i64)?;
+            let hashes = running_hashes::<SparkXxHash64>(NAME, columns, &extra, |_| {})?;
             // Null bucket counts hold arbitrary values: guard the division.
             let values: Vec<i64> = hashes
                 .into_iter()
                 .zip(n)
-                .map(|(h, n)| h.rem_euclid((*n).max(1)))
+                .map(|(h, n)| (h as i64).rem_euclid((*n).max(1)))
                 .collect();
             Ok(Int64Array::new(
                 ScalarBuffer::from(values),
@@ -805,7 +854,21 @@ mod tests {
 
     #[test]
     fn fast_pmod_edges() {
-        for n in [1i64, 2, 3, 7, 1000, 1 << 32, (1 << 62) + 1, i64::MAX] {
+        for n in [
+            1i64,
+            2,
+            3,
+            7,
+            1000,
+            (1 << 31) - 1,
+            1 << 32,
+            (1 << 32) + 1,
+            (1 << 62) - 1,
+            1 << 62,
+            (1 << 62) + 1,
+            i64::MAX - 1,
+            i64::MAX,
+        ] {
             let m = PositiveModulus::new(n);
             for h in [
                 0i64,
@@ -825,8 +888,47 @@ mod tests {
 
     proptest! {
         #[test]
-        fn fast_pmod_is_rem_euclid(h in any::<i64>(), n in prop_oneof![1i64..2000, 1i64..=i64::MAX]) {
+        fn fast_pmod_is_rem_euclid(
+            h in any::<i64>(),
+            n in prop_oneof![
+                1i64..2000,
+                1i64..=i64::MAX,
+                // Powers of two and their neighbours, where the magic number's shifts change.
+                (0u32..63, -1i64..=1).prop_map(|(k, d)| ((1i64 << k) + d).max(1)),
+            ],
+        ) {
             prop_assert_eq!(PositiveModulus::new(n).pmod(h), h.rem_euclid(n));
+        }
+
+        /// The block loop, in every instruction set this CPU has, equals row-by-row pmod.
+        #[test]
+        fn pmod_block_is_pmod_in_every_build(
+            hashes in prop::collection::vec(any::<u64>(), 0..300),
+            n in prop_oneof![1i64..2000, 1i64..=i64::MAX],
+        ) {
+            let m = PositiveModulus::new(n);
+            let want: Vec<u64> = hashes.iter().map(|&h| (h as i64).rem_euclid(n) as u64).collect();
+            let mut got = hashes.clone();
+            m.pmod_block(&mut got);
+            prop_assert_eq!(&got, &want);
+            let mut got = hashes.clone();
+            m.pmod_block_portable(&mut got);
+            prop_assert_eq!(&got, &want);
+            #[cfg(target_arch = "x86_64")]
+            {
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    let mut got = hashes.clone();
+                    // SAFETY: AVX2 support checked just above.
+                    unsafe { m.pmod_block_avx2(&mut got) };
+                    prop_assert_eq!(&got, &want);
+                }
+                if std::arch::is_x86_feature_detected!("avx512dq") {
+                    let mut got = hashes.clone();
+                    // SAFETY: AVX-512F/DQ support checked just above.
+                    unsafe { m.pmod_block_avx512(&mut got) };
+                    prop_assert_eq!(&got, &want);
+                }
+            }
         }
     }
 
