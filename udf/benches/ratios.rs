@@ -198,6 +198,13 @@ fn kernel_vs_memcpy() -> Vec<Row> {
         .step_by(BATCH_ROWS)
         .map(|start| ids.slice(start, BATCH_ROWS.min(ROWS - start)))
         .collect();
+    let bucket_batches = || {
+        for batch in &batches {
+            drop(black_box(
+                hash::hash_bucket(&[batch as &dyn Datum], &scalar_i64(1000)).unwrap(),
+            ));
+        }
+    };
     let (base, ours) = pair(
         || {
             for batch in &batches {
@@ -206,13 +213,7 @@ fn kernel_vs_memcpy() -> Vec<Row> {
                 drop(black_box(copy_bytes(&batch.value_data()[bytes])));
             }
         },
-        || {
-            for batch in &batches {
-                drop(black_box(
-                    hash::hash_bucket(&[batch as &dyn Datum], &scalar_i64(1000)).unwrap(),
-                ));
-            }
-        },
+        bucket_batches,
     );
     rows.push(Row {
         what: "hash_bucket, 10M 16-byte utf8, 8192-row batches".into(),
@@ -229,13 +230,7 @@ fn kernel_vs_memcpy() -> Vec<Row> {
                 drop(black_box(hash::xxhash64(&[batch as &dyn Datum]).unwrap()));
             }
         },
-        || {
-            for batch in &batches {
-                drop(black_box(
-                    hash::hash_bucket(&[batch as &dyn Datum], &scalar_i64(1000)).unwrap(),
-                ));
-            }
-        },
+        bucket_batches,
     );
     rows.push(Row {
         what: "hash_bucket, 10M 16-byte utf8, 8192-row batches".into(),

@@ -724,7 +724,9 @@ impl PositiveModulus {
     fn pmod_block(&self, hashes: &mut [u64]) {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx512dq") {
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512dq")
+            {
                 // SAFETY: the CPU supports AVX-512F and DQ, checked just above.
                 return unsafe { self.pmod_block_avx512(hashes) };
             }
@@ -922,7 +924,9 @@ mod tests {
                     unsafe { m.pmod_block_avx2(&mut got) };
                     prop_assert_eq!(&got, &want);
                 }
-                if std::arch::is_x86_feature_detected!("avx512dq") {
+                if std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512dq")
+                {
                     let mut got = hashes.clone();
                     // SAFETY: AVX-512F/DQ support checked just above.
                     unsafe { m.pmod_block_avx512(&mut got) };
