@@ -105,9 +105,15 @@ def _is_column(obj: Any) -> bool:
     )
 
 
+def _is_polars_object_dtype(dtype: Any) -> bool:
+    """Polars' Object dtype (checked without importing Polars). Polars exports such a
+    column to Arrow as the 8-byte addresses of its Python objects."""
+    return str(dtype) == "Object"
+
+
 def _is_polars_objects(obj: Any) -> bool:
-    """A Polars Series of dtype Object (checked without importing Polars)."""
-    return type(obj).__module__.startswith("polars") and str(getattr(obj, "dtype", "")) == "Object"
+    """A Polars Series of dtype Object."""
+    return type(obj).__module__.startswith("polars") and _is_polars_object_dtype(getattr(obj, "dtype", ""))
 
 
 def _to_arrow(function: str, argument: str, obj: Any) -> pa.Array | pa.ChunkedArray:
@@ -123,8 +129,7 @@ def _to_arrow(function: str, argument: str, obj: Any) -> pa.Array | pa.ChunkedAr
                 f"found a pandas Series of dtype {obj.dtype} whose values Arrow cannot convert"
             ) from None
     if _is_polars_objects(obj):
-        # Polars exports an Object column as the 8-byte addresses of its Python objects:
-        # hashing or scaling those would give an answer that means nothing.
+        # Hashing or scaling object addresses would give an answer that means nothing.
         raise ArrowfeatTypeError(
             f"{function}: argument `{argument}`: expected a column Arrow can hold, "
             f"found a Polars Series of dtype Object (Python objects)"

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, overload
 import pyarrow as pa
 
 from . import _native
-from ._convert import _check_columns, _type_name
+from ._convert import _check_columns, _is_polars_object_dtype, _type_name
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
 from .windows import _threads, to_nanoseconds
 
@@ -102,6 +102,12 @@ def _kind(obj: Any) -> str:
 _POLARS_OBJECTS = b"arrowfeat.polars_object_columns"
 
 
+def _object_columns(table: pa.Table) -> list[str]:
+    """The columns `_table` found to be Polars Object columns."""
+    names: list[str] = json.loads((table.schema.metadata or {}).get(_POLARS_OBJECTS, b"[]"))
+    return names
+
+
 def _table(argument: str, obj: Any, function: str = _FUNCTION) -> pa.Table:
     kind = _kind(obj)
     if kind == "pandas":
@@ -110,7 +116,7 @@ def _table(argument: str, obj: Any, function: str = _FUNCTION) -> pa.Table:
         table = pa.table(obj)
         # Polars exports an Object column as the addresses of its Python objects: note
         # which columns those are, so that using one is refused by name (`_column`).
-        objects = [name for name, dtype in obj.schema.items() if str(dtype) == "Object"]
+        objects = [name for name, dtype in obj.schema.items() if _is_polars_object_dtype(dtype)]
         if objects:
             table = table.replace_schema_metadata({_POLARS_OBJECTS: json.dumps(objects)})
         return table
@@ -127,8 +133,7 @@ def _table(argument: str, obj: Any, function: str = _FUNCTION) -> pa.Table:
 def _column(table: pa.Table, where: str, argument: str, name: str, function: str = _FUNCTION) -> pa.Array:
     """Column `name` of `table` (argument `where`: spine or events), one chunk, decoded."""
     _check_columns(function, f"`{where}`", table.column_names, {argument: name})
-    objects = json.loads((table.schema.metadata or {}).get(_POLARS_OBJECTS, b"[]"))
-    if name in objects:
+    if name in _object_columns(table):
         raise ArrowfeatTypeError(
             f"{function}: argument `{argument}`: expected a column Arrow can hold, found column "
             f"{name!r} of `{where}` of Polars dtype Object (Python objects)"
@@ -304,7 +309,7 @@ def _point_in_time(
     spine_table = _table("spine", spine, function)
     event_table = _table("events", events, function)
     # Every spine column comes back in the result: Python objects cannot make the trip.
-    spine_objects = json.loads((spine_table.schema.metadata or {}).get(_POLARS_OBJECTS, b"[]"))
+    spine_objects = _object_columns(spine_table)
     if spine_objects:
         raise ArrowfeatTypeError(
             f"{function}: argument `spine`: expected columns Arrow can hold (the spine comes back "

@@ -6,11 +6,11 @@
 //! computes the same operations in the same order (no fused multiply-add), so the result
 //! is bit-identical whichever instruction set runs it.
 
-use arrow::array::{Array, Datum, Float64Array, PrimitiveArray};
-use arrow::buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
+use arrow::array::{Array, Datum, Float64Array};
+use arrow::buffer::{BooleanBuffer, NullBuffer};
 use std::f64::consts::FRAC_PI_2;
 
-use super::operand::{broadcast_len, union_nulls, F64Operand, Operand};
+use super::operand::{compute_f64, F64Operand, Operand};
 use super::Result;
 
 /// Mean Earth radius (IUGG), in kilometres.
@@ -35,20 +35,9 @@ pub fn haversine_km(
     let lat2 = F64Operand::from_datum(NAME, "lat2", lat2)?;
     let lon2 = F64Operand::from_datum(NAME, "lon2", lon2)?;
     let operands = [&lat1, &lon1, &lat2, &lon2];
-    let len = broadcast_len(
-        NAME,
-        &[
-            ("lat1", lat1.len()),
-            ("lon1", lon1.len()),
-            ("lat2", lat2.len()),
-            ("lon2", lon2.len()),
-        ],
-    )?;
-    if operands.iter().any(|o| o.is_null_scalar()) {
-        return Ok(PrimitiveArray::new_null(len));
-    }
-    let nulls = union_nulls(&operands);
-    let distances = Float64Array::new(ScalarBuffer::from(distances(operands, len)), nulls);
+    let distances = compute_f64(NAME, ["lat1", "lon1", "lat2", "lon2"], operands, |len| {
+        distances(operands, len)
+    })?;
     let out_of_range = |op: &F64Operand| match op {
         F64Operand::Scalar(v) => v.is_some_and(|v| v.abs() > 90.0),
         F64Operand::Column { values, .. } => values.iter().any(|v| v.abs() > 90.0),
@@ -140,7 +129,8 @@ fn distances_portable(operands: [&F64Operand; 4], len: usize, out: &mut Vec<f64>
 
 /// Longitudes wrap: far-out ones (beyond two turns) are reduced with `rem_euclid` (exact,
 /// except that a tiny negative value rounds to a whole turn, 360) before their difference
-/// is taken, so that it neither overflows nor loses its digits. Rare, so the check is a branch-free scan and the fix a scalar loop.
+/// is taken, so that it neither overflows nor loses its digits. Rare, so the check is a
+/// branch-free scan and the fix a scalar loop.
 #[inline(always)]
 fn wrap_far_longitudes(lon1: &mut [f64], lon2: &mut [f64]) {
     let far = |a: f64, b: f64| a.abs() > 720.0 || b.abs() > 720.0;

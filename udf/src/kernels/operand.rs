@@ -179,6 +179,21 @@ pub(crate) fn map_f64<const N: usize>(
     operands: [&F64Operand<'_>; N],
     f: impl Fn([f64; N]) -> f64,
 ) -> Result<PrimitiveArray<Float64Type>> {
+    compute_f64(function, names, operands, |len| {
+        (0..len)
+            .map(|row| f(std::array::from_fn(|k| operands[k].value(row))))
+            .collect()
+    })
+}
+
+/// The broadcast length, null handling and validity of [`map_f64`], with the values of
+/// every row computed by `values(len)` (for kernels that walk the operands themselves).
+pub(crate) fn compute_f64<const N: usize>(
+    function: &'static str,
+    names: [&str; N],
+    operands: [&F64Operand<'_>; N],
+    values: impl FnOnce(usize) -> Vec<f64>,
+) -> Result<PrimitiveArray<Float64Type>> {
     let lengths: Vec<(&str, Option<usize>)> = names
         .iter()
         .zip(operands.iter())
@@ -189,10 +204,7 @@ pub(crate) fn map_f64<const N: usize>(
         return Ok(PrimitiveArray::new_null(len));
     }
     let nulls = union_nulls(&operands);
-    let values: Vec<f64> = (0..len)
-        .map(|row| f(std::array::from_fn(|k| operands[k].value(row))))
-        .collect();
-    Ok(PrimitiveArray::new(ScalarBuffer::from(values), nulls))
+    Ok(PrimitiveArray::new(ScalarBuffer::from(values(len)), nulls))
 }
 
 #[cfg(test)]
