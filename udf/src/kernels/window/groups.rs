@@ -461,9 +461,89 @@ fn dense_ids<T: ArrowPrimitiveType>(keys: &PrimitiveArray<T>) -> Option<(Vec<u32
     Some((ids, next as usize))
 }
 
+/// Keys with every float, at any depth (struct fields, list elements, dictionary values),
+/// made canonical: `-0.0` as `0.0` and every NaN as one NaN. Arrow's row format orders
+/// floats by their bits, which would put `-0.0` and `0.0`, or two NaNs with different
+/// payloads, in different groups; Spark groups and joins them as equal (it normalizes
+/// floats before grouping), and so does arrowfeat. Borrowed when there is no float.
+pub(crate) fn canonical_float_keys<'a>(
+    function: &'static str,
+    argument: &str,
+    keys: &'a ArrayRef,
+) -> Result<Cow<'a, ArrayRef>> {
+    if !has_floats(keys.data_type()) {
+        return Ok(Cow::Borrowed(keys));
+    }
+    let data = canonical_floats(keys.to_data()).map_err(|e| {
+        KernelError::new(
+            function,
+            argument,
+            format!("cannot group keys of type {}: {e}", keys.data_type()),
+        )
+    })?;
+    Ok(Cow::Owned(arrow::array::make_array(data)))
+}
+
+fn has_floats(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Float16 | DataType::Float32 | DataType::Float64 => true,
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::ListView(f)
+        | DataType::LargeListView(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::Map(f, _) => has_floats(f.data_type()),
+        DataType::Struct(fields) => fields.iter().any(|f| has_floats(f.data_type())),
+        DataType::Union(fields, _) => fields.iter().any(|(_, f)| has_floats(f.data_type())),
+        DataType::Dictionary(_, values) => has_floats(values),
+        DataType::RunEndEncoded(_, values) => has_floats(values.data_type()),
+        _ => false,
+    }
+}
+
+fn canonical_floats(
+    data: arrow::array::ArrayData,
+) -> std::result::Result<arrow::array::ArrayData, arrow::error::ArrowError> {
+    use arrow::array::ArrayData;
+    type F16 = <Float16Type as ArrowPrimitiveType>::Native;
+    macro_rules! canonical {
+        ($t:ty, $zero:expr, $nan:expr) => {{
+            let array = PrimitiveArray::<$t>::from(data);
+            array
+                .unary::<_, $t>(|v| {
+                    if v == $zero {
+                        $zero
+                    } else if v.is_nan() {
+                        $nan
+                    } else {
+                        v
+                    }
+                })
+                .into_data()
+        }};
+    }
+    match data.data_type() {
+        DataType::Float16 => Ok(canonical!(Float16Type, F16::ZERO, F16::NAN)),
+        DataType::Float32 => Ok(canonical!(Float32Type, 0.0f32, f32::NAN)),
+        DataType::Float64 => Ok(canonical!(Float64Type, 0.0f64, f64::NAN)),
+        data_type if has_floats(data_type) => {
+            let children = data
+                .child_data()
+                .iter()
+                .map(|child| canonical_floats(child.clone()))
+                .collect::<std::result::Result<Vec<ArrayData>, _>>()?;
+            // Same buffers, offsets and nulls; each child keeps its length.
+            data.into_builder().child_data(children).build()
+        }
+        _ => Ok(data),
+    }
+}
+
 /// Any key type (strings, floats, dictionaries, structs...) through arrow's row format,
 /// whose byte order is the key order.
 fn row_ids(function: &'static str, keys: &ArrayRef) -> Result<(Vec<u32>, usize)> {
+    let keys = canonical_float_keys(function, "by", keys)?;
+    let keys = keys.as_ref();
     let converter =
         RowConverter::new(vec![SortField::new(keys.data_type().clone())]).map_err(|e| {
             KernelError::wrong_type(
@@ -663,7 +743,14 @@ fn matched_row_ids(
                 )
             })
     };
-    let (build_rows, probe_rows) = (convert(build, "spine_keys")?, convert(probe, "event_keys")?);
+    let (build, probe) = (
+        canonical_float_keys(function, "spine_keys", build)?,
+        canonical_float_keys(function, "event_keys", probe)?,
+    );
+    let (build_rows, probe_rows) = (
+        convert(&build, "spine_keys")?,
+        convert(&probe, "event_keys")?,
+    );
     let mut map: FxMap<&[u8]> = FxMap::default();
     let build_ids: Vec<u32> = build_rows
         .iter()

@@ -1293,3 +1293,28 @@ fn timing_on_skewed_keys() {
         }
     }
 }
+
+#[test]
+fn float_keys_match_negative_zero_to_zero_and_nan_to_nan() {
+    // As in a Spark join after its float normalization: -0.0 = 0.0 and NaN = NaN.
+    let spine_keys: ArrayRef = Arc::new(Float64Array::from(vec![-0.0, f64::NAN, 2.0]));
+    let event_keys: ArrayRef = Arc::new(Float64Array::from(vec![
+        0.0,
+        f64::from_bits(f64::NAN.to_bits() | 7),
+        -2.0,
+    ]));
+    let names: ArrayRef = Arc::new(StringArray::from(vec!["zero", "nan", "minus two"]));
+    let out = point_in_time(
+        Some(&spine_keys),
+        ints(&[Some(9); 3]).as_ref(),
+        Some(&event_keys),
+        ints(&[Some(1); 3]).as_ref(),
+        None,
+        &[names],
+        &[PointInTimeFeature::as_of(0)],
+        &PointInTimeOptions::default(),
+    )
+    .unwrap();
+    let got: Vec<Option<&str>> = out[0].as_string::<i32>().iter().collect();
+    assert_eq!(got, [Some("zero"), Some("nan"), None]);
+}

@@ -959,3 +959,63 @@ fn results_do_not_depend_on_the_thread_count() {
         assert_eq!(one.3, other.3, "session_window, {threads} threads");
     }
 }
+
+#[test]
+fn float_keys_group_negative_zero_with_zero_and_every_nan_together() {
+    // Spark groups -0.0 with 0.0 and all NaNs as one key; the row format alone would not.
+    let other_nan = f64::from_bits(f64::NAN.to_bits() | 1);
+    let keys: ArrayRef = Arc::new(Float64Array::from(vec![
+        Some(0.0),
+        Some(-0.0),
+        Some(f64::NAN),
+        Some(other_nan),
+        Some(-f64::NAN),
+        None,
+        Some(1.5),
+    ]));
+    let ts = Int64Array::from(vec![1, 2, 3, 4, 5, 6, 7]);
+    let values = Int64Array::from(vec![1, 10, 100, 1_000, 10_000, 100_000, 1_000_000]);
+    let sums = rolling(
+        Some(&keys),
+        &ts,
+        &values,
+        1_000,
+        Closed::Right,
+        Aggregation::Sum,
+        0,
+    )
+    .unwrap();
+    assert_eq!(
+        sums.as_primitive::<Int64Type>().values().to_vec(),
+        vec![1, 11, 100, 1_100, 11_100, 100_000, 1_000_000]
+    );
+    // The same through a slice, float32 and a struct field, in session_aggregate.
+    let keys32: ArrayRef = Arc::new(arrow::array::Float32Array::from(vec![
+        9.0,
+        -0.0,
+        0.0,
+        f32::NAN,
+        -f32::NAN,
+    ]));
+    let keys32 = keys32.slice(1, 4);
+    let nested: ArrayRef = Arc::new(arrow::array::StructArray::from(vec![(
+        Arc::new(arrow::datatypes::Field::new("x", DataType::Float32, true)),
+        keys32.clone(),
+    )]));
+    let ts = Int64Array::from(vec![1, 2, 3, 4]);
+    let values = Int64Array::from(vec![1, 2, 4, 8]);
+    for keys in [&keys32, &nested] {
+        let batch =
+            session_aggregate(Some(keys), &ts, &values, 1_000, Aggregation::Sum, 0).unwrap();
+        assert_eq!(batch.num_rows(), 2, "{keys:?}");
+        assert_eq!(
+            batch
+                .column(3)
+                .as_primitive::<Int64Type>()
+                .values()
+                .to_vec(),
+            vec![3, 12],
+            "{keys:?}"
+        );
+    }
+}
