@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::Hash;
 use std::ops::Range;
 
 use arrow::array::{Array, ArrayRef, AsArray, PrimitiveArray};
@@ -330,35 +330,12 @@ pub(crate) fn gather<T: Copy + Default + Send + Sync>(
     out
 }
 
-/// A fast multiplicative hash for group keys (the keys are not attacker-chosen
-/// HashDoS targets here, and SipHash would dominate grouping time).
-#[derive(Default)]
-struct FxHasher(u64);
-
-const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.write_u64(u64::from_le_bytes(c.try_into().expect("8 bytes")));
-        }
-        for &b in chunks.remainder() {
-            self.write_u64(b as u64);
-        }
-    }
-    #[inline]
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(SEED);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type FxMap<K> = HashMap<K, u32, BuildHasherDefault<FxHasher>>;
+/// Group ids by key. Keys come from other teams' files, so they may be chosen to collide:
+/// an unkeyed hash (FxHash, say) can be inverted, and a few hundred thousand colliding keys
+/// made one call run for minutes, quadratic in the keys. foldhash with a random seed per
+/// map keeps the speed of a multiplicative hash without a fixed, invertible function; ids
+/// never depend on the seed (they are renumbered in key order or first-seen order).
+type KeyMap<K> = HashMap<K, u32, foldhash::fast::RandomState>;
 
 /// `$primitive!(T)` for the key types numbered by their values (integers and dates),
 /// `$other` for the rest (strings, structs, ...), numbered through the row format.
@@ -397,7 +374,7 @@ where
     if let Some(dense) = dense_ids(keys) {
         return dense;
     }
-    let mut map: FxMap<T::Native> = FxMap::default();
+    let mut map: KeyMap<T::Native> = KeyMap::default();
     let mut distinct: Vec<Option<T::Native>> = Vec::new();
     let mut null_id = None;
     let mut ids = Vec::with_capacity(keys.len());
@@ -564,7 +541,7 @@ fn row_ids(function: &'static str, keys: &ArrayRef) -> Result<(Vec<u32>, usize)>
                 format!("cannot group keys of type {}: {e}", keys.data_type()),
             )
         })?;
-    let mut map: FxMap<&[u8]> = FxMap::default();
+    let mut map: KeyMap<&[u8]> = KeyMap::default();
     let mut distinct: Vec<&[u8]> = Vec::new();
     let mut ids = Vec::with_capacity(keys.len());
     for row in rows.iter() {
@@ -691,7 +668,7 @@ where
         }
         return (build_ids, probe_ids, groups as usize);
     }
-    let mut map: FxMap<T::Native> = FxMap::default();
+    let mut map: KeyMap<T::Native> = KeyMap::default();
     for (row, &k) in build.values().iter().enumerate() {
         let id = if is_null(build_nulls, row) {
             null_id
@@ -751,7 +728,7 @@ fn matched_row_ids(
         convert(&build, "spine_keys")?,
         convert(&probe, "event_keys")?,
     );
-    let mut map: FxMap<&[u8]> = FxMap::default();
+    let mut map: KeyMap<&[u8]> = KeyMap::default();
     let build_ids: Vec<u32> = build_rows
         .iter()
         .map(|row| {

@@ -1019,3 +1019,38 @@ fn float_keys_group_negative_zero_with_zero_and_every_nan_together() {
         );
     }
 }
+
+#[test]
+fn keys_crafted_to_collide_in_an_unkeyed_hash_group_in_linear_time() {
+    // Keys whose FxHash (`k * 0x517cc1b727220a95`) share their low 40 bits: with that
+    // hash, 40,000 of them took a second and 1M would take minutes (every insert probed
+    // every earlier key). A seeded hash groups them like any other keys; a return of the
+    // quadratic grouping shows as this test running for minutes.
+    const FX_SEED: u64 = 0x517c_c1b7_2722_0a95;
+    let inverse = (0..6).fold(FX_SEED, |x, _| {
+        x.wrapping_mul(2u64.wrapping_sub(FX_SEED.wrapping_mul(x)))
+    });
+    assert_eq!(FX_SEED.wrapping_mul(inverse), 1);
+    let rows = 200_000u64;
+    let keys: Vec<i64> = (0..rows)
+        .map(|j| ((j << 40).wrapping_mul(inverse)) as i64)
+        .collect();
+    let keys: ArrayRef = Arc::new(Int64Array::from(keys));
+    let ts = Int64Array::from_iter_values(0..rows as i64);
+    let values = Int64Array::from(vec![1; rows as usize]);
+    let sums = rolling(
+        Some(&keys),
+        &ts,
+        &values,
+        10,
+        Closed::Right,
+        Aggregation::Sum,
+        1,
+    )
+    .unwrap();
+    assert!(sums
+        .as_primitive::<Int64Type>()
+        .values()
+        .iter()
+        .all(|&s| s == 1));
+}
