@@ -63,37 +63,20 @@ const BLOCK: usize = 256;
 /// The distance of every row (values under nulls are computed too, and ignored).
 fn distances(operands: [&F64Operand; 4], len: usize) -> Vec<f64> {
     let mut out = Vec::with_capacity(len);
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the CPU supports AVX-512F, checked just above.
-        unsafe { distances_avx512(operands, len, &mut out) };
-        return out;
-    }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2, checked just above.
-        unsafe { distances_avx2(operands, len, &mut out) };
-        return out;
-    }
-    distances_portable(operands, len, &mut out);
+    distance_loop::run(operands, len, &mut out);
     out
 }
 
-/// The same loop compiled for AVX2 (4 lanes instead of SSE2's 2) and AVX-512 (8 lanes).
-/// Rust never fuses a multiply and an add unless asked (`mul_add`), and every other
-/// operation here (add, multiply, divide, sqrt, compare) is exactly rounded by IEEE 754,
-/// so the results equal the portable build's bit for bit; a test checks it.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn distances_avx2(operands: [&F64Operand; 4], len: usize, out: &mut Vec<f64>) {
-    distances_portable(operands, len, out)
-}
-
-/// See [`distances_avx2`].
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn distances_avx512(operands: [&F64Operand; 4], len: usize, out: &mut Vec<f64>) {
-    distances_portable(operands, len, out)
+multiversion! {
+    /// [`distances_portable`] also compiled for AVX2 (4 lanes instead of SSE2's 2) and
+    /// AVX-512F (8 lanes). Rust never fuses a multiply and an add unless asked
+    /// (`mul_add`), and every other operation here (add, multiply, divide, sqrt, compare)
+    /// is exactly rounded by IEEE 754, so every build gives the same bits; a test checks.
+    mod distance_loop {
+        fn(operands: [&F64Operand; 4], len: usize, out: &mut Vec<f64>);
+        portable = distances_portable;
+        avx512 = ["avx512f"];
+    }
 }
 
 #[inline(always)]
@@ -458,22 +441,11 @@ mod tests {
         );
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&portable), bits(out.values()));
-        #[cfg(target_arch = "x86_64")]
-        {
-            let ops = [&ops_a, &ops_b, &ops_c, &ops_d];
-            if std::arch::is_x86_feature_detected!("avx2") {
-                let mut wide = Vec::new();
-                // SAFETY: AVX2 support checked just above.
-                unsafe { distances_avx2(ops, points.len(), &mut wide) };
-                assert_eq!(bits(&wide), bits(&portable));
-            }
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                let mut wide = Vec::new();
-                // SAFETY: AVX-512F support checked just above.
-                unsafe { distances_avx512(ops, points.len(), &mut wide) };
-                assert_eq!(bits(&wide), bits(&portable));
-            }
-        }
+        distance_loop::each(|build, distances| {
+            let mut wide = Vec::new();
+            distances([&ops_a, &ops_b, &ops_c, &ops_d], points.len(), &mut wide);
+            assert_eq!(bits(&wide), bits(&portable), "{build}");
+        });
         // A scalar second point equals the same value repeated as a column.
         let lat2 = Float64Array::from(vec![-33.9; points.len()]);
         let lon2 = Float64Array::from(vec![151.2; points.len()]);

@@ -722,39 +722,7 @@ impl PositiveModulus {
 
     /// `pmod` of each hash of a block, in place (the results are `i64`s in `u64`s).
     fn pmod_block(&self, hashes: &mut [u64]) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512dq")
-            {
-                // SAFETY: the CPU supports AVX-512F and DQ, checked just above.
-                return unsafe { self.pmod_block_avx512(hashes) };
-            }
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU supports AVX2, checked just above.
-                return unsafe { self.pmod_block_avx2(hashes) };
-            }
-        }
-        self.pmod_block_portable(hashes)
-    }
-
-    #[inline(always)]
-    fn pmod_block_portable(&self, hashes: &mut [u64]) {
-        for h in hashes {
-            *h = self.pmod(*h as i64) as u64;
-        }
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn pmod_block_avx2(&self, hashes: &mut [u64]) {
-        self.pmod_block_portable(hashes)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512dq")]
-    unsafe fn pmod_block_avx512(&self, hashes: &mut [u64]) {
-        self.pmod_block_portable(hashes)
+        pmod_loop::run(self, hashes)
     }
 
     /// Without a branch on the sign of `h`: hashes are negative half of the time, and a
@@ -782,6 +750,25 @@ pub fn murmur3_hash(columns: &[&dyn Datum]) -> Result<Int32Array> {
     let values = running_hashes::<SparkMurmur3>("hash", columns, &[], |_| {})?;
     let values: Vec<i32> = values.into_iter().map(|h| h as i32).collect();
     Ok(Int32Array::new(ScalarBuffer::from(values), None))
+}
+
+/// `pmod` of each hash of a block, row by row: a loop of multiplies and shifts that the
+/// wider builds turn into SIMD.
+#[inline(always)]
+fn pmod_block_portable(modulus: &PositiveModulus, hashes: &mut [u64]) {
+    for h in hashes {
+        *h = modulus.pmod(*h as i64) as u64;
+    }
+}
+
+multiversion! {
+    /// [`pmod_block_portable`] also compiled for AVX2 and for AVX-512 with DQ (its 64-bit
+    /// multiply). Integer arithmetic: every build gives the same result; a test checks.
+    mod pmod_loop {
+        fn(modulus: &PositiveModulus, hashes: &mut [u64]);
+        portable = pmod_block_portable;
+        avx512 = ["avx512f", "avx512dq"];
+    }
 }
 
 /// `pmod(xxhash64(c1, c2, ...), num_buckets)`, a bucket in `0..num_buckets`.
@@ -913,26 +900,11 @@ mod tests {
             let mut got = hashes.clone();
             m.pmod_block(&mut got);
             prop_assert_eq!(&got, &want);
-            let mut got = hashes.clone();
-            m.pmod_block_portable(&mut got);
-            prop_assert_eq!(&got, &want);
-            #[cfg(target_arch = "x86_64")]
-            {
-                if std::arch::is_x86_feature_detected!("avx2") {
-                    let mut got = hashes.clone();
-                    // SAFETY: AVX2 support checked just above.
-                    unsafe { m.pmod_block_avx2(&mut got) };
-                    prop_assert_eq!(&got, &want);
-                }
-                if std::arch::is_x86_feature_detected!("avx512f")
-                    && std::arch::is_x86_feature_detected!("avx512dq")
-                {
-                    let mut got = hashes.clone();
-                    // SAFETY: AVX-512F/DQ support checked just above.
-                    unsafe { m.pmod_block_avx512(&mut got) };
-                    prop_assert_eq!(&got, &want);
-                }
-            }
+            pmod_loop::each(|build, pmod_block| {
+                let mut got = hashes.clone();
+                pmod_block(&m, &mut got);
+                assert_eq!(&got, &want, "{}", build);
+            });
         }
     }
 

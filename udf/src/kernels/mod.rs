@@ -12,6 +12,9 @@
 //! - invalid parameters (a zero standard deviation, unsorted boundaries, ...) are errors
 //!   ([`KernelError`]) that name the function, the argument and, for columns, the row.
 
+#[macro_use]
+mod simd;
+
 pub mod embedding;
 pub mod geo;
 pub mod hash;

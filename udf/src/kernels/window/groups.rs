@@ -135,14 +135,16 @@ pub(crate) fn sort_by_group<'a>(
     };
     let parts = grouping.parts(threads_for(order.len(), threads));
     // Each part owns the groups of one contiguous range of positions.
-    let mut tasks = Vec::with_capacity(parts.len());
-    let (mut rest_ts, mut rest_order) = (&mut ts[..], &mut order[..]);
-    for (groups, range) in &parts {
-        let (t, tail_t) = rest_ts.split_at_mut(range.len());
-        let (o, tail_o) = rest_order.split_at_mut(range.len());
-        (rest_ts, rest_order) = (tail_t, tail_o);
-        tasks.push((groups.clone(), range.start, t, o));
-    }
+    let slices = split_pair(
+        &mut ts,
+        &mut order,
+        parts.iter().map(|(_, range)| range.len()),
+    );
+    let tasks: Vec<_> = parts
+        .iter()
+        .zip(slices)
+        .map(|((groups, range), (t, o))| (groups.clone(), range.start, t, o))
+        .collect();
     let bounds = &grouping.bounds;
     let sort_part = |(groups, start, ts, order): (Range<usize>, usize, &mut [i64], &mut [u32])| {
         let mut scratch: Vec<(i64, u32)> = Vec::new();
@@ -228,14 +230,13 @@ pub(crate) fn partition_by_group(
             }
         }
     };
-    let mut tasks = Vec::new();
-    let (mut rest_order, mut rest_ts) = (&mut order[..], &mut ts[..]);
-    for (groups, positions) in split_groups(&bounds, threads) {
-        let (o, tail_o) = rest_order.split_at_mut(positions.len());
-        let (t, tail_t) = rest_ts.split_at_mut(positions.len());
-        (rest_order, rest_ts) = (tail_o, tail_t);
-        tasks.push((groups, o, t));
-    }
+    let parts = split_groups(&bounds, threads);
+    let slices = split_pair(&mut order, &mut ts, parts.iter().map(|(_, p)| p.len()));
+    let tasks: Vec<_> = parts
+        .into_iter()
+        .zip(slices)
+        .map(|((groups, _), (o, t))| (groups, o, t))
+        .collect();
     map_units(tasks, |(groups, o, t)| fill(groups, o, t));
     (order, ts, bounds)
 }
@@ -313,6 +314,24 @@ pub(crate) fn parallel_chunks<T: Send, U: Sync>(
             scope.spawn(move || f(d, i));
         }
     });
+}
+
+/// Cuts `first` and `second` into consecutive pieces of the given lengths, one pair of
+/// slices per piece: the disjoint outputs that threads fill side by side.
+pub(crate) fn split_pair<'a, A, B>(
+    first: &'a mut [A],
+    second: &'a mut [B],
+    lengths: impl IntoIterator<Item = usize>,
+) -> Vec<(&'a mut [A], &'a mut [B])> {
+    let (mut rest_first, mut rest_second) = (first, second);
+    let mut pieces = Vec::new();
+    for length in lengths {
+        let (a, tail_a) = rest_first.split_at_mut(length);
+        let (b, tail_b) = rest_second.split_at_mut(length);
+        (rest_first, rest_second) = (tail_a, tail_b);
+        pieces.push((a, b));
+    }
+    pieces
 }
 
 /// `src[order[p]]` for every position `p`.

@@ -27,7 +27,7 @@ use arrow::datatypes::{ArrowPrimitiveType, DataType};
 use super::accumulate::{with_accumulator, Accumulator, Native, SortedValues};
 use super::as_of::latest_indices;
 use super::duration::{ensure_positive, format_nanos};
-use super::groups::{map_units, matched_ids, sort_by_group};
+use super::groups::{map_units, matched_ids, sort_by_group, split_pair};
 use super::hop::overflow_error;
 use super::{event_times, numeric_values, Aggregation, Closed, EventTimes};
 use crate::kernels::{KernelError, Result};
@@ -791,14 +791,13 @@ fn run<A: Accumulator>(
     let mut values = vec![Native::<A>::default(); n];
     let mut valid = vec![false; n];
     // Each run owns its positions' slots.
-    let mut tasks = Vec::new();
-    let (mut rest_values, mut rest_valid) = (&mut values[..], &mut valid[..]);
-    for run in windows.runs(threads) {
-        let (v, tail_v) = rest_values.split_at_mut(run.len());
-        let (ok, tail_ok) = rest_valid.split_at_mut(run.len());
-        (rest_values, rest_valid) = (tail_v, tail_ok);
-        tasks.push((run, v, ok));
-    }
+    let runs = windows.runs(threads);
+    let slices = split_pair(&mut values, &mut valid, runs.iter().map(|run| run.len()));
+    let tasks: Vec<_> = runs
+        .into_iter()
+        .zip(slices)
+        .map(|(run, (v, ok))| (run, v, ok))
+        .collect();
     let overflow = map_units(tasks, |(run, v, ok)| {
         let mut acc = make();
         sweep(&mut acc, windows, run, v, ok);

@@ -5,7 +5,7 @@ use arrow::datatypes::ArrowPrimitiveType;
 
 use super::accumulate::{to_rows, with_accumulator, Accumulator, Native, SortedValues};
 use super::duration::ensure_positive;
-use super::groups::{group_and_sort, map_units, threads_for, Grouping};
+use super::groups::{group_and_sort, map_units, split_pair, threads_for, Grouping};
 use super::hop::overflow_error;
 use super::{ensure_len, event_times, numeric_values, Aggregation, Closed, Result};
 
@@ -61,14 +61,15 @@ fn run<A: Accumulator>(
     let mut values = vec![Native::<A>::default(); positions];
     let mut valid = vec![false; positions];
     // Each part owns the positions of one run of groups.
-    let mut tasks = Vec::new();
-    let (mut rest_values, mut rest_valid) = (&mut values[..], &mut valid[..]);
-    for (groups, span) in grouping.parts(threads) {
-        let (part_values, tail_values) = rest_values.split_at_mut(span.len());
-        let (part_valid, tail_valid) = rest_valid.split_at_mut(span.len());
-        (rest_values, rest_valid) = (tail_values, tail_valid);
-        tasks.push((groups, span.start, part_values, part_valid));
-    }
+    let parts = grouping.parts(threads);
+    let slices = split_pair(&mut values, &mut valid, parts.iter().map(|(_, s)| s.len()));
+    let tasks: Vec<_> = parts
+        .into_iter()
+        .zip(slices)
+        .map(|((groups, span), (part_values, part_valid))| {
+            (groups, span.start, part_values, part_valid)
+        })
+        .collect();
     let overflow = map_units(tasks, |(groups, base, part_values, part_valid)| {
         let mut acc = make();
         fill(
