@@ -148,6 +148,11 @@ pub(crate) fn to_rows<T: ArrowPrimitiveType>(
             }
         }
     });
+    // Every row has a position (no null time) and every position a value: no null
+    // buffer, and no second pass over the rows to build one.
+    if values.len() == rows && valid.iter().all(|&v| v) {
+        return Arc::new(PrimitiveArray::<T>::new(ScalarBuffer::from(out), None));
+    }
     let mut ok = vec![false; rows];
     parallel_chunks(threads, &mut ok, positions, |dst, from| {
         for (d, &p) in dst.iter_mut().zip(from) {
@@ -415,17 +420,18 @@ impl<'a> FloatSum<'a> {
         }
     }
 
-    /// The sum (or mean) of the finite values: `divisor` is 1 or the count.
+    /// The sum of the finite values, or their mean when `divisor` is the count.
     #[inline(always)]
-    fn finite_total(&self, divisor: f64) -> f64 {
-        let ordinary = self.ordinary.total() / divisor;
+    fn finite_total(&self, divisor: Option<f64>) -> f64 {
+        let divide = |x: f64| divisor.map_or(x, |d| x / d);
+        let ordinary = divide(self.ordinary.total());
         let huge = self.huge.total();
         if huge == 0.0 {
             ordinary
         } else {
             // Dividing first keeps a mean of huge values finite; scaling back up is exact
             // unless the true result itself is beyond f64::MAX.
-            (huge / divisor) * HUGE + ordinary
+            divide(huge) * HUGE + ordinary
         }
     }
 }
@@ -474,7 +480,8 @@ impl Accumulator for FloatSum<'_> {
         if self.n == 0 {
             return None;
         }
-        let divisor = if self.mean { self.n as f64 } else { 1.0 };
+        // Not a division by 1.0 for sums: it sat on every row's path.
+        let divisor = if self.mean { Some(self.n as f64) } else { None };
         Some(
             if self.nan > 0 || (self.positive_infinity > 0 && self.negative_infinity > 0) {
                 f64::NAN

@@ -100,9 +100,32 @@ fn fill<A: Accumulator>(
     valid: &mut [bool],
     window: Window,
 ) {
+    // One copy of the sweep per choice of ends, so that its comparisons are fixed.
+    match window.closed {
+        Closed::Right => {
+            sweep::<A, true, false>(acc, grouping, groups, base, values, valid, window)
+        }
+        Closed::Both => sweep::<A, true, true>(acc, grouping, groups, base, values, valid, window),
+        Closed::Left => sweep::<A, false, true>(acc, grouping, groups, base, values, valid, window),
+        Closed::Neither => {
+            sweep::<A, false, false>(acc, grouping, groups, base, values, valid, window)
+        }
+    }
+}
+
+/// [`fill`] for one choice of window ends.
+#[inline(always)]
+fn sweep<A: Accumulator, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
+    acc: &mut A,
+    grouping: &Grouping<'_>,
+    groups: std::ops::Range<usize>,
+    base: usize,
+    values: &mut [<A::Out as ArrowPrimitiveType>::Native],
+    valid: &mut [bool],
+    window: Window,
+) {
     let ts = &grouping.ts[..];
-    let include_current = matches!(window.closed, Closed::Right | Closed::Both);
-    let include_oldest = matches!(window.closed, Closed::Left | Closed::Both);
+    let (include_current, include_oldest) = (INCLUDE_CURRENT, INCLUDE_OLDEST);
     for g in groups {
         let group = grouping.bounds[g]..grouping.bounds[g + 1];
         let (mut low, mut high) = (group.start, group.start);
