@@ -1,14 +1,25 @@
 //! "Did you mean" suggestions.
 
+/// Longest name (in bytes) worth a suggestion; longer is not a typo.
+pub const MAX_SUGGESTION_LEN: usize = 64;
+
 /// The candidate closest to `input`, if it is close enough to be a plausible typo: within
 /// a small edit distance (transpositions count once, so `tll` finds `ttl`) or similar by
 /// Jaro-Winkler (which favours long names with a common prefix). Fewest edits first.
+///
+/// Inputs and candidates longer than [`MAX_SUGGESTION_LEN`] bytes are never compared: both
+/// come from files, and the distances cost their lengths multiplied (a 20 KB hostile type
+/// name took half a minute per comparison).
 pub fn closest<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    if input.len() > MAX_SUGGESTION_LEN {
+        return None;
+    }
     let input = input.to_ascii_lowercase();
     // One edit per four characters, at least one: `ttl` -> `tll`, `feautres` -> `features`.
     let max_edits = (input.chars().count() / 4).max(1);
     candidates
         .into_iter()
+        .filter(|candidate| candidate.len() <= MAX_SUGGESTION_LEN)
         .filter_map(|candidate| {
             let lower = candidate.to_ascii_lowercase();
             let edits = strsim::osa_distance(&input, &lower);
@@ -38,6 +49,10 @@ mod tests {
         assert_eq!(super::closest("nmae", keys), Some("name"));
         assert_eq!(super::closest("xyz", keys), None);
         assert_eq!(super::closest("a", keys), None);
+        // Long hostile strings are not compared at all (either side).
+        let long = "e".repeat(100_000);
+        assert_eq!(super::closest(&long, keys), None);
+        assert_eq!(super::closest("ttl", [long.as_str(), "ttl"]), Some("ttl"));
         // Fewest edits win over a shared prefix.
         assert_eq!(super::closest("tagz", ["tags", "tag_zone"]), Some("tags"));
     }

@@ -28,10 +28,15 @@ pub fn is_unsafe_char(c: char) -> bool {
 }
 
 /// `text` with every [unsafe character](is_unsafe_char) replaced by a visible escape:
-/// `\u{1b}` for ESC, `\u{202e}` for RIGHT-TO-LEFT OVERRIDE. Borrowed when nothing
-/// needed escaping.
+/// `\u{1b}` for ESC, `\u{202e}` for RIGHT-TO-LEFT OVERRIDE. GitHub's runner also reads
+/// workflow commands out of a job's log: `::command::` where a line starts with it (after
+/// spaces) and the older `##[command]` anywhere in a line. A string from a file may start
+/// a printed line (a path does, in the text report), so a leading `::` becomes
+/// `:\u{3a}` and every `##[` becomes `#\u{23}[`: shown, never obeyed. Borrowed when
+/// nothing needed escaping.
 pub fn escape_controls(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_unsafe_char) {
+    let leading_command = text.trim_start().starts_with("::");
+    if !leading_command && !text.contains("##[") && !text.chars().any(is_unsafe_char) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
@@ -41,6 +46,15 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
         } else {
             out.push(c);
         }
+    }
+    // The escapes above hold no `#`, `[`, `:` or space, so these find only the text's
+    // own (an escaped tab before `::` already keeps the line from starting with it).
+    if out.trim_start().starts_with("::") {
+        let second = out.len() - out.trim_start().len() + 1;
+        out.replace_range(second..second + 1, "\\u{3a}");
+    }
+    if out.contains("##[") {
+        out = out.replace("##[", "#\\u{23}[");
     }
     Cow::Owned(out)
 }
@@ -88,6 +102,25 @@ mod tests {
         ] {
             assert!(is_unsafe_char(c), "{c:?}");
         }
+    }
+
+    #[test]
+    fn workflow_commands_are_shown_not_obeyed() {
+        assert_eq!(
+            escape_controls("::error file=a,line=1::LGTM.yaml"),
+            ":\\u{3a}error file=a,line=1::LGTM.yaml"
+        );
+        assert_eq!(escape_controls("  ::warning::x"), "  :\\u{3a}warning::x");
+        assert_eq!(
+            escape_controls("1.0.0 ##[add-mask]failed"),
+            "1.0.0 #\\u{23}[add-mask]failed"
+        );
+        assert_eq!(escape_controls("a###[b"), "a##\\u{23}[b");
+        assert_eq!(escape_controls("\u{1b}::x"), "\\u{1b}::x");
+        assert_eq!(escape_controls("\t::x"), "\\u{9}::x");
+        assert_eq!(escape_controls("\u{3000}::x"), "\u{3000}:\\u{3a}x");
+        // `::` inside a string, and `#` alone, are left as they are.
+        assert!(matches!(escape_controls("a::b #1 ##"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -33,7 +33,7 @@ impl Renderer for Markdown {
                 };
                 let _ = writeln!(
                     out,
-                    "| {mark} | `{}` | `{}` | {} |",
+                    "| {mark} | `{}` | <code>{}</code> | {} |",
                     check.rule,
                     md_cell(&location(&file.path, check)),
                     md_cell(&check.message)
@@ -74,13 +74,29 @@ impl Renderer for Markdown {
     }
 }
 
+/// `text` for a table cell, shown as written and never interpreted: HTML's `& < >`, the
+/// cell separator `|` and the characters of Markdown's code spans, links and images,
+/// emphasis, headings, math and escapes become numeric character references (`_` stays:
+/// GitHub does not emphasise inside a word, and names are full of it), and
+/// an `@` is followed by an invisible word joiner so that it cannot mention anyone.
+/// Values from files therefore cannot close a code span, add an image, a link or a
+/// mention, or forge a row.
 fn md_cell(text: &str) -> String {
-    // `<` would open an HTML tag in GitHub's Markdown (`list<float32>`).
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('|', "\\|")
-        .replace('\n', " ")
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '|' | '`' | '*' | '[' | ']' | '(' | ')' | '!' | '\\' | '~' | '#' | '$' => {
+                let _ = write!(out, "&#{};", c as u32);
+            }
+            '@' => out.push_str("@&#8288;"),
+            '\n' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -93,8 +109,8 @@ mod tests {
     fn summary_findings_and_details() {
         let md = render(&sample(), Format::Markdown, &options());
         assert!(md.starts_with("### ❌ arrowfeat check failed: unreadable input\n\nAgainst registry.json: 2 file(s), 1 view(s), 5 check(s): 1 passed, 2 error(s), 1 warning(s), 1 info.\n\n"), "{md}");
-        assert!(md.contains("| ❌ error | `feature-missing` | `features/trips v1.yaml:7:9` | feature `b` is declared but the store has no such feature |"), "{md}");
-        assert!(md.contains("| ⚠️ warning | `timestamp-type` | `features/trips v1.yaml` | declared list&lt;int64&gt;, the store has a\\|b, a, b: compatible |"), "{md}");
+        assert!(md.contains("| ❌ error | `feature-missing` | <code>features/trips v1.yaml:7:9</code> | feature &#96;b&#96; is declared but the store has no such feature |"), "{md}");
+        assert!(md.contains("| ⚠️ warning | `timestamp-type` | <code>features/trips v1.yaml</code> | declared list&lt;int64&gt;, the store has a&#124;b, a, b: compatible |"), "{md}");
         assert!(
             md.contains(
                 "<details><summary><code>trips_v1</code> (features/trips v1.yaml)</summary>"
@@ -110,10 +126,29 @@ mod tests {
 
     #[test]
     fn cells_escape_html_and_pipes() {
-        assert_eq!(md_cell("a|b<c>&\nd"), "a\\|b&lt;c&gt;&amp; d");
+        assert_eq!(md_cell("a|b<c>&\nd"), "a&#124;b&lt;c&gt;&amp; d");
         assert_eq!(
             render_error("a|b", Format::Markdown, &options()),
-            "### ❌ arrowfeat check could not run\n\na\\|b\n"
+            "### ❌ arrowfeat check could not run\n\na&#124;b\n"
         );
+    }
+
+    #[test]
+    fn cells_cannot_close_code_add_images_links_or_mentions() {
+        let hostile = "1.0` ![p](https://x.example/p.png) [ok @acme/security](https://x.example) `*b*_i_ \\# $x$";
+        let cell = md_cell(hostile);
+        // What is left once the character references are taken out.
+        let mut bare = String::new();
+        let mut rest = cell.as_str();
+        while let Some(at) = rest.find("&#") {
+            bare.push_str(&rest[..at]);
+            rest = &rest[at + rest[at..].find(';').unwrap() + 1..];
+        }
+        bare.push_str(rest);
+        for raw in ['`', '[', ']', '(', ')', '!', '*', '\\', '#', '$'] {
+            assert!(!bare.contains(raw), "{raw:?} in {cell}");
+        }
+        assert!(cell.contains("@&#8288;acme"), "{cell}");
+        assert!(cell.contains("https://x.example/p.png"), "{cell}");
     }
 }
