@@ -336,6 +336,53 @@ fn diff_classifies_changes_and_enforces_semver() {
     insta::assert_snapshot!("diff_full_github", stdout(&full));
 }
 
+/// A revision that cannot be compared never passes as "no change": an unreadable old
+/// file is a usage error for `check --against` as for `diff`, and a schema_version that is
+/// not semver on either side is a `compat-version-bump` error.
+#[test]
+fn an_earlier_revision_that_cannot_be_compared_is_never_a_pass() {
+    let tmp = tempdir("uncomparable");
+    let dir = tmp.path();
+    for sub in ["old", "new"] {
+        std::fs::create_dir(dir.join(sub)).unwrap();
+    }
+    let old = example();
+    let new = old
+        .replace("schema_version: 1.2.0", "schema_version: 1.2.1")
+        .replace("ttl: 1d", "ttl: 2d");
+    assert_ne!(new, old, "the example changed: update this test");
+    std::fs::write(dir.join("new/driver.yaml"), &new).unwrap();
+    let against = |old_text: &str| {
+        std::fs::write(dir.join("old/driver.yaml"), old_text).unwrap();
+        (
+            arrowfeat_in(dir, &["check", "--schemas", "new", "--against", "old"]),
+            arrowfeat_in(dir, &["diff", "old", "new"]),
+        )
+    };
+    for (check, diff) in [
+        against(&format!("{old}team: x\n")),
+        against("name: [unclosed\n"),
+    ] {
+        for out in [check, diff] {
+            assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+            assert!(
+                stderr(&out).contains("cannot read old/driver.yaml"),
+                "{}",
+                stderr(&out)
+            );
+        }
+    }
+    let (check, diff) = against(&old.replace("schema_version: 1.2.0", "schema_version: \"1.2\""));
+    for out in [check, diff] {
+        assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+        assert!(
+            stdout(&out).contains("the earlier revision's schema_version `1.2` (in old/driver.yaml) is not a semantic version"),
+            "{}",
+            stdout(&out)
+        );
+    }
+}
+
 #[test]
 fn against_a_git_revision() {
     let tmp = tempdir("git");
@@ -650,6 +697,57 @@ fn inline_ignore_comments() {
     );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     insta::assert_snapshot!("ignore_comments", stdout(&out));
+}
+
+/// Accepting the finding that a file does not match the format (ignore comment,
+/// configuration, baseline) does not make the file pass unchecked: it was checked for
+/// nothing else, against the store or otherwise, so the run says so and exits 2.
+#[test]
+fn accepted_format_findings_never_pass_an_unchecked_file() {
+    let tmp = tempdir("unchecked");
+    let dir = tmp.path();
+    std::fs::copy(repo().join(REGISTRY), dir.join("registry.json")).unwrap();
+    // Drifted from the store (TTL) and with an unknown key, whose finding is accepted.
+    let drifted = example().replace("ttl: 1d", "ttl: 99d");
+    let schema = format!("{drifted}colour: red # arrowfeat: ignore[schema-unknown-key] legacy\n");
+    std::fs::write(dir.join("driver.yaml"), &schema).unwrap();
+    let check = |extra: &[&str]| {
+        let mut args = vec![
+            "check",
+            "--schemas",
+            "driver.yaml",
+            "--registry",
+            "registry.json",
+        ];
+        args.extend_from_slice(extra);
+        arrowfeat_in(dir, &args)
+    };
+    let out = check(&[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stdout(&out)
+            .contains("driver.yaml was not checked: it does not match the feature view format"),
+        "{}",
+        stdout(&out)
+    );
+    // The same through the configuration and through a baseline.
+    std::fs::write(dir.join("driver.yaml"), format!("{drifted}colour: red\n")).unwrap();
+    std::fs::write(
+        dir.join("arrowfeat.toml"),
+        "[severity]\nschema-unknown-key = \"warning\"\n",
+    )
+    .unwrap();
+    assert_eq!(check(&[]).status.code(), Some(2));
+    std::fs::remove_file(dir.join("arrowfeat.toml")).unwrap();
+    let written = check(&["--write-baseline", "baseline.json"]);
+    assert_eq!(written.status.code(), Some(2), "{}", stdout(&written));
+    let out = check(&["--baseline", "baseline.json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    // Once the format is right, the TTL drift it hid is found.
+    std::fs::write(dir.join("driver.yaml"), &drifted).unwrap();
+    let out = check(&[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).contains("error[ttl]"), "{}", stdout(&out));
 }
 
 /// A configuration cannot make an unreadable file vanish: exit 2 whatever it says.

@@ -382,8 +382,25 @@ pub fn check_revision(old: &SchemaFile, new: &SchemaFile, mode: Mode) -> Vec<Che
         semver::Version::parse(&old.spec.schema_version),
         semver::Version::parse(&new.spec.schema_version),
     ) else {
-        // `version-semver` already reports the unparsable version.
-        return Vec::new();
+        // `version-semver` reports the unparsable version in its own file; here the
+        // comparison itself cannot be made, which must not pass as "no change".
+        let (side, path, version) = match semver::Version::parse(&old.spec.schema_version) {
+            Err(_) => ("earlier", &old.path, &old.spec.schema_version),
+            Ok(_) => ("new", &new.path, &new.spec.schema_version),
+        };
+        return vec![Check::fail(
+            Rule::CompatVersionBump,
+            "schema_version",
+            Expected("MAJOR.MINOR.PATCH in both revisions"),
+            Actual(crate::text::quote(version, 80)),
+            version_pos,
+            format!(
+                "cannot check the changes against {}: the {side} revision's schema_version `{}` \
+                 (in {path}) is not a semantic version",
+                old.path,
+                crate::text::quote(version, 80)
+            ),
+        )];
     };
     let changes = changes(old, new);
     let mut checks = Vec::new();

@@ -352,9 +352,10 @@ fn run_inner(inputs: Inputs<'_>) -> Result<(Report, Config), String> {
         )?),
         None => None,
     };
-    if inputs.command == Command::Diff {
-        // Only the new revision's files are reported; the old one is the baseline, and
-        // must be readable.
+    {
+        // Only the new revision's files are reported; the old one is what they are
+        // compared with, and must be readable (for `check --against` too: an unreadable
+        // old file would otherwise drop its view's compatibility checks without a word).
         let unreadable: Vec<&str> = previous
             .iter()
             .flat_map(|(old, _)| old)
@@ -415,6 +416,7 @@ fn run_inner(inputs: Inputs<'_>) -> Result<(Report, Config), String> {
         let label = label.strip_prefix("./").unwrap_or(&label).to_string();
         crate::suppress::apply_baseline(&mut report, &entries, &label);
     }
+    report.flag_unchecked_files();
     Ok((report, config))
 }
 

@@ -174,6 +174,10 @@ pub struct FileReport {
     /// The file's `# arrowfeat: ignore[...]` comments (see [`crate::suppress`]).
     #[serde(skip)]
     pub ignores: Vec<crate::suppress::InlineIgnore>,
+    /// The file could not be decoded as a feature view, so only its format was checked
+    /// (see [`Report::flag_unchecked_files`]).
+    #[serde(skip)]
+    pub unchecked: bool,
 }
 
 impl FileReport {
@@ -184,6 +188,7 @@ impl FileReport {
             schema_version: None,
             checks: Vec::new(),
             ignores: Vec::new(),
+            unchecked: false,
         }
     }
 
@@ -282,6 +287,34 @@ impl Report {
             1
         } else {
             0
+        }
+    }
+
+    /// A file that could not be decoded as a feature view was checked for nothing but its
+    /// format: not against the store, not against the earlier revision, not for its own
+    /// consistency. When the findings that say so were all accepted (ignore comments, a
+    /// baseline, `[severity]` or `[[ignore]]`), the run would pass without checking the
+    /// file; an `input-unreadable` finding, which nothing can accept, says so instead.
+    /// Call it after every suppression.
+    pub fn flag_unchecked_files(&mut self) {
+        for file in &mut self.files {
+            if !file.unchecked || file.checks.iter().any(|c| c.status == Status::Error) {
+                continue;
+            }
+            let message = format!(
+                "{} was not checked: it does not match the feature view format, and the \
+                 findings that say so were accepted (ignore comment, baseline or \
+                 configuration); fix its format to have it checked",
+                file.path
+            );
+            file.checks.push(Check::fail(
+                crate::rules::Rule::InputUnreadable,
+                "file",
+                Expected("a feature view the checks can read"),
+                Actual("format findings accepted"),
+                crate::yaml::Pos::new(1, 1),
+                message,
+            ));
         }
     }
 

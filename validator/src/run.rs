@@ -242,6 +242,8 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
                     .checks
                     .extend(check_revision(old, file, config.compatibility));
             }
+        } else {
+            report.unchecked = true;
         }
         files.push(report);
     }

@@ -122,6 +122,7 @@ pub fn escaped(report: &Report) -> Report {
                     })
                     .collect(),
                 ignores: file.ignores.clone(),
+                unchecked: file.unchecked,
             })
             .collect(),
         against_detail: crate::report::AgainstDetail {
