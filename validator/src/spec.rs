@@ -455,9 +455,6 @@ pub fn load_bytes(label: &str, bytes: &[u8]) -> (FileReport, Option<SchemaFile>)
             return (report, None);
         }
     };
-    let (ignores, malformed) = crate::suppress::scan(text);
-    report.ignores = ignores;
-    report.checks.extend(malformed);
     let root = match yaml::parse(text) {
         Ok(root) => root,
         Err(error) => {
@@ -477,6 +474,12 @@ pub fn load_bytes(label: &str, bytes: &[u8]) -> (FileReport, Option<SchemaFile>)
             return (report, None);
         }
     };
+    // Ignore comments, read once the strings are known (a `#` inside one is text).
+    let mut strings = Vec::new();
+    root.string_bytes(&mut strings);
+    let (ignores, malformed) = crate::suppress::scan(text, &strings);
+    report.ignores = ignores;
+    report.checks.extend(malformed);
     if root.value == yaml::NodeValue::Null {
         report.checks.push(unreadable(format!(
             "{label} is empty; expected a feature view mapping"

@@ -215,6 +215,25 @@ pub fn apply_baseline(report: &mut Report, entries: &[Entry], label: &str) {
     }
 }
 
+/// The lines of `text` with the byte offset each starts at, split as YAML splits them.
+fn yaml_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut rest = 0;
+    std::iter::from_fn(move || {
+        if rest >= text.len() {
+            return None;
+        }
+        let start = rest;
+        let tail = &text[start..];
+        let (end, next) = match tail.find(['\n', '\r']) {
+            Some(at) if tail[at..].starts_with("\r\n") => (start + at, start + at + 2),
+            Some(at) => (start + at, start + at + 1),
+            None => (text.len(), text.len()),
+        };
+        rest = next;
+        Some((start, &text[start..end]))
+    })
+}
+
 /// `# arrowfeat: ignore[rule-id, ...] reason` in a schema file: it accepts findings of
 /// those rules on its own line or on the next line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -226,18 +245,22 @@ pub struct InlineIgnore {
 
 /// The ignore comments of a schema file, and findings for malformed ones (no reason, an
 /// unknown or unreadable-input rule, no closing `]`). A comment is `#` at the start of a
-/// line or after whitespace, then `arrowfeat: ignore[`.
-pub fn scan(text: &str) -> (Vec<InlineIgnore>, Vec<Check>) {
+/// line or after whitespace, outside every string of the document (`strings`: the byte
+/// ranges of its string scalars and keys, from the parsed YAML, so that a description
+/// quoting `# arrowfeat: ignore[...]` accepts nothing), then `arrowfeat: ignore[`.
+/// Lines end where YAML's do: at `\n`, `\r\n` or a lone `\r`.
+pub fn scan(text: &str, strings: &[std::ops::Range<usize>]) -> (Vec<InlineIgnore>, Vec<Check>) {
     const MARK: &str = "arrowfeat: ignore";
     let mut ignores = Vec::new();
     let mut findings = Vec::new();
-    for (index, line) in text.lines().enumerate() {
+    for (index, (start, line)) in yaml_lines(text).enumerate() {
         if !line.contains(MARK) {
             continue;
         }
         let Some(hash) = line.char_indices().find_map(|(i, c)| {
             let starts_comment = c == '#'
                 && (i == 0 || line[..i].ends_with(char::is_whitespace))
+                && !strings.iter().any(|s| s.contains(&(start + i)))
                 && line[i + 1..].trim_start().starts_with(MARK);
             starts_comment.then_some(i)
         }) else {
@@ -433,16 +456,50 @@ mod tests {
         assert!(parse(deep.as_bytes()).is_err());
     }
 
+    fn strings_of(text: &str) -> Vec<std::ops::Range<usize>> {
+        let mut ranges = Vec::new();
+        crate::yaml::parse(text).unwrap().string_bytes(&mut ranges);
+        ranges
+    }
+
+    /// A marker inside a string (quoted, on several lines, a block scalar or a key) is
+    /// text; lines end at a lone CR as in YAML.
+    #[test]
+    fn markers_inside_strings_accept_nothing() {
+        for text in [
+            "d: \"see # arrowfeat: ignore[feature-type] JIRA-12\"\nttl: 1d\n",
+            "d: 'see # arrowfeat: ignore[feature-type] JIRA-12'\nttl: 1d\n",
+            "d: \"one\n  two # arrowfeat: ignore[ttl] hidden\"\nttl: 1d\n",
+            "d: |\n  text # arrowfeat: ignore[ttl] hidden\nttl: 1d\n",
+            "\"k # arrowfeat: ignore[ttl] hidden\": 1\nttl: 1d\n",
+        ] {
+            let (ignores, findings) = scan(text, &strings_of(text));
+            assert!(
+                ignores.is_empty() && findings.is_empty(),
+                "{text:?}: {ignores:?}"
+            );
+        }
+        let text = "a: 1\r# arrowfeat: ignore[ttl] reason\rttl: 1d\n";
+        let (ignores, _) = scan(text, &strings_of(text));
+        assert_eq!(
+            ignores,
+            vec![InlineIgnore {
+                rules: vec![Rule::Ttl],
+                line: 2,
+                column: 1
+            }]
+        );
+    }
+
     #[test]
     fn ignore_comments_need_a_reason_and_known_rules() {
-        let (ignores, findings) = scan(
-            "a: 1 # arrowfeat: ignore[ttl] managed elsewhere\n\
+        let text = "a: 1 # arrowfeat: ignore[ttl] managed elsewhere\n\
              # arrowfeat: ignore[ttl]\n\
              #arrowfeat: ignore[feature-typ] typo\n\
              # arrowfeat: ignore[yaml-syntax] no\n\
              b: \"x#arrowfeat: ignore[ttl] in a string\"\n\
-             # arrowfeat: ignore ttl\n",
-        );
+             # arrowfeat: ignore ttl\n";
+        let (ignores, findings) = scan(text, &strings_of(text));
         assert_eq!(
             ignores,
             vec![InlineIgnore {

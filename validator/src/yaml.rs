@@ -47,6 +47,9 @@ impl fmt::Display for Pos {
 pub struct Node {
     pub value: NodeValue,
     pub pos: Pos,
+    /// Bytes of the source the node was read from (`start..end`), where known: a `#`
+    /// inside a string's bytes is text, not a comment.
+    pub bytes: Option<std::ops::Range<usize>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -65,6 +68,8 @@ pub enum NodeValue {
 pub struct MapKey {
     pub name: String,
     pub pos: Pos,
+    /// As [`Node::bytes`].
+    pub bytes: Option<std::ops::Range<usize>>,
 }
 
 /// A YAML document that could not be read, with the position serde-saphyr reported.
@@ -281,10 +286,36 @@ fn pointer_tokens(pointer: &str) -> impl Iterator<Item = String> + '_ {
         .map(|token| token.replace("~1", "/").replace("~0", "~"))
 }
 
+/// The byte range a location covers in the source text, when serde-saphyr knows it.
+fn source_bytes(location: &serde_saphyr::Location) -> Option<std::ops::Range<usize>> {
+    let span = location.span();
+    let start = usize::try_from(span.byte_offset()?).ok()?;
+    let len = usize::try_from(span.byte_len()?).ok()?;
+    Some(start..start.checked_add(len)?)
+}
+
+impl Node {
+    /// The byte ranges of every string scalar and key below this node, in no order.
+    pub fn string_bytes(&self, out: &mut Vec<std::ops::Range<usize>>) {
+        match &self.value {
+            NodeValue::Str(_) => out.extend(self.bytes.clone()),
+            NodeValue::Seq(items) => items.iter().for_each(|item| item.string_bytes(out)),
+            NodeValue::Map(entries) => {
+                for (key, value) in entries {
+                    out.extend(key.bytes.clone());
+                    value.string_bytes(out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Node {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let spanned = Spanned::<NodeValue>::deserialize(deserializer)?;
         Ok(Node {
+            bytes: source_bytes(&spanned.referenced),
             value: spanned.value,
             pos: Pos::from_saphyr(spanned.referenced),
         })
@@ -355,6 +386,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
             entries.push((
                 MapKey {
                     name: key.value,
+                    bytes: source_bytes(&key.referenced),
                     pos: Pos::from_saphyr(key.referenced),
                 },
                 value,
@@ -367,6 +399,23 @@ impl<'de> Visitor<'de> for NodeVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strings_know_their_bytes() {
+        let text =
+            "a: 'x # y'\nb: \"p\n  # q\"\nc: |\n  r # s\n  t\nd: plain # comment\n'k # e': 1\n";
+        let root = parse(text).unwrap();
+        let mut ranges = Vec::new();
+        root.string_bytes(&mut ranges);
+        let inside = |needle: &str| {
+            let at = text.find(needle).unwrap();
+            ranges.iter().any(|r| r.contains(&at))
+        };
+        for hash in ["# y", "# q", "# s", "# e"] {
+            assert!(inside(hash), "{hash}: {ranges:?}");
+        }
+        assert!(!inside("# comment"), "{ranges:?}");
+    }
 
     #[test]
     fn nodes_remember_line_and_column() {
