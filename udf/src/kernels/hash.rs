@@ -522,7 +522,11 @@ fn nested_value_hasher<'a, H: SparkHash + 'a>(array: &'a dyn Array) -> RowHash<'
 /// Days since 1970 of a Date64 (milliseconds), as Spark's date.
 #[inline(always)]
 fn date64_days(ms: i64) -> i32 {
-    ms.div_euclid(86_400_000) as i32
+    // Spark's DATE is 32-bit days; a wider date64 would wrap onto another date.
+    i32::try_from(ms.div_euclid(86_400_000)).unwrap_or_else(|_| {
+        record_out_of_range(ms, "ms (a date beyond 32-bit days)");
+        0
+    })
 }
 
 /// Feeds one column into the running hashes; null rows keep their hash.
@@ -914,6 +918,16 @@ mod tests {
         let out = xxhash64(&[&col]).unwrap();
         assert_eq!(out.value(0), 42);
         assert_eq!(out.null_count(), 0);
+    }
+
+    #[test]
+    fn dates_beyond_32_bit_days_are_refused_not_wrapped() {
+        use arrow::array::Date64Array;
+        let wide = Date64Array::from(vec![0, (1i64 << 32) * 86_400_000]);
+        let err = xxhash64(&[&wide]).unwrap_err().to_string();
+        assert!(err.contains("32-bit days"), "{err}");
+        let fine = Date64Array::from(vec![0, -86_400_000]);
+        assert!(xxhash64(&[&fine]).is_ok());
     }
 
     #[test]

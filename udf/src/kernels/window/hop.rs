@@ -188,6 +188,7 @@ pub fn hop_aggregate(
         offset: offset.rem_euclid(step),
         produced: &produced,
     };
+    ensure_window_limit(&grouping, hop)?;
     let pieces = pieces(&grouping, hop);
     let runs = runs_of_pieces(&pieces, threads);
     let windows = with_accumulator!(aggregation, &sorted, make => run_parts(NAME, runs, Some(size), make, |acc, run| {
@@ -463,6 +464,49 @@ fn runs_of_pieces(pieces: &[Piece], threads: usize) -> Vec<Range<usize>> {
         }
     }
     runs
+}
+
+/// Refuses, before any window is built, a call that would make more than
+/// [`MAX_WINDOWS`] windows (one event with a day-long window and a 1 ns step makes 86
+/// trillion: building them until the limit took 6 GiB). A cheap upper bound per key
+/// usually settles it; otherwise the exact count: the union, over the key's events in
+/// time order, of the window numbers `k` with `offset + k * step` in `(t - size, t]`.
+fn ensure_window_limit(grouping: &Grouping<'_>, hop: Hop<'_>) -> Result<()> {
+    let (size, step, offset) = (hop.size as i128, hop.step as i128, hop.offset as i128);
+    let per_event = (size + step - 1) / step;
+    let ts = &grouping.ts[..];
+    let groups = || {
+        grouping
+            .bounds
+            .windows(2)
+            .map(|b| b[0]..b[1])
+            .filter(|g| !g.is_empty())
+    };
+    let bound: i128 = groups()
+        .map(|g| {
+            let span = ts[g.end - 1] as i128 - ts[g.start] as i128 + size;
+            (g.len() as i128 * per_event).min(span / step + 1)
+        })
+        .sum();
+    if bound <= MAX_WINDOWS as i128 {
+        return Ok(());
+    }
+    let mut total: i128 = 0;
+    for g in groups() {
+        let mut last = None::<i128>;
+        for &t in &ts[g] {
+            let t = t as i128;
+            let first = (t - size - offset).div_euclid(step) + 1;
+            let end = (t - offset).div_euclid(step);
+            let from = last.map_or(first, |l| first.max(l + 1));
+            total += (end - from + 1).max(0);
+            last = Some(last.map_or(end, |l| l.max(end)));
+        }
+        if total > MAX_WINDOWS as i128 {
+            return Err(too_many_windows());
+        }
+    }
+    Ok(())
 }
 
 /// About how many windows the events `events` make (at most ceil(size / step) per event,

@@ -27,7 +27,7 @@ use arrow::datatypes::{ArrowPrimitiveType, DataType};
 use super::accumulate::{with_accumulator, Accumulator, Native, SortedValues};
 use super::as_of::latest_indices;
 use super::duration::{ensure_positive, format_nanos};
-use super::groups::{map_units, matched_ids, sort_by_group, split_pair};
+use super::groups::{map_units, matched_ids, sort_by_group, split_pair, threads_for};
 use super::hop::overflow_error;
 use super::{event_times, numeric_values, Aggregation, Closed, EventTimes};
 use crate::kernels::{KernelError, Result};
@@ -262,7 +262,12 @@ pub fn point_in_time(
     let created = event_created
         .map(|c| event_times(FUNCTION, "event_created", c))
         .transpose()?;
-    let threads = options.threads.max(1);
+    // At most what the caller asked for (0: the calling thread), and no more than one
+    // thread per 128K rows: a huge `threads` once started a thread per row.
+    let threads = threads_for(
+        event_times_.len().max(spine_times.len()),
+        options.threads.max(1),
+    );
     let as_of_only = features
         .iter()
         .all(|f| f.aggregation == PitAggregation::Last && f.period.is_none());
@@ -379,13 +384,30 @@ pub fn point_in_time(
 
 /// The values of event column `event_values[column]` at `indices` (null where null).
 fn take_values(values: &ArrayRef, column: usize, indices: &UInt32Array) -> Result<ArrayRef> {
-    arrow::compute::take(values.as_ref(), indices, None).map_err(|e| {
-        KernelError::new(
-            FUNCTION,
-            format!("event_values[{column}]"),
-            format!("cannot gather values: {e}"),
-        )
-    })
+    let argument = || format!("event_values[{column}]");
+    let taken = arrow::compute::take(values.as_ref(), indices, None).map_err(|e| {
+        KernelError::new(FUNCTION, argument(), format!("cannot gather values: {e}"))
+    })?;
+    // Never a value where no event was visible: every null index must give a null.
+    if let Some(missing) = indices.nulls().filter(|n| n.null_count() > 0) {
+        let got = taken.logical_nulls();
+        let leaked = missing
+            .iter()
+            .zip(0..)
+            .any(|(valid, row)| !valid && got.as_ref().is_none_or(|g| g.is_valid(row)));
+        if leaked {
+            return Err(KernelError::wrong_type(
+                FUNCTION,
+                argument(),
+                format!(
+                    "expected a column that can hold a missing value, found {}: decode it to \
+                     its value type first",
+                    values.data_type()
+                ),
+            ));
+        }
+    }
+    Ok(taken)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -451,6 +473,23 @@ fn validate(
             "event_ts",
             event_ts.len(),
         )?;
+        // A spine row without a visible event gets null; these types cannot be gathered
+        // with a null (arrow's `take` gives a run-end-encoded column the run's value and a
+        // union has no nulls of its own), so they would hand out a value from elsewhere.
+        if matches!(
+            v.data_type(),
+            DataType::RunEndEncoded(..) | DataType::Union(..)
+        ) {
+            return Err(KernelError::wrong_type(
+                FUNCTION,
+                format!("event_values[{i}]"),
+                format!(
+                    "expected a column that can hold a missing value, found {}: decode it \
+                     to its value type first",
+                    v.data_type()
+                ),
+            ));
+        }
     }
     let total = spine_ts.len() as u128 + event_ts.len() as u128;
     if total > u32::MAX as u128 {

@@ -1318,3 +1318,31 @@ fn float_keys_match_negative_zero_to_zero_and_nan_to_nan() {
     let got: Vec<Option<&str>> = out[0].as_string::<i32>().iter().collect();
     assert_eq!(got, [Some("zero"), Some("nan"), None]);
 }
+
+#[test]
+fn columns_that_cannot_hold_a_missing_value_are_refused() {
+    use arrow::array::RunArray;
+    use arrow::datatypes::Int32Type;
+    let plan: ArrayRef = Arc::new(
+        RunArray::<Int32Type>::try_new(
+            &Int32Array::from(vec![2]),
+            &StringArray::from(vec!["gold"]),
+        )
+        .unwrap(),
+    );
+    let e = point_in_time(
+        Some(&ints(&[Some(1), Some(2), Some(1)])),
+        ints(&[Some(15), Some(15), Some(5)]).as_ref(),
+        Some(&ints(&[Some(1), Some(1)])),
+        ints(&[Some(10), Some(20)]).as_ref(),
+        None,
+        &[plan],
+        &[PointInTimeFeature::as_of(0)],
+        &PointInTimeOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("event_values[0]") && e.to_string().contains("missing value"),
+        "{e}"
+    );
+}

@@ -135,10 +135,12 @@ fn sweep<A: Accumulator, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool
                 acc.push(high);
                 high += 1;
             }
-            let oldest = t.saturating_sub(window.period);
-            while low < high && (ts[low] < oldest || (!include_oldest && ts[low] == oldest)) {
-                acc.evict(low);
-                low += 1;
+            // When `t - period` is below i64::MIN, no time is that old: nothing leaves.
+            if let Some(oldest) = t.checked_sub(window.period) {
+                while low < high && (ts[low] < oldest || (!include_oldest && ts[low] == oldest)) {
+                    acc.evict(low);
+                    low += 1;
+                }
             }
             if let Some(v) = acc.value() {
                 values[p - base] = v;

@@ -1054,3 +1054,39 @@ fn keys_crafted_to_collide_in_an_unkeyed_hash_group_in_linear_time() {
         .iter()
         .all(|&s| s == 1));
 }
+
+#[test]
+fn rolling_at_the_oldest_time_keeps_its_own_events() {
+    // t - period is below i64::MIN there: nothing is old enough to leave.
+    let ts = Int64Array::from(vec![i64::MIN, i64::MIN + 5]);
+    let values = Int64Array::from(vec![1, 1]);
+    let sums = rolling(None, &ts, &values, 10, Closed::Right, Aggregation::Sum, 1).unwrap();
+    assert_eq!(
+        sums.as_primitive::<Int64Type>().values().to_vec(),
+        vec![1, 2]
+    );
+}
+
+#[test]
+fn hop_refuses_too_many_windows_before_building_them() {
+    // One event, a day-long window, a 1 ns step: 86 trillion windows.
+    let ts = Int64Array::from(vec![0]);
+    let values = Float64Array::from(vec![1.0]);
+    let e = hop_aggregate(
+        None,
+        &ts,
+        &values,
+        86_400_000_000_000,
+        1,
+        0,
+        Aggregation::Sum,
+        1,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("windows"), "{e}");
+    // Many events close together share their windows: the exact count decides.
+    let ts = Int64Array::from_iter_values(0..1_000);
+    let values = Float64Array::from(vec![1.0; 1_000]);
+    let batch = hop_aggregate(None, &ts, &values, 1 << 20, 1, 0, Aggregation::Count, 1).unwrap();
+    assert_eq!(batch.num_rows(), (1 << 20) + 999);
+}
