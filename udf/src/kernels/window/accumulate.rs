@@ -2,7 +2,8 @@
 //!
 //! Windows only ever grow at the back and shrink at the front, so each accumulator
 //! supports `push` (the next row enters) and `evict` (the oldest row leaves), both O(1)
-//! amortized: subtract-on-evict for sum / count / mean, a monotonic deque for min / max.
+//! amortized: subtract-on-evict for counts and integer sums, two stacks for float sums
+//! and means (see [`FloatSum`]), a monotonic deque for min / max.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -362,22 +363,67 @@ const HUGE: f64 = f64::from_bits((1023 + 512) << 52);
 /// 2^-512: scaling by a power of two is exact for these magnitudes.
 const HUGE_INVERSE: f64 = f64::from_bits((1023 - 512) << 52);
 
-/// Compensated float sum (or mean) that supports eviction.
+/// The compensated sums of some finite values: those below 2^512 in magnitude, and those
+/// at or above it scaled by 2^-512, so that neither can overflow.
+#[derive(Clone, Copy, Default)]
+struct Partial {
+    ordinary: TwoSum,
+    huge: TwoSum,
+}
+
+impl Partial {
+    #[inline(always)]
+    fn add(&mut self, x: f64) {
+        if x.abs() < HUGE {
+            self.ordinary.add(x);
+        } else {
+            self.huge.add(x * HUGE_INVERSE);
+        }
+    }
+
+    /// The sums of both parts' values.
+    #[inline(always)]
+    fn combined(&self, other: &Partial) -> Partial {
+        let mut out = *self;
+        for (sum, part) in [
+            (&mut out.ordinary, &other.ordinary),
+            (&mut out.huge, &other.huge),
+        ] {
+            sum.add(part.sum);
+            sum.compensation += part.compensation;
+        }
+        out
+    }
+}
+
+/// Compensated float sum (or mean) over a sliding window, without subtraction.
 ///
-/// Non-finite values are counted rather than summed: once a NaN or an infinity has been
-/// added, subtracting it again cannot restore the finite sum, so they are kept apart and
-/// the sum of the window's finite values stays exact to a few ulps however long it slides.
-/// For the same reason values of magnitude >= 2^512 go to a second sum scaled by 2^-512:
-/// neither sum can overflow, so an infinite intermediate never poisons later windows, and
-/// the result is infinite only when the window's true sum is.
+/// Values never leave a sum by being subtracted: after `1e40` and `1e20` had passed
+/// through a window, a running sum that subtracted them kept their rounding residue and
+/// absorbed every later small value (a window of five 1.0 summed to 0.0). Instead the
+/// window is two stacks, as in the classic FIFO aggregation: the newer events (the
+/// "back") are summed as they come; the older ones (the "front") have their suffix sums
+/// computed once, when the front runs empty and the back is turned into it. Each window's
+/// sum is then one suffix sum plus the back's sum, each over the window's own values only,
+/// so it is as exact as a compensated sum of those values, however long the window slid
+/// and whatever passed through it before. Each event is added twice in all (O(1)
+/// amortized). NaN and infinities are counted, not summed, and values of 2^512 and above
+/// go to a second sum scaled by 2^-512: the result is infinite only when the window's
+/// true sum is. Eviction must be in push order (a FIFO), as every window kernel does.
 pub(crate) struct FloatSum<'a> {
     values: &'a [f64],
     valid: Valid<'a>,
     mean: bool,
-    /// Values below 2^512 in magnitude.
-    ordinary: TwoSum,
-    /// Values of 2^512 and above, times 2^-512.
-    huge: TwoSum,
+    /// Whether the window is empty and its positions not yet set by a push.
+    empty: bool,
+    /// Next position to leave; the front holds `low..mid`, the back `mid..high`.
+    low: usize,
+    mid: usize,
+    high: usize,
+    /// `front[k]`: the sum of the values of `front_start + k..mid`.
+    front: Vec<Partial>,
+    front_start: usize,
+    back: Partial,
     n: i64,
     nan: i64,
     positive_infinity: i64,
@@ -390,22 +436,17 @@ impl<'a> FloatSum<'a> {
             values,
             valid: Valid(valid),
             mean,
-            ordinary: TwoSum::default(),
-            huge: TwoSum::default(),
+            empty: true,
+            low: 0,
+            mid: 0,
+            high: 0,
+            front: Vec::new(),
+            front_start: 0,
+            back: Partial::default(),
             n: 0,
             nan: 0,
             positive_infinity: 0,
             negative_infinity: 0,
-        }
-    }
-
-    /// Adds a finite `x` to the sum that cannot overflow for its magnitude.
-    #[inline(always)]
-    fn add(&mut self, x: f64) {
-        if x.abs() < HUGE {
-            self.ordinary.add(x);
-        } else {
-            self.huge.add(x * HUGE_INVERSE);
         }
     }
 
@@ -420,12 +461,35 @@ impl<'a> FloatSum<'a> {
         }
     }
 
-    /// The sum of the finite values, or their mean when `divisor` is the count.
+    /// The back becomes the front: the suffix sums of `low..high`, newest first.
+    #[cold]
+    fn turn(&mut self) {
+        self.front.clear();
+        self.front.resize(self.high - self.low, Partial::default());
+        let mut suffix = Partial::default();
+        for p in (self.low..self.high).rev() {
+            let x = self.values[p];
+            if self.valid.get(p) && x.is_finite() {
+                suffix.add(x);
+            }
+            self.front[p - self.low] = suffix;
+        }
+        self.front_start = self.low;
+        self.mid = self.high;
+        self.back = Partial::default();
+    }
+
+    /// The sum of the window's finite values, or their mean when `divisor` is the count.
     #[inline(always)]
     fn finite_total(&self, divisor: Option<f64>) -> f64 {
+        let window = if self.low < self.mid {
+            self.front[self.low - self.front_start].combined(&self.back)
+        } else {
+            self.back
+        };
         let divide = |x: f64| divisor.map_or(x, |d| x / d);
-        let ordinary = divide(self.ordinary.total());
-        let huge = self.huge.total();
+        let ordinary = divide(window.ordinary.total());
+        let huge = window.huge.total();
         if huge == 0.0 {
             ordinary
         } else {
@@ -440,36 +504,45 @@ impl Accumulator for FloatSum<'_> {
     type Out = Float64Type;
     #[inline(always)]
     fn push(&mut self, i: usize) {
+        if self.empty {
+            (self.low, self.mid, self.high, self.empty) = (i, i, i, false);
+        }
+        debug_assert_eq!(i, self.high, "positions enter in order");
+        self.high = i + 1;
         if !self.valid.get(i) {
             return;
         }
         let x = self.values[i];
         self.n += 1;
         if x.is_finite() {
-            self.add(x);
+            self.back.add(x);
         } else {
             self.non_finite(x, 1);
         }
     }
     #[inline(always)]
     fn evict(&mut self, i: usize) {
+        debug_assert!(self.empty || i == self.low, "positions leave in push order");
+        if self.empty || i != self.low {
+            return;
+        }
+        if self.low == self.mid {
+            self.turn();
+        }
+        self.low = i + 1;
         if !self.valid.get(i) {
             return;
         }
         let x = self.values[i];
         self.n -= 1;
-        if self.n == 0 {
-            // Nothing left: drop any rounding residue instead of carrying it forward.
-            self.clear();
-        } else if x.is_finite() {
-            self.add(-x);
-        } else {
+        if !x.is_finite() {
             self.non_finite(x, -1);
         }
     }
     fn clear(&mut self) {
-        self.ordinary = TwoSum::default();
-        self.huge = TwoSum::default();
+        self.empty = true;
+        self.back = Partial::default();
+        self.front.clear();
         self.n = 0;
         self.nan = 0;
         self.positive_infinity = 0;
@@ -480,7 +553,6 @@ impl Accumulator for FloatSum<'_> {
         if self.n == 0 {
             return None;
         }
-        // Not a division by 1.0 for sums: it sat on every row's path.
         let divisor = if self.mean { Some(self.n as f64) } else { None };
         Some(
             if self.nan > 0 || (self.positive_infinity > 0 && self.negative_infinity > 0) {

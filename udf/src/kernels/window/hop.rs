@@ -159,7 +159,7 @@ pub(crate) fn overflow_error(function: &'static str) -> KernelError {
 /// given), `window_start`, `window_end`, `value`, ordered by key then window start.
 ///
 /// Runs in O(rows + windows): two pointers move over each key's events, the aggregate
-/// slides (subtract-on-evict or a monotonic deque), and empty stretches of time are
+/// slides (see `accumulate`), and empty stretches of time are
 /// jumped over, not walked. Keys are split over at most `threads` threads (0: one per
 /// core); neither the result nor the window limit depends on it.
 #[allow(clippy::too_many_arguments)]

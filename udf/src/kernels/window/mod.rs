@@ -15,8 +15,9 @@
 //! - input need not be sorted: rows are grouped by key and sorted by time internally, and
 //!   per-row results are written back in input order.
 //!
-//! Aggregates run in O(rows + windows): subtract-on-evict for sum, count and mean (integer
-//! sums exact in 128 bits, float sums compensated), a monotonic deque for min and max.
+//! Aggregates run in O(rows + windows): subtract-on-evict for counts and integer sums
+//! (exact in 128 bits), two stacks for float sums and means (compensated, never
+//! subtracted), a monotonic deque for min and max.
 
 mod accumulate;
 mod as_of;

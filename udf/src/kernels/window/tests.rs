@@ -1090,3 +1090,140 @@ fn hop_refuses_too_many_windows_before_building_them() {
     let batch = hop_aggregate(None, &ts, &values, 1 << 20, 1, 0, Aggregation::Count, 1).unwrap();
     assert_eq!(batch.num_rows(), (1 << 20) + 999);
 }
+
+#[test]
+fn float_sums_forget_what_left_the_window() {
+    // 1e40 and 1e20 pass through: a running sum that subtracted them kept their residue
+    // and gave 0.0 for every later window of ones.
+    let mut values = vec![1e40, 1e20];
+    values.extend(std::iter::repeat_n(1.0, 1000));
+    let ts = Int64Array::from_iter_values(0..values.len() as i64);
+    let v = Float64Array::from(values.clone());
+    for (aggregation, want) in [(Aggregation::Sum, 5.0), (Aggregation::Mean, 1.0)] {
+        let out = rolling(None, &ts, &v, 5, Closed::Right, aggregation, 1).unwrap();
+        let out = out.as_primitive::<Float64Type>().values();
+        assert!(
+            out[10..].iter().all(|&x| x == want),
+            "{aggregation:?}: {:?}",
+            &out[..12]
+        );
+        let batch = hop_aggregate(None, &ts, &v, 5, 1, 0, aggregation, 1).unwrap();
+        let hop = batch.column(2).as_primitive::<Float64Type>().values();
+        assert!(
+            hop[10..hop.len() - 10].iter().all(|&x| x == want),
+            "{aggregation:?}"
+        );
+    }
+    // Mixed magnitudes and signs: each window equals the exact sum of its own values.
+    let mut state = 7u64;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        state >> 11
+    };
+    let values: Vec<f64> = (0..5_000)
+        .map(|_| {
+            let magnitude = [1e-300, 1.0, 1e15, 1e150, 1e300][(next() % 5) as usize];
+            (next() % 2001) as f64 - 1000.0 * magnitude
+        })
+        .collect();
+    let ts = Int64Array::from_iter_values(0..values.len() as i64);
+    let out = rolling(
+        None,
+        &ts,
+        &Float64Array::from(values.clone()),
+        7,
+        Closed::Right,
+        Aggregation::Sum,
+        1,
+    )
+    .unwrap();
+    let out = out.as_primitive::<Float64Type>().values();
+    for (row, &got) in out.iter().enumerate() {
+        let window = &values[row.saturating_sub(6)..=row];
+        // A compensated sum: within a couple of ulps of the exact sum, plus a term in
+        // eps^2 of the window's own magnitudes (never of values that already left).
+        let exact = exact_sum(window);
+        let magnitude: f64 = window.iter().map(|x| x.abs()).sum();
+        let bound =
+            2.0 * f64::EPSILON * exact.abs() + 8.0 * f64::EPSILON * f64::EPSILON * magnitude;
+        assert!(
+            (got - exact).abs() <= bound,
+            "row {row}: {got} against {exact}: {window:?}"
+        );
+    }
+}
+
+/// The correctly rounded sum of a few floats (the window of the test above), by adding
+/// them as exact 2100-bit fixed-point numbers.
+fn exact_sum(values: &[f64]) -> f64 {
+    // Every finite double is an integer multiple of 2^-1074 below 2^1024.
+    let mut total: Vec<i128> = vec![0; 40]; // 40 limbs of 64 bits, little-endian
+    for &x in values {
+        let bits = x.to_bits();
+        let exponent = ((bits >> 52) & 0x7ff) as i64;
+        let mantissa = if exponent == 0 {
+            (bits & ((1 << 52) - 1)) << 1
+        } else {
+            (bits & ((1 << 52) - 1)) | (1 << 52)
+        };
+        let shift = (exponent.max(1) - 1) as usize; // value = mantissa * 2^(shift - 1074)
+        let (limb, offset) = (shift / 64, shift % 64);
+        let wide = (mantissa as u128) << offset;
+        let sign = if x < 0.0 { -1 } else { 1 };
+        total[limb] += sign * (wide as u64) as i128;
+        total[limb + 1] += sign * ((wide >> 64) as u64) as i128;
+    }
+    // Carry into a sign and magnitude, then round to nearest by going through decimal text.
+    for i in 0..total.len() - 1 {
+        let carry = total[i].div_euclid(1 << 64);
+        total[i] -= carry << 64;
+        total[i + 1] += carry;
+    }
+    let negative = total[total.len() - 1] < 0;
+    if negative {
+        // Two's complement over the limbs.
+        let mut borrow = 0i128;
+        for limb in total.iter_mut() {
+            let v = -*limb - borrow;
+            borrow = if v < 0 { 1 } else { 0 };
+            *limb = v.rem_euclid(1 << 64);
+        }
+    }
+    // magnitude = sum limb_i 2^(64 i) * 2^-1074; correctly rounded via the highest bits.
+    let top = match total.iter().rposition(|&l| l != 0) {
+        Some(t) => t,
+        None => return 0.0,
+    };
+    // Take 128 bits below the top limb's highest set bit, plus a sticky bit for the rest.
+    let mut mantissa: u128 = 0;
+    let mut exponent = top as i64 * 64 - 1074;
+    let mut sticky = false;
+    for (k, limb) in total[..=top].iter().rev().enumerate() {
+        if k < 2 {
+            mantissa = (mantissa << 64) | (*limb as u128);
+        } else {
+            sticky |= *limb != 0;
+        }
+    }
+    if top >= 1 {
+        exponent -= 64;
+    }
+    let lead = 127 - mantissa.leading_zeros() as i64;
+    let keep = 53;
+    let drop = (lead + 1 - keep).max(0) as u32;
+    // Subnormal results keep fewer bits.
+    let drop = drop.max(((-1074) - exponent).max(0) as u32);
+    let kept = mantissa >> drop;
+    let rest = mantissa & ((1u128 << drop) - 1);
+    let half = if drop == 0 { 0 } else { 1u128 << (drop - 1) };
+    let round_up = drop > 0 && (rest > half || (rest == half && (sticky || kept & 1 == 1)));
+    let kept = kept + round_up as u128;
+    let value = kept as f64 * 2f64.powi((exponent + drop as i64) as i32);
+    if negative {
+        -value
+    } else {
+        value
+    }
+}
