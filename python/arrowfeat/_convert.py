@@ -368,6 +368,17 @@ def _float_or_vector(function: str, argument: str, value: Any) -> Any:
     return _number(function, argument, value)
 
 
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def _visible(text: str, limit: int) -> str:
+    """`text` from someone's data (a column name, say) made safe to put in a message:
+    control characters and bidirectional overrides as `\\u{..}` escapes, cut to `limit`
+    characters."""
+    text = _UNSAFE.sub(lambda m: f"\\u{{{ord(m.group()):x}}}", text)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def _check_columns(function: str, where: str, available: Sequence[str], columns: Mapping[str, object]) -> None:
     """Checks that each argument of `columns` names a column of `available`, the columns of
     `where` (e.g. "the DataFrame")."""
@@ -377,9 +388,12 @@ def _check_columns(function: str, where: str, available: Sequence[str], columns:
                 f"{function}: argument `{argument}`: expected a column name, found {_type_name(name)}"
             )
         if name not in available:
+            shown = ", ".join(_visible(column, 60) for column in list(available)[:20])
+            if len(available) > 20:
+                shown += f", ... ({len(available)} in all)"
             raise ArrowfeatValueError(
-                f"{function}: argument `{argument}`: expected a column of {where}, found {name!r} "
-                f"(columns: {', '.join(available)})"
+                f"{function}: argument `{argument}`: expected a column of {where}, "
+                f"found {_visible(repr(name), 200)} (columns: {shown})"
             )
 
 

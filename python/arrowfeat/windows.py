@@ -64,15 +64,46 @@ def _threads(function: str, threads: Any) -> int:
     return int(threads)
 
 
+_NANOS_PER_UNIT = {
+    "W": 604_800_000_000_000,
+    "D": 86_400_000_000_000,
+    "h": 3_600_000_000_000,
+    "m": 60_000_000_000,
+    "s": 1_000_000_000,
+    "ms": 1_000_000,
+    "us": 1_000,
+    "ns": 1,
+}
+
+
 def to_nanoseconds(function: str, argument: str, value: Any) -> int:
-    """A duration as integer nanoseconds."""
+    """A duration as integer nanoseconds, within the int64 range (checked, never wrapped)."""
+    nanos = _nanoseconds(function, argument, value)
+    if not -(2**63) <= nanos < 2**63:
+        raise ArrowfeatValueError(
+            f"{function}: argument `{argument}`: expected a duration within the int64 range of "
+            f"nanoseconds (about 292 years), found {nanos} ns"
+        )
+    return nanos
+
+
+def _nanoseconds(function: str, argument: str, value: Any) -> int:
     if isinstance(value, bool):
         raise ArrowfeatTypeError(f"{function}: argument `{argument}`: expected a duration, found bool")
     if type(value).__module__ == "numpy" and type(value).__name__ == "timedelta64":
         # Checked first: numpy counts timedelta64 as an integer type.
         import numpy as np
 
-        return int(value.astype("timedelta64[ns]").astype(np.int64))
+        if np.isnat(value):
+            raise ArrowfeatValueError(f"{function}: argument `{argument}`: expected a duration, found NaT")
+        unit, count = np.datetime_data(value.dtype)
+        if unit not in _NANOS_PER_UNIT:
+            raise ArrowfeatValueError(
+                f"{function}: argument `{argument}`: expected a timedelta64 in weeks or finer units, "
+                f"found one in {unit!r}"
+            )
+        # In Python integers: numpy's own cast to [ns] wraps silently past 292 years.
+        return int(value.astype(np.int64)) * count * _NANOS_PER_UNIT[unit]
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, str):

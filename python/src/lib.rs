@@ -434,8 +434,9 @@ fn point_in_time(
 #[pyfunction]
 fn parse_duration(function: &str, argument: &str, text: &str) -> PyResult<i64> {
     // Kernel errors carry a static function name; Python passes its own.
+    // The kernel error's own rendering escapes and cuts what the text quotes.
     window::parse_duration("duration", argument, text)
-        .map_err(|e| value_error(format!("{function}: argument `{argument}`: {}", e.message)))
+        .map_err(|e| value_error(e.called_as(function.to_string()).to_string()))
 }
 
 #[pyfunction]

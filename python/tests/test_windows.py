@@ -260,3 +260,25 @@ def test_the_caller_owns_the_threads():
     )
     with pytest.raises(ValueError, match=r"rolling_sum: argument `threads`: expected an int >= 1 or None, found 0"):
         af.rolling_sum(values, ts, 50_000, by=keys, threads=0)
+
+
+def test_durations_beyond_int64_nanoseconds_are_refused_not_wrapped() -> None:
+    ts = pa.array([0, 1000, 2000], pa.int64())
+    values = pa.array([1.0, 1.0, 1.0])
+    # numpy's own cast to [ns] wraps this to 384 ns.
+    with pytest.raises(af.ArrowfeatValueError, match="int64 range"):
+        af.rolling_sum(values, ts, np.timedelta64(18446744073709552, "us"))
+    with pytest.raises(af.ArrowfeatValueError, match="int64 range"):
+        af.rolling_sum(values, ts, 2**63)
+    assert af.rolling_sum(values, ts, np.timedelta64(3, "us")).to_pylist() == [1.0, 2.0, 3.0]
+
+
+def test_column_names_in_messages_are_escaped_and_cut() -> None:
+    hostile = "\x1b]0;owned\x07\x1b[2J" + "B" * 100
+    events = pa.table({"k": [1], "t": pa.array([5], pa.int64()), **{f"{hostile}{i}": [1.0] for i in range(200)}})
+    spine = pa.table({"k": [1], "t": pa.array([10], pa.int64())})
+    with pytest.raises(af.ArrowfeatValueError) as error:
+        af.point_in_time(spine, events, by="k", spine_time="t", event_time="t", features=["amount"])
+    message = str(error.value)
+    assert "\x1b" not in message and "\\u{1b}" in message
+    assert len(message) < 2000 and "202 in all" in message

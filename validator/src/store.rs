@@ -97,7 +97,9 @@ fn parse_unescaped(bytes: &[u8]) -> Result<StoreMetadata, String> {
     }
     // serde_json stops at 128 levels of nesting ("recursion limit exceeded") before its
     // stack is at risk; that is a clean error here like any other malformed JSON.
-    let value: Value = serde_json::from_str(text).map_err(|e| json_error("malformed JSON", &e))?;
+    let value: Value = serde_json::from_str::<UniqueKeys>(text)
+        .map_err(|e| json_error("malformed JSON", &e))?
+        .0;
     let Value::Object(object) = &value else {
         return Err(format!(
             "expected a JSON object, found {}",
@@ -561,6 +563,74 @@ fn parse_proto_duration(text: &str) -> Result<u64, String> {
     Ok(seconds)
 }
 
+/// A JSON value whose objects have no key twice. `serde_json::Value` keeps the last of
+/// two equal keys (a view's `spec` given twice took the second `ttl` without a word); a
+/// registry that says two things is refused instead, with the line and column.
+struct UniqueKeys(Value);
+
+impl<'de> serde::Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer
+            .deserialize_any(UniqueKeysVisitor)
+            .map(UniqueKeys)
+    }
+}
+
+struct UniqueKeysVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeysVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(UniqueKeys(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let UniqueKeys(value) = map.next_value()?;
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!(
+                    "the key `{}` appears twice in one object",
+                    crate::text::quote(&key, 80)
+                )));
+            }
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -596,6 +666,21 @@ mod tests {
         format!(
             r#"{{"spec": {{"name": "{name}", "entities": ["driver"], "features": [{features}], "ttl": "86400s"}}}}"#
         )
+    }
+
+    #[test]
+    fn duplicate_json_keys_are_refused_with_their_place() {
+        let f = r#"{"name": "a", "valueType": "INT64"}"#;
+        let twice = view("v", f).replace(
+            r#"{"spec": {"#,
+            r#"{"spec": {"name": "v", "ttl": "999s"}, "spec": {"#,
+        );
+        let error = parse(feast(&twice, "").as_bytes()).unwrap_err();
+        assert!(
+            error.contains("the key `spec` appears twice in one object"),
+            "{error}"
+        );
+        assert!(error.starts_with("2:"), "{error}");
     }
 
     #[test]

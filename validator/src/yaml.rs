@@ -138,13 +138,19 @@ fn describe_breach(breach: &serde_saphyr::budget::BudgetBreach) -> String {
     }
 }
 
+thread_local! {
+    /// Where the visitor found a duplicate key that serde-saphyr let through.
+    static DUPLICATE_AT: std::cell::Cell<Option<Pos>> = const { std::cell::Cell::new(None) };
+}
+
 /// Parses one YAML document. An empty document (only comments or whitespace) is `Null`.
 /// Error messages are one clean line (no Rust type names), with the location apart.
 pub fn parse(text: &str) -> Result<Node, YamlError> {
+    DUPLICATE_AT.with(|at| at.set(None));
     serde_saphyr::from_str_with_options::<Node>(text, schema_file_options()).map_err(|error| {
-        let pos = error
-            .location()
-            .map(Pos::from_saphyr)
+        let pos = DUPLICATE_AT
+            .with(|at| at.take())
+            .or_else(|| error.location().map(Pos::from_saphyr))
             .unwrap_or(Pos::UNKNOWN);
         let message = first_line(&error.to_string());
         let lower = message.to_ascii_lowercase();
@@ -381,7 +387,19 @@ impl<'de> Visitor<'de> for NodeVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NodeValue, A::Error> {
         let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0).min(1024));
+        // serde-saphyr refuses duplicate keys, but not when one of them carries a tag
+        // (`!x ttl: 2d` after `ttl: 1d`), and then the last one would win: refused here
+        // by name, whatever the spelling.
+        let mut seen = std::collections::HashSet::new();
         while let Some(key) = map.next_key::<Spanned<String>>()? {
+            if !seen.insert(key.value.clone()) {
+                // A custom error carries no location: `parse` takes it from here.
+                DUPLICATE_AT.with(|at| at.set(Some(Pos::from_saphyr(key.referenced))));
+                return Err(de::Error::custom(format!(
+                    "duplicate mapping key: {}",
+                    key.value
+                )));
+            }
             let value = map.next_value::<Node>()?;
             entries.push((
                 MapKey {
@@ -399,6 +417,14 @@ impl<'de> Visitor<'de> for NodeVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tagged_duplicate_keys_are_refused_too() {
+        let error = parse("ttl: 1d\n!foo ttl: 2d\n").unwrap_err();
+        assert_eq!(error.kind, YamlErrorKind::DuplicateKey, "{error:?}");
+        assert!(error.message.contains("`ttl`"), "{error:?}");
+        assert_eq!(error.pos.line, 2, "{error:?}");
+    }
 
     #[test]
     fn strings_know_their_bytes() {

@@ -88,12 +88,44 @@ impl KernelError {
 
 impl fmt::Display for KernelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Arguments and messages quote column names, field names and values from the
+        // data, which may come from anyone's file: shown escaped and cut, never raw.
         write!(
             f,
             "{}: argument `{}`: {}",
-            self.function, self.argument, self.message
+            self.function,
+            visible(&self.argument, 200),
+            visible(&self.message, 2000)
         )
     }
+}
+
+/// `text` with control characters (C0, DEL, C1), bidirectional overrides and isolates,
+/// direction marks, line and paragraph separators and the BOM shown as `\u{..}` escapes,
+/// cut to `max` characters.
+fn visible(text: &str, max: usize) -> Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        matches!(c,
+            '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{61c}' | '\u{200e}' | '\u{200f}'
+            | '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+            | '\u{feff}')
+    };
+    if !text.chars().any(unsafe_char) && text.chars().nth(max).is_none() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::new();
+    for (count, c) in text.chars().enumerate() {
+        if count == max {
+            out.push('…');
+            break;
+        }
+        if unsafe_char(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 impl std::error::Error for KernelError {}
@@ -105,4 +137,25 @@ pub type Result<T> = std::result::Result<T, KernelError>;
 pub(crate) fn nulls_from_validity(valid: Vec<bool>) -> Option<arrow::buffer::NullBuffer> {
     let nulls = arrow::buffer::NullBuffer::from(valid);
     (nulls.null_count() > 0).then_some(nulls)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn errors_show_names_from_files_escaped_and_cut() {
+        let e = super::KernelError::new(
+            "point_in_time",
+            "event_values[\u{1b}]0;owned\u{7}]",
+            format!("unknown column `{}`", "B".repeat(5000)),
+        );
+        let text = e.to_string();
+        assert!(
+            text.contains("event_values[\\u{1b}]0;owned\\u{7}]"),
+            "{text}"
+        );
+        assert!(!text.chars().any(|c| c.is_control()));
+        assert!(text.chars().count() < 2300 && text.ends_with('…'));
+        let plain = super::KernelError::new("f", "x", "expected 1, found 2").to_string();
+        assert_eq!(plain, "f: argument `x`: expected 1, found 2");
+    }
 }
