@@ -229,6 +229,15 @@ fn check_file_references(
         .map(|r| (format!("FROM '{}'", r.table()), r.table().to_string()))
         .collect();
     named.extend(point_in_time_tables(statement));
+    // `CREATE EXTERNAL TABLE ... LOCATION 'path'` reads its location at the next query.
+    if let datafusion::sql::parser::Statement::CreateExternalTable(create) = statement {
+        named.extend(
+            create
+                .locations
+                .iter()
+                .map(|location| (format!("LOCATION '{location}'"), location.clone())),
+        );
+    }
     for (place, name) in named {
         if ctx
             .table_exist(datafusion::common::TableReference::bare(name.as_str()))

@@ -212,6 +212,15 @@ fn fifos_are_refused_instead_of_blocking() {
     let out = arrowfeat(&["sql", &query]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("found a FIFO"), "{}", stderr(&out));
+    // An external table's location is read like a FROM path.
+    let query = format!(
+        "CREATE EXTERNAL TABLE t (a VARCHAR) STORED AS CSV LOCATION '{}'; SELECT * FROM t",
+        fifo.display()
+    );
+    let out = arrowfeat(&["sql", &query]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("LOCATION"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("found a FIFO"), "{}", stderr(&out));
 }
 
 #[test]
