@@ -546,16 +546,33 @@ pub fn l2_normalize(a: &dyn Datum) -> Result<ArrayRef> {
     dispatch_float!(NAME, "a", a, T => {
         let v = Vectors::<T>::from_datum(NAME, "a", a)?;
         let len = v.len().unwrap_or(1);
-        Ok(map_vectors::<T, T, f64>(
+        Ok(map_vectors::<T, T, (f64, f64)>(
             &v,
             array,
             len,
             |_| false,
-            |_, x| Some(norm(x)).filter(|&n| n != 0.0),
-            |norm, x| Element::from_f64(x.to_f64() / norm),
+            |_, x| {
+                let n = norm(x);
+                if n.is_infinite() && x.iter().all(|e| e.to_f64().is_finite()) {
+                    // Finite elements whose norm is beyond f64::MAX ([MAX, MAX] has norm
+                    // sqrt(2) MAX): x / inf would be 0. Scaled by 2^-600 (exact), the norm
+                    // is finite and the quotient the same.
+                    let scaled = lane_sum(x, x, |e, _| {
+                        let e = e * NORM_SCALE;
+                        e * e
+                    })
+                    .sqrt();
+                    return Some((NORM_SCALE, scaled));
+                }
+                Some((1.0, n)).filter(|&(_, n)| n != 0.0)
+            },
+            |(scale, norm), x| Element::from_f64(x.to_f64() * scale / norm),
         ))
     })
 }
+
+/// 2^-600: brings a vector whose norm overflows back into range, exactly.
+const NORM_SCALE: f64 = f64::from_bits((1023 - 600) << 52);
 
 /// Adding then subtracting 1.5 * 2^52 rounds to the nearest integer, ties to even, in
 /// the default rounding mode, and vectorizes where `round_ties_even` would not.
@@ -962,6 +979,31 @@ mod tests {
                 prop_assert!((c - unit.clamp(-1.0, 1.0)).abs() <= 1e-9, "row {i}: cosine {c}, reference {unit}");
             }
         }
+    }
+
+    #[test]
+    fn l2_normalize_of_vectors_whose_norm_overflows() {
+        use arrow::datatypes::Float64Type;
+        let a = FixedSizeListArray::from_iter_primitive::<Float64Type, _, _>(
+            vec![
+                Some(vec![Some(f64::MAX), Some(f64::MAX)]),
+                Some(vec![Some(f64::MAX), Some(1.0)]),
+                Some(vec![Some(f64::MAX), Some(f64::INFINITY)]),
+            ],
+            2,
+        );
+        let out = l2_normalize(&a).unwrap();
+        let out = out.as_fixed_size_list();
+        let row = |i: usize| out.value(i).as_primitive::<Float64Type>().values().to_vec();
+        let half = std::f64::consts::FRAC_1_SQRT_2;
+        assert!(
+            row(0).iter().all(|&x| (x - half).abs() < 1e-15),
+            "{:?}",
+            row(0)
+        );
+        assert_eq!(row(1)[0], 1.0);
+        // An infinite element: IEEE arithmetic decides, as before.
+        assert!(row(2)[1].is_nan(), "{:?}", row(2));
     }
 
     #[test]
