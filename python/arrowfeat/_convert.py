@@ -379,6 +379,21 @@ def _visible(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+def _decode_dictionary(arr: pa.Array) -> pa.Array:
+    """A dictionary-encoded column as its plain values (the window kernels read values).
+    By `take`, not `cast`: pyarrow cannot cast Polars' Categorical (string_view values,
+    uint32 indices) to its value type."""
+    if not pa.types.is_dictionary(arr.type):
+        return arr
+    values = arr.dictionary
+    # pyarrow has no `take` for the view types either: their values go to large ones.
+    if pa.types.is_string_view(values.type):
+        values = values.cast(pa.large_string())
+    elif pa.types.is_binary_view(values.type):
+        values = values.cast(pa.large_binary())
+    return values.take(arr.indices)
+
+
 def _check_columns(function: str, where: str, available: Sequence[str], columns: Mapping[str, object]) -> None:
     """Checks that each argument of `columns` names a column of `available`, the columns of
     `where` (e.g. "the DataFrame")."""

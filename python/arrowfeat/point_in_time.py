@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, overload
 import pyarrow as pa
 
 from . import _native
-from ._convert import _check_columns, _is_polars_object_dtype, _type_name
+from ._convert import _check_columns, _decode_dictionary, _is_polars_object_dtype, _type_name
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
 from .windows import _threads, to_nanoseconds
 
@@ -140,9 +140,7 @@ def _column(table: pa.Table, where: str, argument: str, name: str, function: str
         )
     arr = table.column(name)
     arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
-    if pa.types.is_dictionary(arr.type):
-        arr = arr.cast(arr.type.value_type)
-    return arr
+    return _decode_dictionary(arr)
 
 
 def _keys(table: pa.Table, where: str, by: Sequence[str], function: str = _FUNCTION) -> pa.Array | None:

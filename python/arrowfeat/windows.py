@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, overload
 import pyarrow as pa
 
 from . import _native
-from ._convert import _by_keyword_only, _is_column, _shape_like, _to_arrow, _type_name
+from ._convert import _by_keyword_only, _decode_dictionary, _is_column, _shape_like, _to_arrow, _type_name
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
 
 if TYPE_CHECKING:
@@ -137,10 +137,7 @@ def _times(function: str, value: Any) -> pa.Array:
 
 def _decoded(function: str, argument: str, value: Any) -> pa.Array:
     """A column with dictionaries decoded (the kernels read plain values)."""
-    arr = _column(function, argument, value)
-    if pa.types.is_dictionary(arr.type):
-        arr = arr.cast(arr.type.value_type)
-    return arr
+    return _decode_dictionary(_column(function, argument, value))
 
 
 def _keys(function: str, by: Any) -> pa.Array | None:

@@ -282,3 +282,10 @@ def test_column_names_in_messages_are_escaped_and_cut() -> None:
     message = str(error.value)
     assert "\x1b" not in message and "\\u{1b}" in message
     assert len(message) < 2000 and "202 in all" in message
+
+
+def test_polars_categorical_keys_are_decoded() -> None:
+    # pyarrow cannot cast Polars' Categorical (string_view values) to its value type.
+    keys = pl.Series("k", ["a", "b", "a", None], dtype=pl.Categorical)
+    out = af.rolling_sum(pl.Series([1.0, 2.0, 3.0, 4.0]), pl.Series([1, 2, 3, 4]), 5, by=keys)
+    assert out.to_list() == [1.0, 2.0, 4.0, 4.0]
