@@ -391,7 +391,8 @@ impl<'de> Visitor<'de> for NodeVisitor {
         // (`!x ttl: 2d` after `ttl: 1d`), and then the last one would win: refused here
         // by name, whatever the spelling.
         let mut seen = std::collections::HashSet::new();
-        while let Some(key) = map.next_key::<Spanned<String>>()? {
+        while let Some(key) = map.next_key::<Spanned<KeyName>>()? {
+            let key = Spanned::new(key.value.0, key.referenced, key.defined);
             if !seen.insert(key.value.clone()) {
                 // A custom error carries no location: `parse` takes it from here.
                 DUPLICATE_AT.with(|at| at.set(Some(Pos::from_saphyr(key.referenced))));
@@ -414,9 +415,56 @@ impl<'de> Visitor<'de> for NodeVisitor {
     }
 }
 
+/// A mapping key: a string, or a clear error naming what was found instead (serde's own
+/// message for a null key spoke of Rust's `Option<String>`).
+struct KeyName(String);
+
+impl<'de> Deserialize<'de> for KeyName {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = KeyName;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string key")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<KeyName, E> {
+                Ok(KeyName(v.to_string()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<KeyName, E> {
+                Ok(KeyName(v))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<KeyName, E> {
+                Err(E::custom(
+                    "a mapping key is null (`~` or empty); expected a name",
+                ))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<KeyName, E> {
+                self.visit_unit()
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<KeyName, D::Error> {
+                // Not null: the key's own text, as YAML wrote it (`010` stays `010`).
+                d.deserialize_str(self)
+            }
+        }
+        deserializer.deserialize_option(KeyVisitor)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_that_are_not_names_say_so_in_words() {
+        for (text, said) in [
+            ("name: a_v1\n~: x\n", "a mapping key is null"),
+            ("[a, b]: x\n", "expected string scalar"),
+        ] {
+            let error = parse(text).unwrap_err();
+            assert!(error.message.contains(said), "{text:?}: {error:?}");
+            assert!(!error.message.contains("Option"), "{error:?}");
+        }
+    }
 
     #[test]
     fn tagged_duplicate_keys_are_refused_too() {
