@@ -91,7 +91,8 @@ fn emit(outcome: Outcome, out: &mut impl Write) -> CliResult<i32> {
             .map_err(|e| CliError::usage(format!("--output {}: {e}", path.display())))?,
         None => out
             .write_all(outcome.rendered.as_bytes())
-            .map_err(|e| CliError::failure(format!("writing output: {e}")))?,
+            // Not 1, the code for findings: the gate could not deliver its result.
+            .map_err(|e| CliError::usage(format!("cannot write the report to stdout: {e}")))?,
     }
     Ok(outcome.exit_code)
 }

@@ -1250,3 +1250,34 @@ fn decode_character_references(text: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// A report that cannot be written is not "findings" (exit 1): the gate could not deliver
+/// its result (exit 2).
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unwritable_report_is_exit_2() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_arrowfeat"))
+        .args([
+            "check",
+            "--schemas",
+            DRIFTED,
+            "--registry",
+            REGISTRY,
+            "--format",
+            "json",
+        ])
+        .current_dir(repo())
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot write the report"),
+        "{}",
+        stderr(&out)
+    );
+}

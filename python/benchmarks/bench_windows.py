@@ -3,6 +3,7 @@ DataFusion's and DuckDB's built-in RANGE windows, and Spark's session_window (lo
 
     make bench-windows   (or: .venv/bin/python python/benchmarks/bench_windows.py)
     .venv/bin/python python/benchmarks/bench_windows.py scaling   (1 thread against all)
+    .venv/bin/python python/benchmarks/bench_windows.py polars    (the Polars pairs, alternating)
 
 Data: N events (default 10M) for 1,000 keys in time order (an event log), each key's
 inter-arrival gaps random: exponential with a 1 minute mean, and 5% long pauses with a
@@ -283,9 +284,48 @@ def scaling():
             print(f"| {case} | {name} | {one:.3f} | {many:.3f} | {one / many:.2f}x | {skew} |", flush=True)
 
 
+def against_polars(rounds: int = 7):
+    """The two Polars comparisons only (rolling_sum per key, dense one-key hop), each pair
+    timed alternately in the same rounds; prints best and median of each side."""
+    table = event_log(N, KEYS)
+    dense = dense_log(N)
+    df, dense_df = pl.from_arrow(table), pl.from_arrow(dense)
+    pairs = {
+        "rolling_sum 5m per key": (
+            lambda: af.rolling_sum(table["value"], table["ts"], "5m", by=table["key"]),
+            lambda: df.select(pl.col("value").rolling_sum_by("ts", "5m").over("key")).to_arrow(),
+        ),
+        "hop sum 500ns/100ns dense": (
+            lambda: af.hop_aggregate(dense["ts"], dense["value"], "500ns", "100ns", "sum"),
+            lambda: (
+                dense_df.group_by_dynamic("ts", every="100ns", period="500ns", closed="left")
+                .agg(pl.col("value").sum())
+                .to_arrow()
+            ),
+        ),
+    }
+    print(f"N = {N:,}, {CORES} cores, {rounds} alternating rounds; polars {pl.__version__}")
+    print("| case | arrowfeat best s | Polars best s | Polars / arrowfeat (best) | (median) |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for case, (ours, theirs) in pairs.items():
+        ours(), theirs()  # warm-up
+        times: dict[str, list[float]] = {"ours": [], "theirs": []}
+        for _ in range(rounds):
+            for side, fn in (("ours", ours), ("theirs", theirs)):
+                start = time.perf_counter()
+                out = fn()
+                times[side].append(time.perf_counter() - start)
+                del out
+        a, b = sorted(times["ours"]), sorted(times["theirs"])
+        print(f"| {case} | {a[0]:.3f} | {b[0]:.3f} | {b[0] / a[0]:.2f}x | {b[rounds // 2] / a[rounds // 2]:.2f}x |")
+
+
 def main():
     if sys.argv[1:] == ["scaling"]:
         scaling()
+        return
+    if sys.argv[1:] == ["polars"]:
+        against_polars()
         return
     print(
         f"N = {N:,} events, {KEYS} keys, {CORES} cores, best of {ROUNDS}; arrowfeat {af.__version__}, "
