@@ -230,13 +230,22 @@ fn check_file_references(
         .collect();
     named.extend(point_in_time_tables(statement));
     // `CREATE EXTERNAL TABLE ... LOCATION 'path'` reads its location at the next query.
+    // It may be a glob or a directory an `INSERT` creates: refused only if it names an
+    // existing FIFO, socket or device.
     if let datafusion::sql::parser::Statement::CreateExternalTable(create) = statement {
-        named.extend(
-            create
-                .locations
-                .iter()
-                .map(|location| (format!("LOCATION '{location}'"), location.clone())),
-        );
+        for location in &create.locations {
+            let local = match location.split_once("://") {
+                Some(("file", path)) => path,
+                Some(_) => continue,
+                None => location.as_str(),
+            };
+            if std::fs::metadata(local).is_ok_and(|m| !(m.is_file() || m.is_dir())) {
+                return Err(CliError::usage(format!(
+                    "LOCATION '{location}': expected a regular file or a directory, found a \
+                     FIFO, socket or device"
+                )));
+            }
+        }
     }
     for (place, name) in named {
         if ctx

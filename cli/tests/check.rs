@@ -337,8 +337,8 @@ fn diff_classifies_changes_and_enforces_semver() {
 }
 
 /// A revision that cannot be compared never passes as "no change": an unreadable old
-/// file is a usage error for `check --against` as for `diff`, and a schema_version that is
-/// not semver on either side is a `compat-version-bump` error.
+/// file is a usage error for `diff` and a warning naming it for `check --against`, and a
+/// schema_version that is not semver on either side is a `compat-version-bump` error.
 #[test]
 fn an_earlier_revision_that_cannot_be_compared_is_never_a_pass() {
     let tmp = tempdir("uncomparable");
@@ -363,14 +363,21 @@ fn an_earlier_revision_that_cannot_be_compared_is_never_a_pass() {
         against(&format!("{old}team: x\n")),
         against("name: [unclosed\n"),
     ] {
-        for out in [check, diff] {
-            assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
-            assert!(
-                stderr(&out).contains("cannot read old/driver.yaml"),
-                "{}",
-                stderr(&out)
-            );
-        }
+        // `diff` needs the old file; `check` warns (the PR that repairs it must pass).
+        assert_eq!(diff.status.code(), Some(2), "{}", stdout(&diff));
+        assert!(
+            stderr(&diff).contains("cannot read old/driver.yaml"),
+            "{}",
+            stderr(&diff)
+        );
+        assert_eq!(check.status.code(), Some(0), "{}", stdout(&check));
+        assert!(
+            stdout(&check).contains(
+                "old/driver.yaml in the earlier revision cannot be read as a feature view"
+            ),
+            "{}",
+            stdout(&check)
+        );
     }
     let (check, diff) = against(&old.replace("schema_version: 1.2.0", "schema_version: \"1.2\""));
     for out in [check, diff] {
@@ -743,6 +750,30 @@ fn accepted_format_findings_never_pass_an_unchecked_file() {
     assert_eq!(written.status.code(), Some(2), "{}", stdout(&written));
     let out = check(&["--baseline", "baseline.json"]);
     assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    // A second declaration of a view, its duplicate-view finding ignored: not checked.
+    std::fs::create_dir(dir.join("two")).unwrap();
+    std::fs::write(dir.join("two/a.yaml"), example()).unwrap();
+    let second = example().replacen(
+        "name: driver_hourly_stats_v1",
+        "name: driver_hourly_stats_v1 # arrowfeat: ignore[duplicate-view] legacy copy",
+        1,
+    );
+    std::fs::write(
+        dir.join("two/b.yaml"),
+        second.replace("ttl: 1d", "ttl: 99d"),
+    )
+    .unwrap();
+    let out = arrowfeat_in(
+        dir,
+        &["check", "--schemas", "two", "--registry", "registry.json"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stdout(&out)
+            .contains("b.yaml was not checked: it declares a feature view another file declares"),
+        "{}",
+        stdout(&out)
+    );
     // Once the format is right, the TTL drift it hid is found.
     std::fs::write(dir.join("driver.yaml"), &drifted).unwrap();
     let out = check(&[]);

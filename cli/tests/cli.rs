@@ -221,6 +221,15 @@ fn fifos_are_refused_instead_of_blocking() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("LOCATION"), "{}", stderr(&out));
     assert!(stderr(&out).contains("found a FIFO"), "{}", stderr(&out));
+    // A glob, or a directory an INSERT creates, is not refused for not existing yet.
+    let dir = tmp.path().join("new_dir/");
+    let query = format!(
+        "CREATE EXTERNAL TABLE t (a VARCHAR) STORED AS CSV LOCATION '{}'; \
+         INSERT INTO t VALUES ('x'); SELECT count(*) AS n FROM t",
+        dir.display()
+    );
+    let out = arrowfeat(&["sql", &query, "--allow-write"]);
+    assert!(!stderr(&out).contains("no such file"), "{}", stderr(&out));
 }
 
 #[test]

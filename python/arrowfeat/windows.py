@@ -97,13 +97,23 @@ def _nanoseconds(function: str, argument: str, value: Any) -> int:
         if np.isnat(value):
             raise ArrowfeatValueError(f"{function}: argument `{argument}`: expected a duration, found NaT")
         unit, count = np.datetime_data(value.dtype)
-        if unit not in _NANOS_PER_UNIT:
-            raise ArrowfeatValueError(
-                f"{function}: argument `{argument}`: expected a timedelta64 in weeks or finer units, "
-                f"found one in {unit!r}"
-            )
+        ticks = int(value.astype(np.int64)) * count
         # In Python integers: numpy's own cast to [ns] wraps silently past 292 years.
-        return int(value.astype(np.int64)) * count * _NANOS_PER_UNIT[unit]
+        if unit in ("generic", "ns"):
+            return ticks
+        if unit in _NANOS_PER_UNIT:
+            return ticks * _NANOS_PER_UNIT[unit]
+        per_nanosecond = {"ps": 1_000, "fs": 1_000_000, "as": 1_000_000_000}.get(unit)
+        if per_nanosecond is None:
+            raise ArrowfeatValueError(
+                f"{function}: argument `{argument}`: expected a fixed-length timedelta64 (weeks to "
+                f"attoseconds), found one in {unit!r}"
+            )
+        if ticks % per_nanosecond:
+            raise ArrowfeatValueError(
+                f"{function}: argument `{argument}`: expected a whole number of nanoseconds, found {ticks} {unit}"
+            )
+        return ticks // per_nanosecond
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, str):

@@ -271,6 +271,13 @@ def test_durations_beyond_int64_nanoseconds_are_refused_not_wrapped() -> None:
     with pytest.raises(af.ArrowfeatValueError, match="int64 range"):
         af.rolling_sum(values, ts, 2**63)
     assert af.rolling_sum(values, ts, np.timedelta64(3, "us")).to_pylist() == [1.0, 2.0, 3.0]
+    # No unit means nanoseconds; units below them must make whole nanoseconds.
+    assert af.rolling_sum(values, ts, np.timedelta64(3000)).to_pylist() == [1.0, 2.0, 3.0]
+    assert af.rolling_sum(values, ts, np.timedelta64(3_000_000, "ps")).to_pylist() == [1.0, 2.0, 3.0]
+    with pytest.raises(af.ArrowfeatValueError, match="whole number of nanoseconds"):
+        af.rolling_sum(values, ts, np.timedelta64(1500, "ps"))
+    with pytest.raises(af.ArrowfeatValueError, match="fixed-length"):
+        af.rolling_sum(values, ts, np.timedelta64(1, "M"))
 
 
 def test_column_names_in_messages_are_escaped_and_cut() -> None:

@@ -352,16 +352,18 @@ fn run_inner(inputs: Inputs<'_>) -> Result<(Report, Config), String> {
         )?),
         None => None,
     };
-    {
-        // Only the new revision's files are reported; the old one is what they are
-        // compared with, and must be readable (for `check --against` too: an unreadable
-        // old file would otherwise drop its view's compatibility checks without a word).
-        let unreadable: Vec<&str> = previous
-            .iter()
-            .flat_map(|(old, _)| old)
-            .filter(|(_, file)| file.is_none())
-            .map(|(report, _)| report.path.as_str())
-            .collect();
+    // Only the new revision's files are reported; the old one is what they are compared
+    // with. `diff` needs every old file; `check --against` says which it could not read
+    // (a warning on each: the pull request that repairs a broken file must be able to
+    // pass), never skips them without a word.
+    let unreadable_old: Vec<String> = previous
+        .iter()
+        .flat_map(|(old, _)| old)
+        .filter(|(_, file)| file.is_none())
+        .map(|(report, _)| report.path.clone())
+        .collect();
+    if inputs.command == Command::Diff {
+        let unreadable = &unreadable_old;
         if !unreadable.is_empty() {
             return Err(format!(
                 "{}: cannot read {} (run `arrowfeat check --schemas` on it to see why)",
@@ -386,6 +388,23 @@ fn run_inner(inputs: Inputs<'_>) -> Result<(Report, Config), String> {
         against: against.join(" and "),
     };
     let mut report = run::check(loaded, &targets, &config);
+    for path in unreadable_old {
+        let mut file = crate::report::FileReport::new(path.clone());
+        file.checks.push(crate::report::Check::finding(
+            crate::rules::Rule::CompatChange,
+            crate::report::Severity::Warning,
+            "earlier revision",
+            crate::report::Expected("a feature view"),
+            crate::report::Actual("unreadable"),
+            crate::yaml::Pos::UNKNOWN,
+            format!(
+                "{path} in the earlier revision cannot be read as a feature view, so the views \
+                 of this revision were not compared with it (run `arrowfeat check --schemas` \
+                 on that revision to see why)"
+            ),
+        ));
+        report.files.push(file);
+    }
     report.against_detail = crate::report::AgainstDetail {
         registry: store.as_ref().map(|(_, label)| label.clone()),
         revision: inputs.previous.clone(),

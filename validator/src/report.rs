@@ -174,10 +174,11 @@ pub struct FileReport {
     /// The file's `# arrowfeat: ignore[...]` comments (see [`crate::suppress`]).
     #[serde(skip)]
     pub ignores: Vec<crate::suppress::InlineIgnore>,
-    /// The file could not be decoded as a feature view, so only its format was checked
-    /// (see [`Report::flag_unchecked_files`]).
+    /// Why nothing but the file's own format was checked (it could not be decoded as a
+    /// feature view, or it declares a view another file declares), if so: see
+    /// [`Report::flag_unchecked_files`].
     #[serde(skip)]
-    pub unchecked: bool,
+    pub unchecked: Option<&'static str>,
 }
 
 impl FileReport {
@@ -188,7 +189,7 @@ impl FileReport {
             schema_version: None,
             checks: Vec::new(),
             ignores: Vec::new(),
-            unchecked: false,
+            unchecked: None,
         }
     }
 
@@ -298,13 +299,15 @@ impl Report {
     /// Call it after every suppression.
     pub fn flag_unchecked_files(&mut self) {
         for file in &mut self.files {
-            if !file.unchecked || file.checks.iter().any(|c| c.status == Status::Error) {
+            let Some(reason) = file.unchecked else {
+                continue;
+            };
+            if file.checks.iter().any(|c| c.status == Status::Error) {
                 continue;
             }
             let message = format!(
-                "{} was not checked: it does not match the feature view format, and the \
-                 findings that say so were accepted (ignore comment, baseline or \
-                 configuration); fix its format to have it checked",
+                "{} was not checked: {reason}, and the findings that say so were accepted \
+                 (ignore comment, baseline or configuration)",
                 file.path
             );
             file.checks.push(Check::fail(

@@ -230,6 +230,8 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
                         file.spec.name
                     ),
                 ));
+                // Checked against nothing: a second declaration is not compared.
+                report.unchecked = Some("it declares a feature view another file declares");
                 files.push(report);
                 continue;
             }
@@ -243,7 +245,7 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
                     .extend(check_revision(old, file, config.compatibility));
             }
         } else {
-            report.unchecked = true;
+            report.unchecked = Some("it does not match the feature view format");
         }
         files.push(report);
     }

@@ -215,6 +215,68 @@ pub fn apply_baseline(report: &mut Report, entries: &[Entry], label: &str) {
     }
 }
 
+/// Finds where a line's comment starts, line after line, as YAML reads comments: a `#`
+/// at the start of a line or after whitespace, outside quoted scalars (which may span
+/// lines; `''` and `\\"` escape their quote) and outside block scalars (`|` or `>` ending
+/// a line, then its more-indented lines). It errs towards seeing a string, never towards
+/// seeing a comment: a quote that opens where a scalar may start counts as one even if
+/// it never closes, so a marker after it is not an ignore comment. One pass over the
+/// text, whatever its shape. (The parsed tree's string ranges are checked too; this also
+/// covers strings the tree does not keep, such as merged `<<` keys or `!!null "..."`.)
+#[derive(Default)]
+struct CommentLexer {
+    quote: Option<char>,
+    /// The indentation of the line that opened a block scalar.
+    block: Option<usize>,
+}
+
+impl CommentLexer {
+    fn comment_start(&mut self, line: &str) -> Option<usize> {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        if let Some(opener) = self.block {
+            if line.trim().is_empty() || indent > opener {
+                return None;
+            }
+            self.block = None;
+        }
+        let mut previous: Option<char> = None;
+        let mut chars = line.char_indices().peekable();
+        let mut comment = None;
+        while let Some((i, c)) = chars.next() {
+            match self.quote {
+                Some('"') if c == '\\' => {
+                    chars.next();
+                }
+                Some('\'') if c == '\'' && chars.peek().is_some_and(|&(_, n)| n == '\'') => {
+                    chars.next();
+                }
+                Some(q) if c == q => self.quote = None,
+                Some(_) => {}
+                None if c == '#' && previous.is_none_or(char::is_whitespace) => {
+                    comment = Some(i);
+                    break;
+                }
+                None if (c == '"' || c == '\'')
+                    && previous.is_none_or(|p| p.is_whitespace() || "[{,:-?".contains(p)) =>
+                {
+                    self.quote = Some(c);
+                }
+                None => {}
+            }
+            previous = Some(c);
+        }
+        if self.quote.is_none() {
+            let code = comment.map_or(line, |at| &line[..at]).trim_end();
+            let indicator =
+                code.trim_end_matches(|c: char| c == '+' || c == '-' || c.is_ascii_digit());
+            if indicator.ends_with('|') || indicator.ends_with('>') {
+                self.block = Some(indent);
+            }
+        }
+        comment
+    }
+}
+
 /// The lines of `text` with the byte offset each starts at, split as YAML splits them.
 fn yaml_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let mut rest = 0;
@@ -253,17 +315,23 @@ pub fn scan(text: &str, strings: &[std::ops::Range<usize>]) -> (Vec<InlineIgnore
     const MARK: &str = "arrowfeat: ignore";
     let mut ignores = Vec::new();
     let mut findings = Vec::new();
+    let mut strings = strings.to_vec();
+    strings.sort_by_key(|r| r.start);
+    // Whether byte `at` is inside one of the parsed strings (they do not overlap).
+    let in_string = |at: usize| {
+        let next = strings.partition_point(|r| r.start <= at);
+        next > 0 && strings[next - 1].contains(&at)
+    };
+    let mut lexer = CommentLexer::default();
     for (index, (start, line)) in yaml_lines(text).enumerate() {
+        // Every line goes through the lexer: a quote opened on one line may close later.
+        let comment = lexer.comment_start(line);
         if !line.contains(MARK) {
             continue;
         }
-        let Some(hash) = line.char_indices().find_map(|(i, c)| {
-            let starts_comment = c == '#'
-                && (i == 0 || line[..i].ends_with(char::is_whitespace))
-                && !strings.iter().any(|s| s.contains(&(start + i)))
-                && line[i + 1..].trim_start().starts_with(MARK);
-            starts_comment.then_some(i)
-        }) else {
+        let Some(hash) = comment
+            .filter(|&i| !in_string(start + i) && line[i + 1..].trim_start().starts_with(MARK))
+        else {
             continue;
         };
         let pos = Pos::new(index as u64 + 1, line[..hash].chars().count() as u64 + 1);
@@ -472,6 +540,10 @@ mod tests {
             "d: \"one\n  two # arrowfeat: ignore[ttl] hidden\"\nttl: 1d\n",
             "d: |\n  text # arrowfeat: ignore[ttl] hidden\nttl: 1d\n",
             "\"k # arrowfeat: ignore[ttl] hidden\": 1\nttl: 1d\n",
+            "<<: { d: \"x\n  # arrowfeat: ignore[ttl] hidden\" }\nttl: 1d\n",
+            "tz: !!null \"x\n  # arrowfeat: ignore[ttl] hidden\"\nttl: 1d\n",
+            "d: >-\n  folded\n  # arrowfeat: ignore[ttl] hidden\nttl: 1d\n",
+            "d: 'it''s\n  # arrowfeat: ignore[ttl] hidden'\nttl: 1d\n",
         ] {
             let (ignores, findings) = scan(text, &strings_of(text));
             assert!(
@@ -479,6 +551,30 @@ mod tests {
                 "{text:?}: {ignores:?}"
             );
         }
+        // Real comments still count, after a plain scalar with a quote inside a word and
+        // after a block scalar ends.
+        for (text, line) in [
+            ("d: it's fine # arrowfeat: ignore[ttl] reason\nttl: 1d\n", 1),
+            (
+                "d: |\n  text\n# arrowfeat: ignore[ttl] reason\nttl: 1d\n",
+                3,
+            ),
+            (
+                "d: \"a\\\"b\" # arrowfeat: ignore[ttl] reason\nttl: 1d\n",
+                1,
+            ),
+        ] {
+            let (ignores, _) = scan(text, &strings_of(text));
+            assert_eq!(ignores.len(), 1, "{text:?}");
+            assert_eq!(ignores[0].line, line, "{text:?}");
+        }
+        // Many `#`s and strings: one pass, not one search per `#`.
+        let many = format!(
+            "{}x: \"{}\" # arrowfeat: ignore[ttl] r\n",
+            "- \"a\"\n".repeat(20_000),
+            " #".repeat(100_000)
+        );
+        let _ = scan(&many, &[]);
         let text = "a: 1\r# arrowfeat: ignore[ttl] reason\rttl: 1d\n";
         let (ignores, _) = scan(text, &strings_of(text));
         assert_eq!(

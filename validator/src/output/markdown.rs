@@ -78,7 +78,8 @@ impl Renderer for Markdown {
 /// cell separator `|` and the characters of Markdown's code spans, links and images,
 /// emphasis, headings, math and escapes become numeric character references (`_` stays:
 /// GitHub does not emphasise inside a word, and names are full of it), and
-/// an `@` is followed by an invisible word joiner so that it cannot mention anyone.
+/// an `@`, a `://` and a `www.` get an invisible word joiner so that they mention no one
+/// and link nowhere.
 /// Values from files therefore cannot close a code span, add an image, a link or a
 /// mention, or forge a row.
 fn md_cell(text: &str) -> String {
@@ -96,7 +97,11 @@ fn md_cell(text: &str) -> String {
             c => out.push(c),
         }
     }
-    out
+    // GitHub links bare URLs too: a word joiner keeps `https://` and `www.` from
+    // starting one (the text reads the same).
+    out.replace("://", ":&#8288;//")
+        .replace("www.", "www&#8288;.")
+        .replace("WWW.", "WWW&#8288;.")
 }
 
 #[cfg(test)]
@@ -149,6 +154,8 @@ mod tests {
             assert!(!bare.contains(raw), "{raw:?} in {cell}");
         }
         assert!(cell.contains("@&#8288;acme"), "{cell}");
-        assert!(cell.contains("https://x.example/p.png"), "{cell}");
+        assert!(!cell.contains("https://"), "{cell}");
+        assert!(cell.contains("https:&#8288;//x.example/p.png"), "{cell}");
+        assert_eq!(md_cell("see www.x.example"), "see www&#8288;.x.example");
     }
 }

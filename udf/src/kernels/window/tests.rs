@@ -1084,11 +1084,13 @@ fn hop_refuses_too_many_windows_before_building_them() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("windows"), "{e}");
-    // Many events close together share their windows: the exact count decides.
-    let ts = Int64Array::from_iter_values(0..1_000);
-    let values = Float64Array::from(vec![1.0; 1_000]);
+    // Two far-apart clusters of events: the cheap bound (events x windows per event, as
+    // the span is huge) is 600 x 2^20 > 2^28, but the events of a cluster share their
+    // windows, so the exact count (2 x (2^20 + 299)) decides, and accepts.
+    let ts = Int64Array::from_iter_values((0..300).chain(1_000_000_000_000..1_000_000_000_300));
+    let values = Float64Array::from(vec![1.0; 600]);
     let batch = hop_aggregate(None, &ts, &values, 1 << 20, 1, 0, Aggregation::Count, 1).unwrap();
-    assert_eq!(batch.num_rows(), (1 << 20) + 999);
+    assert_eq!(batch.num_rows(), 2 * ((1 << 20) + 299));
 }
 
 #[test]
@@ -1125,7 +1127,7 @@ fn float_sums_forget_what_left_the_window() {
     let values: Vec<f64> = (0..5_000)
         .map(|_| {
             let magnitude = [1e-300, 1.0, 1e15, 1e150, 1e300][(next() % 5) as usize];
-            (next() % 2001) as f64 - 1000.0 * magnitude
+            ((next() % 2001) as f64 - 1000.0) * magnitude
         })
         .collect();
     let ts = Int64Array::from_iter_values(0..values.len() as i64);
