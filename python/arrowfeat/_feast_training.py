@@ -35,6 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ._convert import _visible
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
 from .point_in_time import _point_in_time, as_of
 
@@ -147,8 +148,9 @@ def get_historical_features(
         missing = [k for k in keys if k not in spine.column_names]
         if missing:
             raise ArrowfeatValueError(
-                f"{_FUNCTION}: argument `entity_df`: expected the join keys of {view_name!r} ({', '.join(keys)}), "
-                f"found no column {', '.join(missing)}"
+                f"{_FUNCTION}: argument `entity_df`: expected the join keys of {_visible(repr(view_name), 200)} "
+                f"({', '.join(_visible(k, 60) for k in keys[:20])}), "
+                f"found no column {', '.join(_visible(k, 60) for k in missing[:20])}"
             )
         join_keys += [k for k in keys if k not in join_keys]
         events, event_time, created = _source_table(view, keys + names)

@@ -175,7 +175,10 @@ pub fn parse(text: &str) -> Result<Node, YamlError> {
                         .split(", set DuplicateKeyPolicy")
                         .next()
                         .unwrap_or(rest);
-                    format!("duplicate key `{key}`; a key may appear once per mapping")
+                    format!(
+                        "duplicate key `{}`; a key may appear once per mapping",
+                        crate::text::quote(key, 80)
+                    )
                 }
                 None => message,
             },
