@@ -473,7 +473,6 @@ fn runs_of_pieces(pieces: &[Piece], threads: usize) -> Vec<Range<usize>> {
 /// time order, of the window numbers `k` with `offset + k * step` in `(t - size, t]`.
 fn ensure_window_limit(grouping: &Grouping<'_>, hop: Hop<'_>) -> Result<()> {
     let (size, step, offset) = (hop.size as i128, hop.step as i128, hop.offset as i128);
-    let per_event = (size + step - 1) / step;
     let ts = &grouping.ts[..];
     let groups = || {
         grouping
@@ -482,12 +481,7 @@ fn ensure_window_limit(grouping: &Grouping<'_>, hop: Hop<'_>) -> Result<()> {
             .map(|b| b[0]..b[1])
             .filter(|g| !g.is_empty())
     };
-    let bound: i128 = groups()
-        .map(|g| {
-            let span = ts[g.end - 1] as i128 - ts[g.start] as i128 + size;
-            (g.len() as i128 * per_event).min(span / step + 1)
-        })
-        .sum();
+    let bound: i128 = groups().map(|g| window_bound(ts, &g, hop)).sum();
     if bound <= MAX_WINDOWS as i128 {
         return Ok(());
     }
@@ -512,14 +506,19 @@ fn ensure_window_limit(grouping: &Grouping<'_>, hop: Hop<'_>) -> Result<()> {
 /// About how many windows the events `events` make (at most ceil(size / step) per event,
 /// and at most one per step of their time span), to reserve room once rather than grow.
 fn expected_windows(ts: &[i64], events: &Range<usize>, hop: Hop<'_>) -> usize {
+    // Capped: a reservation is a guess, and the window limit is checked as windows come.
+    window_bound(ts, events, hop).min(1 << 24) as usize
+}
+
+/// At most how many windows the events `events` (in time order) make: ceil(size / step)
+/// per event, and one per step of their time span.
+fn window_bound(ts: &[i64], events: &Range<usize>, hop: Hop<'_>) -> i128 {
     if events.is_empty() {
         return 0;
     }
     let per_event = (hop.size as i128 + hop.step as i128 - 1) / hop.step as i128;
     let span = ts[events.end - 1] as i128 - ts[events.start] as i128 + hop.size as i128;
-    let by_events = events.len() as i128 * per_event;
-    // Capped: a reservation is a guess, and the window limit is checked as windows come.
-    by_events.min(span / hop.step as i128 + 1).min(1 << 24) as usize
+    (events.len() as i128 * per_event).min(span / hop.step as i128 + 1)
 }
 
 /// The non-empty hopping windows of `pieces`.
