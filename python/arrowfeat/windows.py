@@ -313,7 +313,7 @@ def rolling_sum(
 def rolling_sum(
     value: Any, ts: Any, period: Duration, *, by: Any = None, closed: str = "right", threads: int | None = None
 ) -> Any:
-    """Sum over ``(t - period, t]`` per event: int64 exact for integers, compensated for floats."""
+    """Sum over ``(t - period, t]`` per event: int64 exact for integers, correctly rounded for floats."""
     return rolling(value, ts, period, "sum", by=by, closed=closed, threads=threads)
 
 

@@ -2,6 +2,7 @@
 Spark on the same random data: duplicates, unsorted rows, times before 1970, gaps, nulls."""
 
 import datetime as dt
+import math
 
 import numpy as np
 import pandas as pd
@@ -296,3 +297,41 @@ def test_polars_categorical_keys_are_decoded() -> None:
     keys = pl.Series("k", ["a", "b", "a", None], dtype=pl.Categorical)
     out = af.rolling_sum(pl.Series([1.0, 2.0, 3.0, 4.0]), pl.Series([1, 2, 3, 4]), 5, by=keys)
     assert out.to_list() == [1.0, 2.0, 4.0, 4.0]
+
+
+def _exact_sum(values: np.ndarray) -> float:
+    """The correctly rounded sum of floats, from their exact rational sum."""
+    from fractions import Fraction
+
+    total = sum((Fraction(float(v)) for v in values), Fraction(0))
+    try:
+        return float(total)
+    except OverflowError:
+        return math.inf if total > 0 else -math.inf
+
+
+def test_float_window_sums_are_correctly_rounded() -> None:
+    """Each window's float sum is its values' exact sum correctly rounded: across
+    magnitudes from subnormal to near f64::MAX, with cancellation, and whatever left the
+    window before (rolling and hopping windows alike)."""
+    same_time = pa.array(np.zeros(5, np.int64), pa.timestamp("ns"))
+    # A compensated (Kahan-Babuska-Neumaier) sum lost the 1e200 here.
+    extreme = pa.array([-1e300, -1.7e308, 1.7e308, 1e300, 1e200])
+    assert af.rolling_sum(extreme, same_time, "1ns").to_pylist() == [1e200] * 5
+
+    rng = np.random.default_rng(11)
+    scales = np.array([5e-324, 1e-300, 1.0, 1e16, 1e150, 1e300, 1.7e305])
+    values = (rng.integers(-1000, 1001, 3000) * scales[rng.integers(0, len(scales), 3000)]).astype(np.float64)
+    ts = pa.array(np.arange(len(values)) // 2, pa.timestamp("ns"))  # two events per time
+    period = 4  # ns: eight events per window
+    rolled = af.rolling_sum(pa.array(values), ts, np.timedelta64(period, "ns")).to_pylist()
+    times = np.asarray(ts.cast(pa.int64()))
+    for row in range(len(values)):
+        inside = (times > times[row] - period) & (times <= times[row])
+        assert rolled[row] == _exact_sum(values[inside]), row
+
+    hop = af.hop_aggregate(ts, pa.array(values), np.timedelta64(period, "ns"), np.timedelta64(1, "ns"), "sum")
+    starts = hop["window_start"].cast(pa.int64()).to_pylist()
+    for start, total in zip(starts, hop["value"].to_pylist(), strict=True):
+        inside = (times >= start) & (times < start + period)
+        assert total == _exact_sum(values[inside]), start

@@ -177,7 +177,10 @@ pub fn load_path_with(path: &Path, options: &LoadOptions) -> Result<Vec<Loaded>,
                 .collect();
             handles
                 .into_iter()
-                .flat_map(|h| h.join().unwrap_or_default())
+                // A reader that panicked must not leave its files out of the report
+                // silently: the panic goes on to the caller, which reports an
+                // internal error.
+                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
                 .collect()
         })
     };

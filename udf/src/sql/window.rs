@@ -458,7 +458,7 @@ impl Rolling {
         let name = window::rolling_name(aggregation);
         let what = match aggregation {
             Aggregation::Sum => {
-                "Sum of the non-null values (Int64 for integers, exact; Float64 compensated)"
+                "Sum of the non-null values (Int64 for integers, exact; Float64 exact until correctly rounded)"
             }
             Aggregation::Count => "Number of non-null values",
             Aggregation::Mean => "Mean of the non-null values",

@@ -2,8 +2,8 @@
 //!
 //! Windows only ever grow at the back and shrink at the front, so each accumulator
 //! supports `push` (the next row enters) and `evict` (the oldest row leaves), both O(1)
-//! amortized: subtract-on-evict for counts and integer sums, two stacks for float sums
-//! and means (see [`FloatSum`]), a monotonic deque for min / max.
+//! amortized: subtract-on-evict for counts, integer sums and float sums (exact, in fixed
+//! point: see [`FloatSum`]), a monotonic deque for min / max.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -14,6 +14,7 @@ use arrow::array::{Array, ArrayRef, PrimitiveArray};
 use arrow::buffer::{NullBuffer, ScalarBuffer};
 use arrow::datatypes::{ArrowPrimitiveType, Float64Type, Int64Type};
 
+use super::exact_sum::ExactSum;
 use super::groups::{gather, parallel_chunks};
 use super::NumericValues;
 use crate::kernels::nulls_from_validity;
@@ -331,99 +332,19 @@ impl Accumulator for IntMean<'_> {
     }
 }
 
-/// A sum that keeps the rounding error of every addition (Knuth's TwoSum, branch-free: a
-/// data-dependent branch here mispredicts on values of mixed sizes) and adds it back, as
-/// Kahan–Babuška–Neumaier summation does. Exact while no intermediate overflows.
-#[derive(Clone, Copy, Default)]
-struct TwoSum {
-    sum: f64,
-    compensation: f64,
-}
-
-impl TwoSum {
-    #[inline(always)]
-    fn add(&mut self, x: f64) {
-        let t = self.sum + x;
-        let x_part = t - self.sum;
-        let error = (self.sum - (t - x_part)) + (x - x_part);
-        self.compensation += error;
-        self.sum = t;
-    }
-
-    #[inline(always)]
-    fn total(&self) -> f64 {
-        self.sum + self.compensation
-    }
-}
-
-/// Finite values at least this large (2^512) are summed apart, scaled down by it: a
-/// window of values near `f64::MAX` would otherwise overflow an intermediate sum to
-/// infinity, and subtracting a value from infinity never brings the finite sum back.
-const HUGE: f64 = f64::from_bits((1023 + 512) << 52);
-/// 2^-512: scaling by a power of two is exact for these magnitudes.
-const HUGE_INVERSE: f64 = f64::from_bits((1023 - 512) << 52);
-
-/// The compensated sums of some finite values: those below 2^512 in magnitude, and those
-/// at or above it scaled by 2^-512, so that neither can overflow.
-#[derive(Clone, Copy, Default)]
-struct Partial {
-    ordinary: TwoSum,
-    huge: TwoSum,
-}
-
-impl Partial {
-    #[inline(always)]
-    fn add(&mut self, x: f64) {
-        if x.abs() < HUGE {
-            self.ordinary.add(x);
-        } else {
-            self.huge.add(x * HUGE_INVERSE);
-        }
-    }
-
-    /// The sums of both parts' values.
-    #[inline(always)]
-    fn combined(&self, other: &Partial) -> Partial {
-        let mut out = *self;
-        for (sum, part) in [
-            (&mut out.ordinary, &other.ordinary),
-            (&mut out.huge, &other.huge),
-        ] {
-            sum.add(part.sum);
-            sum.compensation += part.compensation;
-        }
-        out
-    }
-}
-
-/// Compensated float sum (or mean) over a sliding window, without subtraction.
+/// Float sum (or mean) over a sliding window, exact until the final rounding.
 ///
-/// Values never leave a sum by being subtracted: after `1e40` and `1e20` had passed
-/// through a window, a running sum that subtracted them kept their rounding residue and
-/// absorbed every later small value (a window of five 1.0 summed to 0.0). Instead the
-/// window is two stacks, as in the classic FIFO aggregation: the newer events (the
-/// "back") are summed as they come; the older ones (the "front") have their suffix sums
-/// computed once, when the front runs empty and the back is turned into it. Each window's
-/// sum is then one suffix sum plus the back's sum, each over the window's own values only,
-/// so it is as exact as a compensated sum of those values, however long the window slid
-/// and whatever passed through it before. Each event is added twice in all (O(1)
-/// amortized). NaN and infinities are counted, not summed, and values of 2^512 and above
-/// go to a second sum scaled by 2^-512: the result is infinite only when the window's
-/// true sum is. Eviction must be in push order (a FIFO), as every window kernel does.
+/// The finite values are added to and subtracted from an [`ExactSum`], a fixed-point
+/// integer in which leaving is exact: each window's result is its values' exact sum
+/// correctly rounded (a mean: that sum divided by the count, within about an ulp), however
+/// long the window slid and whatever passed through it before. NaN and infinities are
+/// counted, not summed: the result is infinite only when the window holds an infinity or
+/// its true sum is beyond `f64::MAX`.
 pub(crate) struct FloatSum<'a> {
     values: &'a [f64],
     valid: Valid<'a>,
     mean: bool,
-    /// Whether the window is empty and its positions not yet set by a push.
-    empty: bool,
-    /// Next position to leave; the front holds `low..mid`, the back `mid..high`.
-    low: usize,
-    mid: usize,
-    high: usize,
-    /// `front[k]`: the sum of the values of `front_start + k..mid`.
-    front: Vec<Partial>,
-    front_start: usize,
-    back: Partial,
+    sum: ExactSum,
     n: i64,
     nan: i64,
     positive_infinity: i64,
@@ -436,13 +357,7 @@ impl<'a> FloatSum<'a> {
             values,
             valid: Valid(valid),
             mean,
-            empty: true,
-            low: 0,
-            mid: 0,
-            high: 0,
-            front: Vec::new(),
-            front_start: 0,
-            back: Partial::default(),
+            sum: ExactSum::default(),
             n: 0,
             nan: 0,
             positive_infinity: 0,
@@ -451,51 +366,21 @@ impl<'a> FloatSum<'a> {
     }
 
     #[inline(always)]
-    fn non_finite(&mut self, x: f64, delta: i64) {
-        if x.is_nan() {
+    fn enter(&mut self, i: usize, leave: bool) {
+        if !self.valid.get(i) {
+            return;
+        }
+        let x = self.values[i];
+        let delta = if leave { -1 } else { 1 };
+        self.n += delta;
+        if x.is_finite() {
+            self.sum.add(x, leave);
+        } else if x.is_nan() {
             self.nan += delta;
         } else if x > 0.0 {
             self.positive_infinity += delta;
         } else {
             self.negative_infinity += delta;
-        }
-    }
-
-    /// The back becomes the front: the suffix sums of `low..high`, newest first.
-    #[cold]
-    fn turn(&mut self) {
-        self.front.clear();
-        self.front.resize(self.high - self.low, Partial::default());
-        let mut suffix = Partial::default();
-        for p in (self.low..self.high).rev() {
-            let x = self.values[p];
-            if self.valid.get(p) && x.is_finite() {
-                suffix.add(x);
-            }
-            self.front[p - self.low] = suffix;
-        }
-        self.front_start = self.low;
-        self.mid = self.high;
-        self.back = Partial::default();
-    }
-
-    /// The sum of the window's finite values, or their mean when `divisor` is the count.
-    #[inline(always)]
-    fn finite_total(&self, divisor: Option<f64>) -> f64 {
-        let window = if self.low < self.mid {
-            self.front[self.low - self.front_start].combined(&self.back)
-        } else {
-            self.back
-        };
-        let divide = |x: f64| divisor.map_or(x, |d| x / d);
-        let ordinary = divide(window.ordinary.total());
-        let huge = window.huge.total();
-        if huge == 0.0 {
-            ordinary
-        } else {
-            // Dividing first keeps a mean of huge values finite; scaling back up is exact
-            // unless the true result itself is beyond f64::MAX.
-            divide(huge) * HUGE + ordinary
         }
     }
 }
@@ -504,45 +389,14 @@ impl Accumulator for FloatSum<'_> {
     type Out = Float64Type;
     #[inline(always)]
     fn push(&mut self, i: usize) {
-        if self.empty {
-            (self.low, self.mid, self.high, self.empty) = (i, i, i, false);
-        }
-        debug_assert_eq!(i, self.high, "positions enter in order");
-        self.high = i + 1;
-        if !self.valid.get(i) {
-            return;
-        }
-        let x = self.values[i];
-        self.n += 1;
-        if x.is_finite() {
-            self.back.add(x);
-        } else {
-            self.non_finite(x, 1);
-        }
+        self.enter(i, false);
     }
     #[inline(always)]
     fn evict(&mut self, i: usize) {
-        debug_assert!(self.empty || i == self.low, "positions leave in push order");
-        if self.empty || i != self.low {
-            return;
-        }
-        if self.low == self.mid {
-            self.turn();
-        }
-        self.low = i + 1;
-        if !self.valid.get(i) {
-            return;
-        }
-        let x = self.values[i];
-        self.n -= 1;
-        if !x.is_finite() {
-            self.non_finite(x, -1);
-        }
+        self.enter(i, true);
     }
     fn clear(&mut self) {
-        self.empty = true;
-        self.back = Partial::default();
-        self.front.clear();
+        self.sum.clear();
         self.n = 0;
         self.nan = 0;
         self.positive_infinity = 0;
@@ -553,7 +407,6 @@ impl Accumulator for FloatSum<'_> {
         if self.n == 0 {
             return None;
         }
-        let divisor = if self.mean { Some(self.n as f64) } else { None };
         Some(
             if self.nan > 0 || (self.positive_infinity > 0 && self.negative_infinity > 0) {
                 f64::NAN
@@ -561,8 +414,10 @@ impl Accumulator for FloatSum<'_> {
                 f64::INFINITY
             } else if self.negative_infinity > 0 {
                 f64::NEG_INFINITY
+            } else if self.mean {
+                self.sum.mean(self.n as f64)
             } else {
-                self.finite_total(divisor)
+                self.sum.value()
             },
         )
     }

@@ -15,13 +15,14 @@
 //! - input need not be sorted: rows are grouped by key and sorted by time internally, and
 //!   per-row results are written back in input order.
 //!
-//! Aggregates run in O(rows + windows): subtract-on-evict for counts and integer sums
-//! (exact in 128 bits), two stacks for float sums and means (compensated, never
-//! subtracted), a monotonic deque for min and max.
+//! Aggregates run in O(rows + windows): subtract-on-evict for counts, integer sums (exact
+//! in 128 bits) and float sums and means (exact in fixed point, correctly rounded), a
+//! monotonic deque for min and max.
 
 mod accumulate;
 mod as_of;
 mod duration;
+mod exact_sum;
 mod groups;
 mod hop;
 mod point_in_time;
@@ -29,6 +30,8 @@ mod rolling;
 mod session;
 mod tumble;
 
+#[cfg(test)]
+mod reference;
 #[cfg(test)]
 mod tests;
 

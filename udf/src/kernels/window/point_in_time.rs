@@ -8,7 +8,7 @@
 //! events while its spine times are walked in order, giving every spine row the range of
 //! sorted events in its window. As-of, `first` and `last` values are read off those ranges
 //! (one `take` per column); the other aggregates slide the window accumulators of the
-//! rolling kernels (exact integer sums, compensated float sums, monotonic min / max) over
+//! rolling kernels (exact integer sums, exact float sums, monotonic min / max) over
 //! them. O(spine + events) per feature after the sort.
 //!
 //! Threads split the sorted spine into blocks whose boundaries depend on the data only
@@ -235,7 +235,7 @@ pub fn name_value_column(mut error: KernelError, names: &[impl AsRef<str>]) -> K
 ///
 /// A spine row whose key has no visible event gets null, except `count`, which is 0.
 /// Integer sums are exact (an error if a window's sum leaves the `Int64` range); float
-/// sums are compensated.
+/// sums are exact until one final rounding.
 #[allow(clippy::too_many_arguments)]
 pub fn point_in_time(
     spine_keys: Option<&ArrayRef>,

@@ -948,45 +948,9 @@ fn float_close(expected: Option<f64>, found: Option<f64>, tolerance: f64) -> boo
     }
 }
 
-/// Reference float sum and the tolerance it may be off by: finite values summed in
-/// 2^-64 scale by sorting by magnitude (no intermediate overflow), IEEE rules for NaN
-/// and infinities, an overflowing true sum is infinite.
+/// Reference float sum or mean and the tolerance it may be off by (none for sums).
 fn reference_float(values: &[f64], mean: bool) -> (f64, f64) {
-    let nan = values.iter().any(|v| v.is_nan());
-    let pos = values.contains(&f64::INFINITY);
-    let neg = values.contains(&f64::NEG_INFINITY);
-    if nan || (pos && neg) {
-        return (f64::NAN, 0.0);
-    }
-    if pos || neg {
-        return (
-            if pos {
-                f64::INFINITY
-            } else {
-                f64::NEG_INFINITY
-            },
-            0.0,
-        );
-    }
-    const DOWN: f64 = 1.0 / 18_446_744_073_709_551_616.0;
-    let mut scaled: Vec<f64> = values.iter().map(|v| v * DOWN).collect();
-    scaled.sort_by(|a, b| a.abs().total_cmp(&b.abs()));
-    let (mut sum, mut c) = (0.0f64, 0.0f64);
-    let mut magnitude = 0.0;
-    for x in scaled {
-        let t = sum + x;
-        c += if sum.abs() >= x.abs() {
-            (sum - t) + x
-        } else {
-            (x - t) + sum
-        };
-        sum = t;
-        magnitude += x.abs();
-    }
-    let divisor = if mean { values.len() as f64 } else { 1.0 };
-    let exact = (sum + c) / divisor / DOWN;
-    let tolerance = (1e-12 * magnitude / divisor) / DOWN + 1e-300;
-    (exact, tolerance)
+    crate::kernels::window::reference::float_reference(values, mean)
 }
 
 fn check(
