@@ -114,16 +114,25 @@ async fn run(cli: Cli) -> CliResult<i32> {
             let text = sql::read_sql(query, file.as_deref())?;
             let ctx = sql::session();
             sql::register_tables(&ctx, &tables).await?;
-            let stream = sql::run(&ctx, &text, allow_write).await?;
+            let inputs = sql::parquet_inputs(&ctx, &text, &tables);
+            if let Ok(mut named) = PARQUET_INPUTS.lock() {
+                named.clone_from(&inputs);
+            }
+            let name = |e: CliError| sql::name_parquet_inputs(e, &inputs);
+            let stream = sql::run(&ctx, &text, allow_write).await.map_err(name)?;
             match output {
                 Some(path) => {
                     let file = std::fs::File::create(&path).map_err(|e| {
                         CliError::usage(format!("--output {}: {e}", path.display()))
                     })?;
                     let mut file = std::io::BufWriter::new(file);
-                    sql::write_stream(stream, format, max_rows, &mut file).await?;
+                    sql::write_stream(stream, format, max_rows, &mut file)
+                        .await
+                        .map_err(name)?;
                 }
-                None => sql::write_stream(stream, format, max_rows, &mut out).await?,
+                None => sql::write_stream(stream, format, max_rows, &mut out)
+                    .await
+                    .map_err(name)?,
             }
         }
         Command::Check(args) => return emit(check::check(&args)?, &mut out),
@@ -135,7 +144,12 @@ async fn run(cli: Cli) -> CliResult<i32> {
             out.write_all(&script)
                 .map_err(|e| CliError::failure(format!("writing output: {e}")))?;
         }
-        Command::TrainingSet(args) => training_set(&args, &mut out).await?,
+        Command::TrainingSet(args) => {
+            if let Ok(mut named) = PARQUET_INPUTS.lock() {
+                *named = arrowfeat_cli::training_set::parquet_inputs(&args);
+            }
+            training_set(&args, &mut out).await?
+        }
         Command::Functions { name, format } => {
             let text = catalogue(name.as_deref(), format)?;
             out.write_all(text.as_bytes())
@@ -152,6 +166,9 @@ const STACK_BYTES: usize = 1 << 30;
 
 /// Marks a recorded panic raised inside the parquet crate (a corrupt input file).
 const CORRUPT_PARQUET: &str = "\u{0}parquet\u{0}";
+
+/// The Parquet inputs of an `sql` run, named when the Parquet reader panics.
+static PARQUET_INPUTS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
 /// The message of the last panic, recorded by the hook for the boundary to report.
 static PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
@@ -212,9 +229,15 @@ fn main() -> ExitCode {
                     .and_then(|mut p| p.take())
                     .unwrap_or_else(|| panic_message(payload.as_ref()));
                 Err(match message.strip_prefix(CORRUPT_PARQUET) {
-                    Some(detail) => CliError::failure(format!(
-                        "a Parquet file is corrupt: the Parquet reader stopped with \"{detail}\""
-                    )),
+                    Some(_) => sql::name_parquet_inputs(
+                        CliError::failure(format!(
+                            // The panic's own words are Rust internals ("called
+                            // `Option::unwrap()`"): ARROWFEAT_DEBUG_PANIC=1 prints them.
+                            "{}the file is corrupt (the Parquet reader failed on it)",
+                            arrowfeat_cli::PARQUET_UNREADABLE
+                        )),
+                        &PARQUET_INPUTS.lock().map(|n| n.clone()).unwrap_or_default(),
+                    ),
                     None => CliError {
                         message: format!("internal error (please report it): {message}"),
                         exit_code: 70,

@@ -116,6 +116,89 @@ pub fn format_of(path: &str) -> Option<&'static str> {
     }
 }
 
+/// The Parquet files and directories a run reads: `--table` arguments and paths named in
+/// `FROM` or `point_in_time`, as the user wrote them. Parquet errors name them, since the
+/// reader does not know which file it was reading.
+pub fn parquet_inputs(ctx: &SessionContext, sql: &str, tables: &[TableArg]) -> Vec<String> {
+    let mut inputs: Vec<String> = tables
+        .iter()
+        .filter(|t| format_of(&t.path) == Some("parquet"))
+        .map(|t| format!("{}={}", t.name, t.path))
+        .collect();
+    let dialect_name = ctx
+        .state()
+        .config()
+        .options()
+        .sql_parser
+        .dialect
+        .to_string();
+    let Some(dialect) = dialect_from_str(&dialect_name) else {
+        return inputs;
+    };
+    let Ok(statements) = DFParser::parse_sql_with_dialect(sql, dialect.as_ref()) else {
+        return inputs;
+    };
+    for statement in &statements {
+        let mut names: Vec<String> = ctx
+            .state()
+            .resolve_table_references(statement)
+            .map(|references| {
+                references
+                    .into_iter()
+                    .filter(|r| r.schema().is_none())
+                    .map(|r| r.table().to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.extend(
+            point_in_time_tables(statement)
+                .into_iter()
+                .map(|(_, name)| name),
+        );
+        for name in names {
+            let registered = ctx
+                .table_exist(datafusion::common::TableReference::bare(name.as_str()))
+                .unwrap_or(false);
+            let local = name.strip_prefix("file://").unwrap_or(&name);
+            let quoted = format!("'{name}'");
+            if !registered && format_of(local) == Some("parquet") && !inputs.contains(&quoted) {
+                inputs.push(quoted);
+            }
+        }
+    }
+    inputs
+}
+
+/// An error while opening the input `what` (such as `--table t=a.parquet`).
+pub fn input_error(what: &str, e: datafusion::error::DataFusionError) -> CliError {
+    let e = CliError::from(e);
+    match e.message.strip_prefix(crate::PARQUET_UNREADABLE) {
+        Some(detail) => {
+            CliError::failure(format!("{what}: cannot read the Parquet file: {detail}"))
+        }
+        None => CliError::failure(format!("{what}: {}", e.message)),
+    }
+}
+
+/// An error the Parquet reader raised, with the Parquet inputs named.
+pub fn name_parquet_inputs(e: CliError, inputs: &[String]) -> CliError {
+    let Some(detail) = e.message.strip_prefix(crate::PARQUET_UNREADABLE) else {
+        return e;
+    };
+    let message = match inputs {
+        [] => return e,
+        [one] => format!("cannot read the Parquet file {one}: {detail}"),
+        many => format!(
+            "cannot read one of the Parquet inputs {}: {detail}",
+            many.join(", ")
+        ),
+    };
+    CliError {
+        message,
+        exit_code: e.exit_code,
+    }
+}
+
 /// Registers `--table` arguments, checking that each file exists and has a known format.
 pub async fn register_tables(ctx: &SessionContext, tables: &[TableArg]) -> CliResult<()> {
     for table in tables {
@@ -146,8 +229,7 @@ pub async fn register_tables(ctx: &SessionContext, tables: &[TableArg]) -> CliRe
                 )))
             }
         };
-        registered
-            .map_err(|e| CliError::failure(format!("--table {name}={path}: {}", e.find_root())))?;
+        registered.map_err(|e| input_error(&format!("--table {name}={path}"), e))?;
     }
     Ok(())
 }

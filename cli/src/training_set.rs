@@ -100,7 +100,16 @@ async fn read(
             )))
         }
     };
-    read.map_err(|e| CliError::failure(format!("--{flag} {text}: {}", e.find_root())))
+    read.map_err(|e| sql::input_error(&format!("--{flag} {text}"), e))
+}
+
+/// The Parquet files among the spine and events, as `--flag path`.
+pub fn parquet_inputs(args: &TrainingSetArgs) -> Vec<String> {
+    [("spine", &args.spine), ("events", &args.events)]
+        .into_iter()
+        .filter(|(_, path)| sql::format_of(&path.to_string_lossy()) == Some("parquet"))
+        .map(|(flag, path)| format!("--{flag} {}", path.display()))
+        .collect()
 }
 
 /// Runs `arrowfeat training-set`.
@@ -115,6 +124,8 @@ pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) 
         None => None,
     };
     let ctx = sql::session();
+    let inputs = parquet_inputs(args);
+    let name = |e: CliError| sql::name_parquet_inputs(e, &inputs);
     let spine = read(&ctx, "spine", &args.spine).await?;
     let events = read(&ctx, "events", &args.events).await?;
     let by: Vec<&str> = args.by.iter().map(String::as_str).collect();
@@ -127,7 +138,9 @@ pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) 
     for feature in &args.features {
         join = join.feature(feature.0.clone());
     }
-    let result = point_in_time_join(spine, events, &join).await?;
+    let result = point_in_time_join(spine, events, &join)
+        .await
+        .map_err(|e| name(e.into()))?;
     match &args.output {
         Some(path) => {
             let text = path.to_string_lossy().to_string();
@@ -146,8 +159,10 @@ pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) 
                 .map_err(|e| CliError::failure(format!("--output {text}: {}", e.find_root())))?;
         }
         None => {
-            let stream = result.execute_stream().await?;
-            sql::write_stream(stream, args.format, args.max_rows, out).await?;
+            let stream = result.execute_stream().await.map_err(|e| name(e.into()))?;
+            sql::write_stream(stream, args.format, args.max_rows, out)
+                .await
+                .map_err(name)?;
         }
     }
     Ok(())
