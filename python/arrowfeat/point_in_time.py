@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 __all__ = ["Feature", "as_of", "point_in_time", "window"]
 
 _FUNCTION = "point_in_time"
+# Aggregations that return one of the window's values unchanged.
+_VALUE_PRESERVING = frozenset({"as_of", "first", "last", "min", "max"})
 AGGREGATIONS = ("last", "first", "sum", "count", "mean", "min", "max")
 
 
@@ -366,7 +368,16 @@ def _point_in_time(
         function=function,
     )
     result = spine_table
-    for name, array in outputs:
+    for (name, array), (value, aggregation, _) in zip(outputs, native_features, strict=True):
+        source = event_table.schema.field(value_names[value]).type
+        if (
+            isinstance(source, pa.BaseExtensionType)
+            and aggregation in _VALUE_PRESERVING
+            and array.type == source.storage_type
+        ):
+            # The kernel sees the storage (a uuid's 16 bytes); a value it returns as it
+            # found it keeps its extension type.
+            array = pa.ExtensionArray.from_storage(source, array)
         if name in result.column_names:
             raise ArrowfeatValueError(
                 f"{function}: argument `features`: the output column {name!r} is already a column of the spine"

@@ -516,3 +516,26 @@ def test_polars_object_columns_are_refused_by_name():
             event_time="t",
             features=[("payload", "asof")],
         )
+
+
+def test_values_keep_their_extension_type() -> None:
+    """A uuid (an extension type over 16 bytes) comes back as a uuid from the aggregations
+    that return a window's value unchanged; counts stay counts."""
+    import uuid
+
+    ids = pa.array([uuid.UUID(int=7).bytes, uuid.UUID(int=9).bytes], pa.uuid())
+    events = pa.table({"k": [1, 1], "t": pa.array([1, 6], pa.timestamp("ns")), "u": ids})
+    spine = pa.table({"k": [1, 1, 2], "t": pa.array([5, 10, 10], pa.timestamp("ns"))})
+    out = af.point_in_time(
+        spine,
+        events,
+        by="k",
+        spine_time="t",
+        event_time="t",
+        features=["u", af.Feature("u", "first", "1h"), af.Feature("u", "count", "1h")],
+    )
+    assert out.schema.field("u").type == pa.uuid()
+    assert out.schema.field("u_first_1h").type == pa.uuid()
+    assert out.schema.field("u_count_1h").type == pa.int64()
+    assert out["u"].to_pylist() == [uuid.UUID(int=7), uuid.UUID(int=9), None]
+    assert out["u_first_1h"].to_pylist() == [uuid.UUID(int=7), uuid.UUID(int=7), None]
