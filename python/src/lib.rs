@@ -55,6 +55,14 @@ fn import(function: &str, argument: &str, obj: &Bound<'_, PyAny>) -> PyResult<Ar
                 ArrayData::from_pyarrow_bound(o).map(make_array)
             }))
         };
+        // Import a contiguous copy straight away where arrow-rs is known to fail (its
+        // assertion would print a panic message on stderr before the fallback below).
+        if sliced_struct_of_structs(&pyarrow, obj)? {
+            let copy = pyarrow.call_method1("concat_arrays", (PyList::new(py, [obj])?,))?;
+            if let Ok(array) = attempt(&copy) {
+                return Ok(Arg::Column(array?));
+            }
+        }
         return match attempt(obj) {
             Ok(array) => Ok(Arg::Column(array?)),
             // arrow-rs cannot import some sliced nested arrays (a struct inside a struct or
@@ -78,6 +86,28 @@ fn import(function: &str, argument: &str, obj: &Bound<'_, PyAny>) -> PyResult<Ar
         "{function}: argument `{argument}`: expected a pyarrow Array or Scalar, found {}",
         obj.get_type().name()?
     )))
+}
+
+/// Whether `obj` is a pyarrow struct array at an offset with a struct among its fields
+/// (a struct directly inside a struct): arrow-rs 59 cannot import it in place.
+fn sliced_struct_of_structs(pyarrow: &Bound<'_, PyAny>, obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    fn nests_struct(types: &Bound<'_, PyAny>, t: &Bound<'_, PyAny>) -> PyResult<bool> {
+        for i in 0..t.getattr("num_fields")?.extract::<usize>()? {
+            let child = t.call_method1("field", (i,))?.getattr("type")?;
+            if types.call_method1("is_struct", (&child,))?.is_truthy()? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+    if !obj.is_instance(&pyarrow.getattr("Array")?)?
+        || obj.getattr("offset")?.extract::<usize>()? == 0
+    {
+        return Ok(false);
+    }
+    let types = pyarrow.getattr("types")?;
+    let t = obj.getattr("type")?;
+    Ok(types.call_method1("is_struct", (&t,))?.is_truthy()? && nests_struct(&types, &t)?)
 }
 
 /// arrowfeat's Python exception classes (`arrowfeat.errors`), which subclass `ValueError`,
