@@ -516,7 +516,15 @@ where
     O::Native: Element,
 {
     let fixed = matches!(input.layout, Layout::Fixed(_));
-    let mut values: Vec<O::Native> = Vec::with_capacity(input.values.len());
+    // The elements the output rows read: a sliced list's child may be far longer.
+    let capacity = if input.is_scalar {
+        input.get(0).len().checked_mul(len).unwrap_or(0)
+    } else if len == 0 {
+        0
+    } else {
+        input.range(len - 1).end - input.range(0).start
+    };
+    let mut values: Vec<O::Native> = Vec::with_capacity(capacity);
     let mut lengths = Vec::with_capacity(len);
     let mut valid = Vec::with_capacity(len);
     for row in 0..len {
@@ -1023,6 +1031,16 @@ mod tests {
         let out = out.as_list::<i32>();
         assert!(out.is_null(0));
         assert_eq!(out.value(1).as_primitive::<Float32Type>().values(), &[1.0]);
+        // A one-row slice of a long list reserves room for its own elements only.
+        let long = list(vec![Some(vec![1.0; 100_000]), Some(vec![3.0, 4.0])]).slice(1, 1);
+        let out = l2_normalize(&long).unwrap();
+        let child = out.as_list::<i32>().values().clone();
+        assert_eq!(child.as_primitive::<Float32Type>().values(), &[0.6, 0.8]);
+        assert!(
+            child.get_buffer_memory_size() < 1_000,
+            "{}",
+            child.get_buffer_memory_size()
+        );
     }
 
     #[test]
