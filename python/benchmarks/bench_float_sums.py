@@ -12,7 +12,7 @@ import pyarrow as pa
 import arrowfeat as af
 
 sys.path.insert(0, str(Path(__file__).parent))
-import bench_windows as bw  # noqa: E402
+import bench_windows as bw
 
 N = 10_000_000
 
