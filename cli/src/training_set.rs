@@ -50,6 +50,11 @@ pub struct TrainingSetArgs {
     /// latest wins.
     #[arg(long, value_name = "COLUMN")]
     pub created: Option<String>,
+    /// An event is visible only once created, too: its created time must not be after the
+    /// label's time (Feast's rule for `created_timestamp`). Needs --created, and as-of
+    /// features only.
+    #[arg(long, requires = "created")]
+    pub created_cutoff: bool,
     /// Events older than the label's time minus TTL are invisible (e.g. 30d).
     #[arg(long, value_name = "DURATION")]
     pub ttl: Option<String>,
@@ -133,7 +138,7 @@ pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) 
         .closed(closed)
         .ttl(ttl);
     if let Some(created) = &args.created {
-        join = join.created(created);
+        join = join.created(created).created_cutoff(args.created_cutoff);
     }
     for feature in &args.features {
         join = join.feature(feature.0.clone());

@@ -253,6 +253,33 @@ fn fifos_are_refused_instead_of_blocking() {
     );
     let out = arrowfeat(&["sql", &query, "--allow-write"]);
     assert!(!stderr(&out).contains("no such file"), "{}", stderr(&out));
+    // A FIFO inside a directory read as a table is skipped (listing reads regular files
+    // only), not opened: the query ends, with the regular file's rows.
+    let listed = tmp.path().join("listed");
+    std::fs::create_dir(&listed).unwrap();
+    assert!(Command::new("mkfifo")
+        .arg(listed.join("a.csv"))
+        .status()
+        .unwrap()
+        .success());
+    std::fs::write(listed.join("b.csv"), "a\n1\n2\n").unwrap();
+    for args in [
+        vec![
+            "sql".to_string(),
+            format!("SELECT count(*) AS n FROM '{}/'", listed.display()),
+        ],
+        vec![
+            "sql".to_string(),
+            "SELECT count(*) AS n FROM t".to_string(),
+            "--table".to_string(),
+            format!("t={}/", listed.display()),
+        ],
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = arrowfeat(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(stdout(&out).contains("| 2 |"), "{}", stdout(&out));
+    }
 }
 
 #[test]
@@ -623,4 +650,67 @@ fn training_set_names_a_corrupt_parquet_input() {
         assert_eq!(out.status.code(), Some(1));
         assert_eq!(stderr(&out), format!("arrowfeat: error: {want}\n"));
     }
+}
+
+#[test]
+fn training_set_created_cutoff_hides_events_not_yet_created() {
+    let tmp = tempdir("cutoff");
+    let spine = tmp.path().join("labels.csv");
+    let events = tmp.path().join("events.csv");
+    std::fs::write(
+        &spine,
+        "k,t\n1,2026-01-01T00:00:10\n1,2026-01-01T00:00:12\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &events,
+        "k,t,created,v\n\
+         1,2026-01-01T00:00:05,2026-01-01T00:00:12,1\n\
+         1,2026-01-01T00:00:03,2026-01-01T00:00:04,2\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "training-set",
+            "--spine",
+            spine.to_str().unwrap(),
+            "--events",
+            events.to_str().unwrap(),
+            "--by",
+            "k",
+            "--spine-time",
+            "t",
+            "--event-time",
+            "t",
+            "--created",
+            "created",
+            "--feature",
+            "v",
+            "--format",
+            "csv",
+        ];
+        args.extend_from_slice(extra);
+        arrowfeat(&args)
+    };
+    // Without the cutoff the event at 5 s is visible at 10 s although created at 12 s.
+    let out = run(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "k,t,v\n1,2026-01-01T00:00:10,1\n1,2026-01-01T00:00:12,1\n"
+    );
+    let out = run(&["--created-cutoff"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "k,t,v\n1,2026-01-01T00:00:10,2\n1,2026-01-01T00:00:12,1\n"
+    );
+    // Windows are refused with the cutoff, by name.
+    let out = run(&["--created-cutoff", "--feature", "v:sum:1h"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("expected only as-of values with `created_cutoff`"),
+        "{}",
+        stderr(&out)
+    );
 }

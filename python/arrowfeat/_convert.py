@@ -368,15 +368,13 @@ def _float_or_vector(function: str, argument: str, value: Any) -> Any:
     return _number(function, argument, value)
 
 
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
-
-
 def _visible(text: str, limit: int) -> str:
     """`text` from someone's data (a column name, say) made safe to put in a message:
-    control characters and bidirectional overrides as `\\u{..}` escapes, cut to `limit`
-    characters."""
-    text = _UNSAFE.sub(lambda m: f"\\u{{{ord(m.group()):x}}}", text)
-    return text if len(text) <= limit else text[:limit] + "…"
+    control characters, bidirectional marks and GitHub workflow commands as visible
+    escapes, cut to `limit` characters (the escaping of every arrowfeat message)."""
+    from . import _native
+
+    return _native._quote(text, limit)
 
 
 def _decode_dictionary(arr: pa.Array) -> pa.Array:

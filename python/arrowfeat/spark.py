@@ -394,6 +394,7 @@ def point_in_time(
     ttl: Duration | None = None,
     closed: str = "right",
     null_keys_match: bool = False,
+    created_cutoff: bool = False,
     threads: int = 1,
 ) -> DataFrame:
     """Point-in-time features of ``events`` at each row of ``spine``, as
@@ -415,6 +416,7 @@ def point_in_time(
         "ttl": ttl,
         "closed": closed,
         "null_keys_match": null_keys_match,
+        "created_cutoff": created_cutoff,
     }
     # The output types: the in-process function on empty tables of the same schemas.
     probe = _af.point_in_time(

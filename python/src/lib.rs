@@ -610,6 +610,14 @@ fn session_aggregate(
     Ok(out.map_err(to_py_err)?.to_pyarrow(py)?.unbind())
 }
 
+/// Text from someone's data (a column name, say) made safe to put in a message: the one
+/// escaping the kernels, the validator and the CLI use (controls, bidirectional marks and
+/// workflow commands as visible escapes), cut to `limit` characters.
+#[pyfunction]
+fn _quote(text: &str, limit: usize) -> String {
+    arrowfeat_text::quote(text, limit)
+}
+
 /// Address of an array's first value buffer (after its offset), for zero-copy tests.
 #[pyfunction]
 fn _value_buffer_address(array: &Bound<'_, PyAny>) -> PyResult<usize> {
@@ -872,6 +880,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(session_window, m)?)?;
     m.add_function(wrap_pyfunction!(session_aggregate, m)?)?;
     m.add_function(wrap_pyfunction!(_value_buffer_address, m)?)?;
+    m.add_function(wrap_pyfunction!(_quote, m)?)?;
     m.add_function(wrap_pyfunction!(_float64_array, m)?)?;
     Ok(())
 }

@@ -124,6 +124,19 @@ def test_point_in_time_in_spark_equals_in_process(spark):
     names = ["label_id", "conv_rate", "trips_sum_6h", "conv_rate_mean_1d"]
     expected = sorted(zip(*(local[n].to_pylist() for n in names), strict=True))
     assert rows(out, *names) == expected
+    # Feast's created-time rule (as-of values only), in Spark as in process.
+    cutoff = {**options, "features": [af.as_of("conv_rate")], "created_cutoff": True}
+    local = af.point_in_time(spine_table, events_table, **cutoff)
+    out = afs.point_in_time(spark.createDataFrame(spine_table), spark.createDataFrame(events_table), **cutoff)
+    expected = sorted(zip(local["label_id"].to_pylist(), local["conv_rate"].to_pylist(), strict=True))
+    assert rows(out, "label_id", "conv_rate") == expected
+    assert expected != sorted(
+        zip(
+            local["label_id"].to_pylist(),
+            af.point_in_time(spine_table, events_table, **{**cutoff, "created_cutoff": False})["conv_rate"].to_pylist(),
+            strict=True,
+        )
+    ), "the cutoff changes some rows of this data"
 
 
 def test_by_is_keyword_only_and_optional(spark):

@@ -94,38 +94,10 @@ impl fmt::Display for KernelError {
             f,
             "{}: argument `{}`: {}",
             self.function,
-            visible(&self.argument, 200),
-            visible(&self.message, 2000)
+            arrowfeat_text::quote(&self.argument, 200),
+            arrowfeat_text::quote(&self.message, 2000)
         )
     }
-}
-
-/// `text` with control characters (C0, DEL, C1), bidirectional overrides and isolates,
-/// direction marks, line and paragraph separators and the BOM shown as `\u{..}` escapes,
-/// cut to `max` characters.
-fn visible(text: &str, max: usize) -> Cow<'_, str> {
-    let unsafe_char = |c: char| {
-        matches!(c,
-            '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{61c}' | '\u{200e}' | '\u{200f}'
-            | '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-            | '\u{feff}')
-    };
-    if !text.chars().any(unsafe_char) && text.chars().nth(max).is_none() {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::new();
-    for (count, c) in text.chars().enumerate() {
-        if count == max {
-            out.push('…');
-            break;
-        }
-        if unsafe_char(c) {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
 }
 
 impl std::error::Error for KernelError {}
@@ -155,6 +127,12 @@ mod tests {
         );
         assert!(!text.chars().any(|c| c.is_control()));
         assert!(text.chars().count() < 2300 && text.ends_with('…'));
+        // The same escaping as the validator's and the CLI's: workflow commands too.
+        let command = super::KernelError::new("f", "x", "no column `##[add-mask]\u{fffe}`");
+        assert_eq!(
+            command.to_string(),
+            "f: argument `x`: no column `#\\u{23}[add-mask]\\u{fffe}`"
+        );
         let plain = super::KernelError::new("f", "x", "expected 1, found 2").to_string();
         assert_eq!(plain, "f: argument `x`: expected 1, found 2");
     }

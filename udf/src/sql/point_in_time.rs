@@ -133,6 +133,14 @@ impl PointInTimeJoin {
         self
     }
 
+    /// An event is visible only once created, too: its created time must not be after
+    /// the spine time (Feast's `created_timestamp` rule). Needs [`Self::created`], and
+    /// only as-of values (`last`) as features.
+    pub fn created_cutoff(mut self, on: bool) -> Self {
+        self.options.created_cutoff = on;
+        self
+    }
+
     pub fn closed(mut self, closed: Closed) -> Self {
         self.options.closed = closed;
         self
