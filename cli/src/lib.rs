@@ -53,79 +53,16 @@ impl fmt::Display for CliError {
 /// the file's name: the `sql` command names its Parquet inputs after it.
 pub const PARQUET_UNREADABLE: &str = "a Parquet file cannot be read: ";
 
-/// The reader's own words, without the "Parquet error: " prefixes that each layer adds,
-/// and without the Rust structures some of its errors print.
-fn parquet_detail(text: &str) -> String {
-    let mut rest = text.trim();
-    while let Some(inner) = [
-        "Parquet error: ",
-        "Parquet argument error: ",
-        "External: ",
-        "Arrow: ",
-    ]
-    .iter()
-    .find_map(|p| rest.strip_prefix(p))
-    {
-        rest = inner.trim_start();
-    }
-    if rest.contains("ARROW:schema") || rest.contains("not Arrow Schema") {
-        // The flatbuffer decoder prints its error as a Rust structure.
-        return "the Arrow schema stored in its metadata (ARROW:schema) is corrupt".into();
-    }
-    // Any other Rust structure (`Name { field: .. }`) is cut off.
-    match rest.find(" {") {
-        Some(at) => format!("{} (a corrupt structure)", rest[..at].trim_end_matches(':')),
-        None => rest.to_string(),
-    }
-}
-
 impl From<datafusion::error::DataFusionError> for CliError {
     fn from(e: datafusion::error::DataFusionError) -> Self {
-        use datafusion::arrow::error::ArrowError;
-        use datafusion::error::DataFusionError as E;
-        // `find_root` drops DataFusion's "Execution error:" / context wrappers that repeat
-        // what our kernels already say.
-        let root = e.find_root();
-        let parquet = match root {
-            // Kernel errors already name the function and argument.
-            E::Execution(message) => return CliError::failure(message.clone()),
-            E::ParquetError(e) => Some(e.to_string()),
-            E::ArrowError(e, _) => match e.as_ref() {
-                ArrowError::ParquetError(text) => Some(text.clone()),
-                _ => None,
-            },
-            _ => None,
-        };
-        match parquet {
-            Some(text) => {
-                CliError::failure(format!("{PARQUET_UNREADABLE}{}", parquet_detail(&text)))
+        use arrowfeat_udf::sql::errors::{error_cause, ErrorCause};
+        match error_cause(&e) {
+            ErrorCause::Parquet(detail) => {
+                CliError::failure(format!("{PARQUET_UNREADABLE}{detail}"))
             }
-            None => CliError::failure(root.to_string()),
+            ErrorCause::Other(message) => CliError::failure(message),
         }
     }
 }
 
 pub type CliResult<T> = Result<T, CliError>;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parquet_errors_lose_their_prefixes_and_rust_structures() {
-        assert_eq!(
-            parquet_detail("Parquet error: Parquet error: Invalid Parquet file. Corrupt footer"),
-            "Invalid Parquet file. Corrupt footer"
-        );
-        assert_eq!(
-            parquet_detail(
-                "Arrow: Unable to get root as message stored in ARROW:schema: RangeOutOfBounds { range: 1..2 }"
-            ),
-            "the Arrow schema stored in its metadata (ARROW:schema) is corrupt"
-        );
-        assert_eq!(
-            parquet_detail("External: bad page: Unaligned { position: 3 }"),
-            "bad page: Unaligned (a corrupt structure)"
-        );
-    }
-}

@@ -113,8 +113,13 @@ async fn run(cli: Cli) -> CliResult<i32> {
             let format = sql::output_format(format, output.as_deref())?;
             let text = sql::read_sql(query, file.as_deref())?;
             let ctx = sql::session();
+            // A reader panic while registering names every Parquet table; once the query
+            // is parsed, only the files it reads.
+            if let Ok(mut named) = PARQUET_INPUTS.lock() {
+                *named = sql::parquet_tables(&tables);
+            }
             sql::register_tables(&ctx, &tables).await?;
-            let inputs = sql::parquet_inputs(&ctx, &text, &tables);
+            let inputs = sql::parquet_files(&ctx, &text, &tables);
             if let Ok(mut named) = PARQUET_INPUTS.lock() {
                 named.clone_from(&inputs);
             }
@@ -168,7 +173,11 @@ const STACK_BYTES: usize = 1 << 30;
 const CORRUPT_PARQUET: &str = "\u{0}parquet\u{0}";
 
 /// The Parquet inputs of an `sql` run, named when the Parquet reader panics.
-static PARQUET_INPUTS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+static PARQUET_INPUTS: std::sync::Mutex<sql::ParquetFiles> =
+    std::sync::Mutex::new(sql::ParquetFiles {
+        read: Vec::new(),
+        written: false,
+    });
 
 /// The message of the last panic, recorded by the hook for the boundary to report.
 static PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
@@ -198,7 +207,15 @@ fn main() -> ExitCode {
                     .is_some_and(|l| l.file().contains("/parquet-"))
                     || std::backtrace::Backtrace::force_capture()
                         .to_string()
-                        .contains("parquet::");
+                        .lines()
+                        // Frames of the parquet crate itself (`N: parquet::..` or
+                        // `<parquet::..`), not DataFusion's `datafusion_datasource_parquet`,
+                        // under which a UDF in a pushed-down filter runs.
+                        .any(|frame| {
+                            let frame = frame.trim_start();
+                            let name = frame.split_once(": ").map_or(frame, |(_, n)| n);
+                            name.starts_with("parquet::") || name.starts_with("<parquet::")
+                        });
                 if in_parquet {
                     format!("{CORRUPT_PARQUET}{message}")
                 } else {
@@ -207,7 +224,25 @@ fn main() -> ExitCode {
             });
         }
     }));
-    let cli = Cli::parse();
+    // clap's messages quote the arguments: escaped like everything else this tool prints
+    // (an argument may come from a pull request, e.g. a file name).
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let text = e.render().to_string();
+            let escaped: Vec<String> = text
+                .lines()
+                .map(|l| arrowfeat_validator::text::escape_controls(l).into_owned())
+                .collect();
+            let text = escaped.join("\n") + "\n";
+            if e.use_stderr() {
+                eprint!("{text}");
+            } else {
+                print!("{text}");
+            }
+            return ExitCode::from(e.exit_code() as u8);
+        }
+    };
     let worker = std::thread::Builder::new()
         .name("arrowfeat".into())
         .stack_size(STACK_BYTES)

@@ -14,6 +14,7 @@ use datafusion::sql::sqlparser::dialect::dialect_from_str;
 use futures::StreamExt;
 
 use crate::{CliError, CliResult};
+use arrowfeat_validator::text::quote;
 
 /// How query results are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -116,15 +117,35 @@ pub fn format_of(path: &str) -> Option<&'static str> {
     }
 }
 
-/// The Parquet files and directories a run reads: `--table` arguments and paths named in
-/// `FROM` or `point_in_time`, as the user wrote them. Parquet errors name them, since the
-/// reader does not know which file it was reading.
-pub fn parquet_inputs(ctx: &SessionContext, sql: &str, tables: &[TableArg]) -> Vec<String> {
-    let mut inputs: Vec<String> = tables
-        .iter()
-        .filter(|t| format_of(&t.path) == Some("parquet"))
-        .map(|t| format!("{}={}", t.name, t.path))
-        .collect();
+/// The Parquet files and directories a run reads, as the user wrote them, and whether it
+/// writes any file. Parquet errors name them, since the reader does not know which file it
+/// was reading.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParquetFiles {
+    /// `--table` arguments the query uses, paths in `FROM` or `point_in_time`, and
+    /// `LOCATION`s of external tables stored as Parquet.
+    pub read: Vec<String>,
+    /// Whether a statement writes (`COPY ... TO`, `INSERT`): the error may be the
+    /// writer's.
+    pub written: bool,
+}
+
+/// The `--table` arguments that are Parquet files or directories.
+pub fn parquet_tables(tables: &[TableArg]) -> ParquetFiles {
+    ParquetFiles {
+        read: tables
+            .iter()
+            .filter(|t| format_of(&t.path) == Some("parquet"))
+            .map(|t| format!("{}={}", t.name, t.path))
+            .collect(),
+        written: false,
+    }
+}
+
+/// The Parquet files that running `sql` reads (see [`ParquetFiles`]).
+pub fn parquet_files(ctx: &SessionContext, sql: &str, tables: &[TableArg]) -> ParquetFiles {
+    use datafusion::sql::parser::Statement;
+    let all_tables = parquet_tables(tables);
     let dialect_name = ctx
         .state()
         .config()
@@ -133,11 +154,18 @@ pub fn parquet_inputs(ctx: &SessionContext, sql: &str, tables: &[TableArg]) -> V
         .dialect
         .to_string();
     let Some(dialect) = dialect_from_str(&dialect_name) else {
-        return inputs;
+        return all_tables;
     };
     let Ok(statements) = DFParser::parse_sql_with_dialect(sql, dialect.as_ref()) else {
-        return inputs;
+        return all_tables;
     };
+    let mut files = ParquetFiles::default();
+    let push = |files: &mut ParquetFiles, name: String| {
+        if !files.read.contains(&name) {
+            files.read.push(name);
+        }
+    };
+    let mut referenced: Vec<String> = Vec::new();
     for statement in &statements {
         let mut names: Vec<String> = ctx
             .state()
@@ -155,18 +183,77 @@ pub fn parquet_inputs(ctx: &SessionContext, sql: &str, tables: &[TableArg]) -> V
                 .into_iter()
                 .map(|(_, name)| name),
         );
+        match statement {
+            Statement::CreateExternalTable(create)
+                if create.file_type.eq_ignore_ascii_case("parquet") =>
+            {
+                for location in &create.locations {
+                    push(&mut files, format!("LOCATION '{location}'"));
+                }
+            }
+            Statement::CopyTo(_) => files.written = true,
+            Statement::Statement(inner)
+                if matches!(
+                    inner.as_ref(),
+                    datafusion::sql::sqlparser::ast::Statement::Insert(_)
+                ) =>
+            {
+                files.written = true
+            }
+            _ => {}
+        }
         for name in names {
             let registered = ctx
                 .table_exist(datafusion::common::TableReference::bare(name.as_str()))
                 .unwrap_or(false);
             let local = name.strip_prefix("file://").unwrap_or(&name);
-            let quoted = format!("'{name}'");
-            if !registered && format_of(local) == Some("parquet") && !inputs.contains(&quoted) {
-                inputs.push(quoted);
+            if !registered && format_of(local) == Some("parquet") {
+                push(&mut files, format!("'{name}'"));
             }
+            referenced.push(name);
         }
     }
-    inputs
+    // Only the `--table` files the query uses: an unused one is not a suspect.
+    let used: Vec<String> = tables
+        .iter()
+        .filter(|t| format_of(&t.path) == Some("parquet"))
+        .filter(|t| referenced.iter().any(|r| r.eq_ignore_ascii_case(&t.name)))
+        .map(|t| format!("{}={}", t.name, t.path))
+        .collect();
+    files.read.splice(0..0, used);
+    files
+}
+
+/// An error the Parquet reader or writer raised, with the Parquet files named: the reason
+/// first, then the files (each escaped and cut; at most ten listed).
+pub fn name_parquet_inputs(e: CliError, files: &ParquetFiles) -> CliError {
+    const LISTED: usize = 10;
+    let Some(detail) = e.message.strip_prefix(crate::PARQUET_UNREADABLE) else {
+        return e;
+    };
+    let names: Vec<String> = files
+        .read
+        .iter()
+        .take(LISTED)
+        .map(|n| arrowfeat_validator::text::quote(n, 200))
+        .collect();
+    let mut list = names.join(", ");
+    if files.read.len() > LISTED {
+        list.push_str(&format!(" and {} more", files.read.len() - LISTED));
+    }
+    let message = match (names.as_slice(), files.written) {
+        ([], false) => return e,
+        ([], true) => format!("a Parquet file cannot be read or written: {detail}"),
+        ([one], false) => format!("cannot read the Parquet file {one}: {detail}"),
+        (_, false) => format!("cannot read one of the Parquet inputs: {detail} (inputs: {list})"),
+        (_, true) => format!(
+            "a Parquet file cannot be read or written: {detail} (inputs: {list}; or the output)"
+        ),
+    };
+    CliError {
+        message,
+        exit_code: e.exit_code,
+    }
 }
 
 /// An error while opening the input `what` (such as `--table t=a.parquet`).
@@ -180,23 +267,15 @@ pub fn input_error(what: &str, e: datafusion::error::DataFusionError) -> CliErro
     }
 }
 
-/// An error the Parquet reader raised, with the Parquet inputs named.
-pub fn name_parquet_inputs(e: CliError, inputs: &[String]) -> CliError {
-    let Some(detail) = e.message.strip_prefix(crate::PARQUET_UNREADABLE) else {
-        return e;
-    };
-    let message = match inputs {
-        [] => return e,
-        [one] => format!("cannot read the Parquet file {one}: {detail}"),
-        many => format!(
-            "cannot read one of the Parquet inputs {}: {detail}",
-            many.join(", ")
-        ),
-    };
-    CliError {
-        message,
-        exit_code: e.exit_code,
-    }
+/// The extension the Parquet reader must accept for `path`: a file's own (`.pq` and
+/// `.PARQUET` files too: the reader filters by it), `.parquet` in a directory.
+pub fn parquet_extension(path: &str) -> String {
+    let file = Path::new(path);
+    file.is_file()
+        .then(|| file.extension())
+        .flatten()
+        .and_then(|e| e.to_str())
+        .map_or(".parquet".to_string(), |e| format!(".{e}"))
 }
 
 /// Registers `--table` arguments, checking that each file exists and has a known format.
@@ -215,7 +294,14 @@ pub async fn register_tables(ctx: &SessionContext, tables: &[TableArg]) -> CliRe
             )));
         }
         let registered = match format_of(path) {
-            Some("parquet") => ctx.register_parquet(name, path, ParquetReadOptions::default()).await,
+            Some("parquet") => {
+                let extension = parquet_extension(path);
+                let options = ParquetReadOptions {
+                    file_extension: &extension,
+                    ..Default::default()
+                };
+                ctx.register_parquet(name, path, options).await
+            }
             Some("csv") => ctx.register_csv(name, path, CsvReadOptions::new()).await,
             Some("json") => {
                 let options = JsonReadOptions::default().file_extension(
@@ -308,7 +394,12 @@ fn check_file_references(
     let mut named: Vec<(String, String)> = references
         .into_iter()
         .filter(|r| r.schema().is_none())
-        .map(|r| (format!("FROM '{}'", r.table()), r.table().to_string()))
+        .map(|r| {
+            (
+                format!("FROM '{}'", quote(r.table(), 400)),
+                r.table().to_string(),
+            )
+        })
         .collect();
     named.extend(point_in_time_tables(statement));
     // `CREATE EXTERNAL TABLE ... LOCATION 'path'` reads its location at the next query.
@@ -323,8 +414,9 @@ fn check_file_references(
             };
             if std::fs::metadata(local).is_ok_and(|m| !(m.is_file() || m.is_dir())) {
                 return Err(CliError::usage(format!(
-                    "LOCATION '{location}': expected a regular file or a directory, found a \
-                     FIFO, socket or device"
+                    "LOCATION '{}': expected a regular file or a directory, found a \
+                     FIFO, socket or device",
+                    quote(location, 400)
                 )));
             }
         }
@@ -391,8 +483,10 @@ fn point_in_time_tables(statement: &datafusion::sql::parser::Statement) -> Vec<(
             for (argument, arg) in ["spine", "events"].iter().zip(&args.args) {
                 if let FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(value))) = arg {
                     if let Value::SingleQuotedString(text) = &value.value {
-                        self.0
-                            .push((format!("point_in_time {argument} '{text}'"), text.clone()));
+                        self.0.push((
+                            format!("point_in_time {argument} '{}'", quote(text, 400)),
+                            text.clone(),
+                        ));
                     }
                 }
             }
@@ -508,6 +602,13 @@ pub async fn write_stream(
             if batches.is_empty() {
                 batches.push(RecordBatch::new_empty(stream.schema()));
             }
+            // Each cell escaped before the layout: a newline inside a value would
+            // otherwise look like another row.
+            let batches = batches
+                .iter()
+                .map(escaped_cells)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(arrow)?;
             let table = pretty_format_batches(&batches).map_err(arrow)?.to_string();
             // The table is for a terminal or a CI log: control characters and bidi
             // overrides from the data are shown escaped, never interpreted (CSV and JSON
@@ -563,6 +664,32 @@ pub async fn write_stream(
     }
     out.flush().map_err(io)?;
     Ok(())
+}
+
+/// `batch` as text columns, each cell as the table shows it with control characters,
+/// bidirectional overrides and workflow commands escaped.
+fn escaped_cells(batch: &RecordBatch) -> Result<RecordBatch, datafusion::arrow::error::ArrowError> {
+    use datafusion::arrow::array::{Array, ArrayRef, StringArray};
+    use datafusion::arrow::datatypes::{DataType, Field, Schema};
+    use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+    let options = FormatOptions::default();
+    let mut fields = Vec::with_capacity(batch.num_columns());
+    let mut columns: Vec<ArrayRef> = Vec::with_capacity(batch.num_columns());
+    for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+        let formatter = ArrayFormatter::try_new(column.as_ref(), &options)?;
+        let cells: StringArray = (0..column.len())
+            .map(|row| {
+                (!column.is_null(row)).then(|| {
+                    arrowfeat_validator::text::escape_controls(&formatter.value(row).to_string())
+                        .into_owned()
+                })
+            })
+            .collect();
+        let name = arrowfeat_validator::text::escape_controls(field.name());
+        fields.push(Field::new(name, DataType::Utf8, true));
+        columns.push(std::sync::Arc::new(cells));
+    }
+    RecordBatch::try_new(std::sync::Arc::new(Schema::new(fields)), columns)
 }
 
 /// Reads the SQL text from the argument or from `--file`.

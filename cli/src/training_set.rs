@@ -92,7 +92,14 @@ async fn read(
         )));
     }
     let read = match sql::format_of(&text) {
-        Some("parquet") => ctx.read_parquet(&text, ParquetReadOptions::default()).await,
+        Some("parquet") => {
+            let extension = sql::parquet_extension(&text);
+            let options = ParquetReadOptions {
+                file_extension: &extension,
+                ..Default::default()
+            };
+            ctx.read_parquet(&text, options).await
+        }
         Some("csv") => ctx.read_csv(&text, CsvReadOptions::new()).await,
         Some("json") => {
             let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("json");
@@ -108,13 +115,20 @@ async fn read(
     read.map_err(|e| sql::input_error(&format!("--{flag} {text}"), e))
 }
 
-/// The Parquet files among the spine and events, as `--flag path`.
-pub fn parquet_inputs(args: &TrainingSetArgs) -> Vec<String> {
-    [("spine", &args.spine), ("events", &args.events)]
-        .into_iter()
-        .filter(|(_, path)| sql::format_of(&path.to_string_lossy()) == Some("parquet"))
-        .map(|(flag, path)| format!("--{flag} {}", path.display()))
-        .collect()
+/// The Parquet files among the spine and events, as `--flag path`, and whether the
+/// output is a Parquet file.
+pub fn parquet_inputs(args: &TrainingSetArgs) -> sql::ParquetFiles {
+    sql::ParquetFiles {
+        read: [("spine", &args.spine), ("events", &args.events)]
+            .into_iter()
+            .filter(|(_, path)| sql::format_of(&path.to_string_lossy()) == Some("parquet"))
+            .map(|(flag, path)| format!("--{flag} {}", path.display()))
+            .collect(),
+        written: args
+            .output
+            .as_ref()
+            .is_some_and(|o| sql::format_of(&o.to_string_lossy()) == Some("parquet")),
+    }
 }
 
 /// Runs `arrowfeat training-set`.

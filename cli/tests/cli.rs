@@ -192,15 +192,60 @@ fn hostile_sql_input_ends_in_one_line_errors_not_crashes() {
         (
             "SELECT * FROM 'tests/fixtures/corrupt/arrow-schema-metadata.parquet' \
              CROSS JOIN 'examples/data/events.parquet'",
-            "cannot read one of the Parquet inputs \
-             'examples/data/events.parquet', 'tests/fixtures/corrupt/arrow-schema-metadata.parquet': \
+            "cannot read one of the Parquet inputs: the Arrow schema stored in its metadata \
+             (ARROW:schema) is corrupt (inputs: 'examples/data/events.parquet', \
+             'tests/fixtures/corrupt/arrow-schema-metadata.parquet')",
+        ),
+        // An external table's LOCATION is one of the files read; an unused --table is not.
+        (
+            "CREATE EXTERNAL TABLE t STORED AS PARQUET \
+             LOCATION 'tests/fixtures/corrupt/arrow-schema-metadata.parquet'; \
+             SELECT count(*) FROM t",
+            "cannot read the Parquet file \
+             LOCATION 'tests/fixtures/corrupt/arrow-schema-metadata.parquet': \
              the Arrow schema stored in its metadata (ARROW:schema) is corrupt",
         ),
+        // A filter pushed into the Parquet scan fails with the query's own error, not
+        // a Parquet one.
+        (
+            "SET datafusion.execution.parquet.pushdown_filters = true; \
+             SELECT count(*) FROM 'examples/data/events.parquet' \
+             WHERE min_max_scale(amount, 1.0, 1.0) > 0",
+            "min_max_scale: argument `hi`: expected hi > lo, found lo = 1 and hi = 1",
+        ),
     ] {
-        let out = arrowfeat(&["sql", query]);
+        let out = arrowfeat(&["sql", query, "--table", "unused=examples/data/events.parquet"]);
         assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
         assert_eq!(stderr(&out), format!("arrowfeat: error: {want}\n"));
     }
+    // An error of the Parquet writer is not blamed on an input alone.
+    let tmp = tempdir("writer");
+    let query = format!(
+        "COPY (SELECT interval '1 month' AS i FROM 'examples/data/events.parquet' LIMIT 1) \
+         TO '{}/o.parquet'",
+        tmp.path().display()
+    );
+    let out = arrowfeat(&["sql", &query, "--allow-write"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("arrowfeat: error: a Parquet file cannot be read or written: "),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).ends_with("(inputs: 'examples/data/events.parquet'; or the output)\n"));
+    // `.pq` and upper-case extensions are Parquet files too.
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/data/events.parquet"
+        ),
+        tmp.path().join("e.PQ"),
+    )
+    .unwrap();
+    let table = format!("e={}/e.PQ", tmp.path().display());
+    let out = arrowfeat(&["sql", "SELECT count(*) AS n FROM e", "--table", &table]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("| 2000 |"), "{}", stdout(&out));
     // A missing file in FROM is a usage error, like a missing --table file.
     let out = arrowfeat(&["sql", "SELECT * FROM 'no/such/file.parquet'"]);
     assert_eq!(out.status.code(), Some(2));
@@ -490,6 +535,13 @@ fn output_never_echoes_control_characters_and_parquet_is_not_written_as_text() {
         stdout(&out)
     );
     assert!(!stdout(&out).contains('\u{1b}'));
+    // A newline inside a value (or a name) is a cell's escape, not another row.
+    let out = arrowfeat(&["sql", "SELECT concat('a', chr(10), 'b') AS \"x\ny\""]);
+    assert!(out.status.success());
+    assert_eq!(
+        stdout(&out),
+        "+---------+\n| x\\u{a}y |\n+---------+\n| a\\u{a}b |\n+---------+\n"
+    );
     let out = arrowfeat(&["sql", "SELECT * FROM point_in_time('examples/data/labels.csv', 'examples/data/events.parquet', 'user_id', 'label_ts', 'event_ts', 'x' || chr(27) || '[2J')"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(

@@ -169,7 +169,10 @@ def _cast(function: str, argument: str, arr: Any, target: pa.DataType, what: str
             if isinstance(e, pa.ArrowInvalid) and _castable(arr.type, target)
             else ArrowfeatTypeError
         )
-        raise kind(f"{function}: argument `{argument}`: expected {what}, found {arr.type} ({e})") from None
+        # pyarrow's message quotes the data value that failed: escaped and cut.
+        raise kind(
+            f"{function}: argument `{argument}`: expected {what}, found {arr.type} ({_visible(str(e), 300)})"
+        ) from None
 
 
 def _castable(source: pa.DataType, target: pa.DataType) -> bool:
@@ -374,7 +377,8 @@ def _visible(text: str, limit: int) -> str:
     escapes, cut to `limit` characters (the escaping of every arrowfeat message)."""
     from . import _native
 
-    return _native._quote(text, limit)
+    # A lone surrogate (possible in a Python str) cannot cross to Rust as it is.
+    return _native._quote(text.encode("utf-8", "backslashreplace").decode("utf-8"), limit)
 
 
 def _decode_dictionary(arr: pa.Array) -> pa.Array:

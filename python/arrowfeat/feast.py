@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from . import _native
+from ._convert import _visible
 from ._feast_training import get_historical_features
 
 __all__ = [
@@ -272,15 +273,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             write_baseline=args.write_baseline,
         )
     except ImportError as e:
-        print(f"arrowfeat.feast: error: {e}", file=sys.stderr)
+        print(f"arrowfeat.feast: error: {_visible(str(e), 2000)}", file=sys.stderr)
         return 2
     except ValueError as e:  # unreadable schemas or registry: the CLI's exit code 2
-        print(f"arrowfeat.feast: error: {e}", file=sys.stderr)
+        print(f"arrowfeat.feast: error: {_visible(str(e), 4000)}", file=sys.stderr)
         return 2
     except Exception as e:  # a broken feature repo: Feast raises many kinds
+        # Feast's message quotes the repo's files (feature_store.yaml, definitions):
+        # escaped and cut like everything else printed from a file.
         detail = " ".join(str(e).split()) or type(e).__name__
         print(
-            f"arrowfeat.feast: error: cannot load the Feast repo {args.repo}: {type(e).__name__}: {detail}",
+            f"arrowfeat.feast: error: cannot load the Feast repo {_visible(str(args.repo), 400)}: "
+            f"{type(e).__name__}: {_visible(detail, 2000)}",
             file=sys.stderr,
         )
         return 2

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, overload
 import pyarrow as pa
 
 from . import _native
-from ._convert import _check_columns, _decode_dictionary, _is_polars_object_dtype, _type_name
+from ._convert import _check_columns, _decode_dictionary, _is_polars_object_dtype, _type_name, _visible
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
 from .windows import _threads, to_nanoseconds
 
@@ -50,7 +50,7 @@ __all__ = ["Feature", "as_of", "point_in_time", "window"]
 
 _FUNCTION = "point_in_time"
 # Aggregations that return one of the window's values unchanged.
-_VALUE_PRESERVING = frozenset({"as_of", "first", "last", "min", "max"})
+_VALUE_PRESERVING = frozenset({"asof", "first", "last", "min", "max"})
 AGGREGATIONS = ("last", "first", "sum", "count", "mean", "min", "max")
 
 
@@ -325,7 +325,7 @@ def _point_in_time(
         if not isinstance(spec.aggregation, str) or spec.aggregation.lower() not in (*AGGREGATIONS, "avg", "asof"):
             raise ArrowfeatValueError(
                 f"{function}: argument `features`: expected an aggregation among {', '.join(AGGREGATIONS)}, "
-                f"found {spec.aggregation!r} for column {spec.column!r}"
+                f"found {_visible(repr(spec.aggregation), 100)} for column {_visible(repr(spec.column), 200)}"
             )
         if spec.column not in value_names:
             value_names.append(spec.column)
@@ -346,7 +346,7 @@ def _point_in_time(
             over = "" if first.period is None else f" over {first.period!r}"
             raise ArrowfeatValueError(
                 f"{function}: argument `features`: expected only as-of values with `created_cutoff`, "
-                f"found {first.aggregation!r}{over} of column {first.column!r}"
+                f"found {_visible(repr(first.aggregation), 100)}{over} of column {_visible(repr(first.column), 200)}"
             )
     ttl_ns = None if ttl is None else to_nanoseconds(function, "ttl", ttl)
     if ttl_ns == 0:
@@ -380,7 +380,8 @@ def _point_in_time(
             array = pa.ExtensionArray.from_storage(source, array)
         if name in result.column_names:
             raise ArrowfeatValueError(
-                f"{function}: argument `features`: the output column {name!r} is already a column of the spine"
+                f"{function}: argument `features`: the output column {_visible(repr(name), 200)} "
+                "is already a column of the spine"
             )
         result = result.append_column(name, array)
     if spine_kind == "pandas":

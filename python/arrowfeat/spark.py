@@ -30,7 +30,7 @@ from pyspark.sql import types as T
 
 import arrowfeat as _af
 
-from ._convert import _by_keyword_only, _check_columns
+from ._convert import _by_keyword_only, _check_columns, _visible
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
 from .windows import _check_agg, to_nanoseconds
 
@@ -220,7 +220,7 @@ def _check_window_columns(function: str, df: DataFrame, by: str | None, ts: str,
     ts_type = df.schema[ts].dataType
     if not isinstance(ts_type, (T.TimestampType, T.TimestampNTZType, T.LongType)):
         raise ArrowfeatTypeError(
-            f"{function}: argument `ts`: expected a timestamp or bigint (nanoseconds) column, found `{ts}` of type {ts_type.simpleString()}"
+            f"{function}: argument `ts`: expected a timestamp or bigint (nanoseconds) column, found `{_visible(ts, 200)}` of type {ts_type.simpleString()}"
         )
 
 
@@ -241,7 +241,7 @@ def _value_type(function: str, df: DataFrame, value: str, agg: str) -> T.DataTyp
         return T.LongType()
     if not isinstance(source, T.NumericType):
         raise ArrowfeatTypeError(
-            f"{function}: argument `value`: expected a numeric column for `{agg}`, found `{value}` of type {source.simpleString()}"
+            f"{function}: argument `value`: expected a numeric column for `{agg}`, found `{_visible(value, 200)}` of type {source.simpleString()}"
         )
     if agg in ("sum", "min", "max") and isinstance(source, T.IntegralType):
         return T.LongType()

@@ -23,7 +23,15 @@ from typing import TYPE_CHECKING, Any, overload
 import pyarrow as pa
 
 from . import _native
-from ._convert import _by_keyword_only, _decode_dictionary, _is_column, _shape_like, _to_arrow, _type_name
+from ._convert import (
+    _by_keyword_only,
+    _decode_dictionary,
+    _is_column,
+    _shape_like,
+    _to_arrow,
+    _type_name,
+    _visible,
+)
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
 
 if TYPE_CHECKING:
@@ -162,7 +170,7 @@ def _check_agg(function: str, agg: str) -> str:
     """The aggregation's canonical name (``avg`` is ``mean``, as in the kernels)."""
     if not isinstance(agg, str) or agg.lower() not in (*AGGREGATIONS, "avg"):
         raise ArrowfeatValueError(
-            f"{function}: argument `agg`: expected one of {', '.join(AGGREGATIONS)}, found {agg!r}"
+            f"{function}: argument `agg`: expected one of {', '.join(AGGREGATIONS)}, found {_visible(repr(agg), 100)}"
         )
     return "mean" if agg.lower() == "avg" else agg.lower()
 

@@ -273,3 +273,13 @@ def test_python_object_columns_are_refused_by_name():
         af.standard_scale(objects, 0.0, 1.0)
     with pytest.raises(af.ArrowfeatTypeError, match=r"^hash_bucket: argument `#1`: .*pandas Series of dtype object"):
         af.hash_bucket(pd.Series([object(), object()]), 10)
+
+
+def test_values_quoted_from_pyarrow_errors_are_escaped() -> None:
+    hostile = "\x1b[31m##[add-mask]x\n::error::pwn"
+    with pytest.raises(TypeError) as error:
+        af.standard_scale(pa.array([hostile]), 0.0, 1.0)
+    message = str(error.value)
+    assert message.startswith("standard_scale: argument `x`: expected numbers")
+    assert "\x1b" not in message and "\n" not in message and "##[" not in message
+    assert "\\u{1b}[31m#\\u{23}[add-mask]x\\u{a}::error::pwn" in message

@@ -535,6 +535,9 @@ def test_values_keep_their_extension_type() -> None:
         features=["u", af.Feature("u", "first", "1h"), af.Feature("u", "count", "1h")],
     )
     assert out.schema.field("u").type == pa.uuid()
+    # The "asof" spelling of the as-of value too.
+    spelled = af.point_in_time(spine, events, by="k", spine_time="t", event_time="t", features=[("u", "asof")])
+    assert spelled.schema.field(spelled.num_columns - 1).type == pa.uuid()
     assert out.schema.field("u_first_1h").type == pa.uuid()
     assert out.schema.field("u_count_1h").type == pa.int64()
     assert out["u"].to_pylist() == [uuid.UUID(int=7), uuid.UUID(int=9), None]

@@ -65,14 +65,13 @@ pub fn clean(text: &str) -> String {
     escape_controls(text).into_owned()
 }
 
-/// A value from a file quoted in a message: escaped, and cut to `max` characters so a
-/// hostile megabyte-long name does not flood the log.
+/// A value from a file quoted in a message: cut to its first `max` characters (so a
+/// hostile megabyte-long name does not flood the log), then escaped.
 pub fn quote(text: &str, max: usize) -> String {
-    let escaped = escape_controls(text);
-    if escaped.chars().count() <= max {
-        escaped.into_owned()
-    } else {
-        format!("{}…", escaped.chars().take(max).collect::<String>())
+    // Cut before escaping, so that an escape is never cut in half.
+    match text.char_indices().nth(max) {
+        None => escape_controls(text).into_owned(),
+        Some((cut, _)) => format!("{}…", escape_controls(&text[..cut])),
     }
 }
 
@@ -128,5 +127,8 @@ mod tests {
     fn quotes_are_cut() {
         assert_eq!(quote("abcdef", 3), "abc…");
         assert_eq!(quote("a\x1b", 10), "a\\u{1b}");
+        // Cut on the text's own characters: escapes stay whole.
+        assert_eq!(quote("\x1b\x1b\x1b", 2), "\\u{1b}\\u{1b}…");
+        assert_eq!(quote("##[add-mask]", 5), "#\\u{23}[ad…");
     }
 }

@@ -18,6 +18,7 @@ macro_rules! feature_function_common {
 }
 
 mod embedding;
+pub mod errors;
 pub mod ffi;
 mod geo;
 mod hash;

@@ -225,7 +225,14 @@ fn resolve(
         Some(Ok(None)) => Err(missing()),
         Some(Err(e)) => Err(error(
             argument,
-            format!("cannot read `{name}`: {}", e.find_root()),
+            match crate::sql::errors::error_cause(&e) {
+                crate::sql::errors::ErrorCause::Parquet(detail) => {
+                    format!("cannot read the Parquet file `{name}`: {detail}")
+                }
+                crate::sql::errors::ErrorCause::Other(detail) => {
+                    format!("cannot read `{name}`: {detail}")
+                }
+            },
         )),
         None => Err(error(
             argument,
