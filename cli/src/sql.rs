@@ -267,6 +267,17 @@ pub fn input_error(what: &str, e: datafusion::error::DataFusionError) -> CliErro
     }
 }
 
+/// A Parquet file of 0 bytes is refused: the reader would take it for an empty table and
+/// the query would pass on no data.
+pub fn empty_parquet(what: &str, path: &str, metadata: &std::fs::Metadata) -> CliResult<()> {
+    if metadata.is_file() && metadata.len() == 0 && format_of(path) == Some("parquet") {
+        return Err(CliError::failure(format!(
+            "{what}: cannot read the Parquet file: it is empty (0 bytes), not a Parquet file"
+        )));
+    }
+    Ok(())
+}
+
 /// The extension the Parquet reader must accept for `path`: a file's own (`.pq` and
 /// `.PARQUET` files too: the reader filters by it), `.parquet` in a directory.
 pub fn parquet_extension(path: &str) -> String {
@@ -293,6 +304,7 @@ pub async fn register_tables(ctx: &SessionContext, tables: &[TableArg]) -> CliRe
                 "--table {name}={path}: expected a regular file or a directory, found a FIFO, socket or device"
             )));
         }
+        empty_parquet(&format!("--table {name}={path}"), path, &metadata)?;
         let registered = match format_of(path) {
             Some("parquet") => {
                 let extension = parquet_extension(path);
@@ -448,7 +460,7 @@ fn check_file_references(
                 "{place}: expected a regular file or a directory, found a FIFO, socket or device"
             )))
             }
-            Ok(_) => {}
+            Ok(m) => empty_parquet(&place, local, &m)?,
         }
     }
     Ok(())

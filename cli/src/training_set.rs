@@ -91,6 +91,7 @@ async fn read(
             "--{flag} {text}: expected a regular file or a directory, found a FIFO, socket or device"
         )));
     }
+    sql::empty_parquet(&format!("--{flag} {text}"), &text, &metadata)?;
     let read = match sql::format_of(&text) {
         Some("parquet") => {
             let extension = sql::parquet_extension(&text);

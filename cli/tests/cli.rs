@@ -233,6 +233,28 @@ fn hostile_sql_input_ends_in_one_line_errors_not_crashes() {
         stderr(&out)
     );
     assert!(stderr(&out).ends_with("(inputs: 'examples/data/events.parquet'; or the output)\n"));
+    // A 0-byte Parquet file is not an empty table.
+    let empty = tmp.path().join("empty.parquet");
+    std::fs::write(&empty, b"").unwrap();
+    let out = arrowfeat(&[
+        "sql",
+        &format!("SELECT count(*) FROM '{}'", empty.display()),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out)
+            .ends_with("cannot read the Parquet file: it is empty (0 bytes), not a Parquet file\n"),
+        "{}",
+        stderr(&out)
+    );
+    let table = format!("e={}", empty.display());
+    let out = arrowfeat(&["sql", "SELECT count(*) FROM e", "--table", &table]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("it is empty (0 bytes)"),
+        "{}",
+        stderr(&out)
+    );
     // `.pq` and upper-case extensions are Parquet files too.
     std::fs::copy(
         concat!(
