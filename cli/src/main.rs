@@ -119,12 +119,15 @@ async fn run(cli: Cli) -> CliResult<i32> {
                 *named = sql::parquet_tables(&tables);
             }
             sql::register_tables(&ctx, &tables).await?;
-            let inputs = sql::parquet_files(&ctx, &text, &tables);
+            let statements = sql::parse(&ctx, &text)?;
+            let inputs = sql::parquet_files(&ctx, &statements, &tables);
             if let Ok(mut named) = PARQUET_INPUTS.lock() {
                 named.clone_from(&inputs);
             }
             let name = |e: CliError| sql::name_parquet_inputs(e, &inputs);
-            let stream = sql::run(&ctx, &text, allow_write).await.map_err(name)?;
+            let stream = sql::run_statements(&ctx, statements, allow_write)
+                .await
+                .map_err(name)?;
             match output {
                 Some(path) => {
                     let file = std::fs::File::create(&path).map_err(|e| {

@@ -8,7 +8,7 @@ use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::execution::options::{CsvReadOptions, JsonReadOptions, ParquetReadOptions};
 use datafusion::execution::SendableRecordBatchStream;
 use datafusion::prelude::{SessionConfig, SessionContext};
-use datafusion::sql::parser::DFParser;
+use datafusion::sql::parser::{DFParser, Statement};
 use datafusion::sql::sqlparser::dialect::dialect_from_str;
 
 use futures::StreamExt;
@@ -142,23 +142,12 @@ pub fn parquet_tables(tables: &[TableArg]) -> ParquetFiles {
     }
 }
 
-/// The Parquet files that running `sql` reads (see [`ParquetFiles`]).
-pub fn parquet_files(ctx: &SessionContext, sql: &str, tables: &[TableArg]) -> ParquetFiles {
-    use datafusion::sql::parser::Statement;
-    let all_tables = parquet_tables(tables);
-    let dialect_name = ctx
-        .state()
-        .config()
-        .options()
-        .sql_parser
-        .dialect
-        .to_string();
-    let Some(dialect) = dialect_from_str(&dialect_name) else {
-        return all_tables;
-    };
-    let Ok(statements) = DFParser::parse_sql_with_dialect(sql, dialect.as_ref()) else {
-        return all_tables;
-    };
+/// The Parquet files that running `statements` reads (see [`ParquetFiles`]).
+pub fn parquet_files(
+    ctx: &SessionContext,
+    statements: &[Statement],
+    tables: &[TableArg],
+) -> ParquetFiles {
     let mut files = ParquetFiles::default();
     let push = |files: &mut ParquetFiles, name: String| {
         if !files.read.contains(&name) {
@@ -166,7 +155,7 @@ pub fn parquet_files(ctx: &SessionContext, sql: &str, tables: &[TableArg]) -> Pa
         }
     };
     let mut referenced: Vec<String> = Vec::new();
-    for statement in &statements {
+    for statement in statements {
         let mut names: Vec<String> = ctx
             .state()
             .resolve_table_references(statement)
@@ -332,14 +321,8 @@ pub async fn register_tables(ctx: &SessionContext, tables: &[TableArg]) -> CliRe
     Ok(())
 }
 
-/// Runs every statement in `sql` (separated by `;`): the earlier ones to completion,
-/// their output discarded batch by batch, and returns the last one's output as a stream,
-/// so that results are written as they are computed rather than held in memory.
-pub async fn run(
-    ctx: &SessionContext,
-    sql: &str,
-    allow_write: bool,
-) -> CliResult<SendableRecordBatchStream> {
+/// The statements of `sql` (separated by `;`), parsed in the session's dialect.
+pub fn parse(ctx: &SessionContext, sql: &str) -> CliResult<Vec<Statement>> {
     let dialect_name = ctx
         .state()
         .config()
@@ -359,6 +342,26 @@ pub async fn run(
             CliError::failure(format!("SQL syntax: {e}"))
         }
     })?;
+    Ok(statements.into())
+}
+
+/// Parses and runs `sql`: see [`run_statements`].
+pub async fn run(
+    ctx: &SessionContext,
+    sql: &str,
+    allow_write: bool,
+) -> CliResult<SendableRecordBatchStream> {
+    run_statements(ctx, parse(ctx, sql)?, allow_write).await
+}
+
+/// Runs every statement: the earlier ones to completion, their output discarded batch by
+/// batch, and returns the last one's output as a stream, so that results are written as
+/// they are computed rather than held in memory.
+pub async fn run_statements(
+    ctx: &SessionContext,
+    statements: Vec<Statement>,
+    allow_write: bool,
+) -> CliResult<SendableRecordBatchStream> {
     let count = statements.len();
     if count == 0 {
         return Err(CliError::usage("no SQL statement given"));
