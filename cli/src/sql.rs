@@ -130,14 +130,29 @@ pub struct ParquetFiles {
     pub written: bool,
 }
 
+/// The path on this machine that a table name or location names: itself, or a `file://`
+/// URL's path; `None` for other URLs (object stores).
+fn local_path(name: &str) -> Option<&str> {
+    match name.split_once("://") {
+        Some(("file", path)) => Some(path),
+        Some(_) => None,
+        None => Some(name),
+    }
+}
+
+/// Those of `tables` that are Parquet files or directories, as `NAME=PATH`.
+fn parquet_table_args<'a>(tables: impl IntoIterator<Item = &'a TableArg>) -> Vec<String> {
+    tables
+        .into_iter()
+        .filter(|t| format_of(&t.path) == Some("parquet"))
+        .map(|t| format!("{}={}", t.name, t.path))
+        .collect()
+}
+
 /// The `--table` arguments that are Parquet files or directories.
 pub fn parquet_tables(tables: &[TableArg]) -> ParquetFiles {
     ParquetFiles {
-        read: tables
-            .iter()
-            .filter(|t| format_of(&t.path) == Some("parquet"))
-            .map(|t| format!("{}={}", t.name, t.path))
-            .collect(),
+        read: parquet_table_args(tables),
         written: false,
     }
 }
@@ -195,20 +210,21 @@ pub fn parquet_files(
             let registered = ctx
                 .table_exist(datafusion::common::TableReference::bare(name.as_str()))
                 .unwrap_or(false);
-            let local = name.strip_prefix("file://").unwrap_or(&name);
-            if !registered && format_of(local) == Some("parquet") {
+            // Object-store URLs too: they are read all the same.
+            let path = local_path(&name).unwrap_or(&name);
+            let parquet = format_of(path) == Some("parquet");
+            if !registered && parquet {
                 push(&mut files, format!("'{name}'"));
             }
             referenced.push(name);
         }
     }
     // Only the `--table` files the query uses: an unused one is not a suspect.
-    let used: Vec<String> = tables
-        .iter()
-        .filter(|t| format_of(&t.path) == Some("parquet"))
-        .filter(|t| referenced.iter().any(|r| r.eq_ignore_ascii_case(&t.name)))
-        .map(|t| format!("{}={}", t.name, t.path))
-        .collect();
+    let used = parquet_table_args(
+        tables
+            .iter()
+            .filter(|t| referenced.iter().any(|r| r.eq_ignore_ascii_case(&t.name))),
+    );
     files.read.splice(0..0, used);
     files
 }
@@ -422,10 +438,8 @@ fn check_file_references(
     // existing FIFO, socket or device.
     if let datafusion::sql::parser::Statement::CreateExternalTable(create) = statement {
         for location in &create.locations {
-            let local = match location.split_once("://") {
-                Some(("file", path)) => path,
-                Some(_) => continue,
-                None => location.as_str(),
+            let Some(local) = local_path(location) else {
+                continue;
             };
             if std::fs::metadata(local).is_ok_and(|m| !(m.is_file() || m.is_dir())) {
                 return Err(CliError::usage(format!(
@@ -445,10 +459,8 @@ fn check_file_references(
         }
         // Local paths, also `file://` URLs and names without an extension: anything on
         // disk is checked, since a FIFO or device would block the reader forever.
-        let local = match name.split_once("://") {
-            Some(("file", path)) => path,
-            Some(_) => continue,
-            None => name.as_str(),
+        let Some(local) = local_path(&name) else {
+            continue;
         };
         let path_like = local.contains('/') || format_of(local).is_some();
         match std::fs::metadata(local) {
@@ -617,21 +629,18 @@ pub async fn write_stream(
             if batches.is_empty() {
                 batches.push(RecordBatch::new_empty(stream.schema()));
             }
-            // Each cell escaped before the layout: a newline inside a value would
-            // otherwise look like another row.
+            // Control characters, bidi overrides and workflow commands from the data are
+            // shown escaped, never interpreted: each cell before the layout, since a
+            // newline inside a value would otherwise look like another row.
             let batches = batches
                 .iter()
                 .map(escaped_cells)
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(arrow)?;
             let table = pretty_format_batches(&batches).map_err(arrow)?.to_string();
-            // The table is for a terminal or a CI log: control characters and bidi
-            // overrides from the data are shown escaped, never interpreted (CSV and JSON
-            // keep the data as it is).
-            for line in table.lines() {
-                writeln!(out, "{}", arrowfeat_validator::text::escape_controls(line))
-                    .map_err(io)?;
-            }
+            // The table is for a terminal or a CI log: its cells and names are escaped
+            // above (CSV and JSON keep the data as it is).
+            writeln!(out, "{table}").map_err(io)?;
             if truncated {
                 writeln!(
                     out,

@@ -343,7 +343,7 @@ def _point_in_time(
         ]
         if not_as_of:
             first = not_as_of[0]
-            over = "" if first.period is None else f" over {first.period!r}"
+            over = "" if first.period is None else f" over {_visible(repr(first.period), 100)}"
             raise ArrowfeatValueError(
                 f"{function}: argument `features`: expected only as-of values with `created_cutoff`, "
                 f"found {_visible(repr(first.aggregation), 100)}{over} of column {_visible(repr(first.column), 200)}"
