@@ -342,3 +342,39 @@ def test_float_window_sums_are_correctly_rounded() -> None:
     for start, total in zip(starts, hop["value"].to_pylist(), strict=True):
         inside = (times >= start) & (times < start + period)
         assert total == _exact_sum(values[inside]), start
+
+
+def _exact_mean(values: np.ndarray) -> float:
+    """The correctly rounded mean of floats (int / int true division rounds correctly)."""
+    from fractions import Fraction
+
+    total = sum((Fraction(float(v)) for v in values), Fraction(0)) / len(values)
+    return total.numerator / total.denominator
+
+
+def test_float_and_integer_window_means_are_rounded_once() -> None:
+    """A window's mean is its exact mean rounded once, not the rounded sum divided."""
+    # The rounded sum divided by 3 gives -3333333333333332.5.
+    three = pa.array([0.3333333333333333, 1.0000000000000002, -1e16])
+    same_time = pa.array(np.zeros(3, np.int64), pa.timestamp("ns"))
+    assert af.rolling_mean(three, same_time, "1ns").to_pylist() == [-3333333333333333.0] * 3
+    # Integers beyond 2^53: their exact mean 2^53 + 1 is a tie that rounds to even, 2^53;
+    # the sum converted first (3 * 2^53 + 4) and divided would give 2^53 + 2.
+    big = pa.array([2**53 + 1] * 3, pa.int64())
+    assert af.rolling_mean(big, same_time, "1ns").to_pylist() == [float(2**53)] * 3
+
+    rng = np.random.default_rng(12)
+    scales = np.array([5e-324, 1e-300, 1.0, 1e16, 1e150, 1.7e305])
+    values = (rng.integers(-1000, 1001, 2000) * scales[rng.integers(0, len(scales), 2000)]).astype(np.float64)
+    ts = pa.array(np.arange(len(values)) // 3, pa.timestamp("ns"))
+    period = 3
+    rolled = af.rolling_mean(pa.array(values), ts, np.timedelta64(period, "ns")).to_pylist()
+    times = np.asarray(ts.cast(pa.int64()))
+    for row in range(len(values)):
+        inside = (times > times[row] - period) & (times <= times[row])
+        assert rolled[row] == _exact_mean(values[inside]), row
+    hop = af.hop_aggregate(ts, pa.array(values), np.timedelta64(period, "ns"), np.timedelta64(1, "ns"), "mean")
+    starts = hop["window_start"].cast(pa.int64()).to_pylist()
+    for start, mean in zip(starts, hop["value"].to_pylist(), strict=True):
+        inside = (times >= start) & (times < start + period)
+        assert mean == _exact_mean(values[inside]), start

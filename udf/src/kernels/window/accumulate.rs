@@ -14,7 +14,7 @@ use arrow::array::{Array, ArrayRef, PrimitiveArray};
 use arrow::buffer::{NullBuffer, ScalarBuffer};
 use arrow::datatypes::{ArrowPrimitiveType, Float64Type, Int64Type};
 
-use super::exact_sum::ExactSum;
+use super::exact_sum::{integer_mean, ExactSum};
 use super::groups::{gather, parallel_chunks};
 use super::NumericValues;
 use crate::kernels::nulls_from_validity;
@@ -310,7 +310,7 @@ impl Accumulator for IntSum<'_> {
     }
 }
 
-/// Mean of integers from their exact sum.
+/// Mean of integers from their exact sum, correctly rounded.
 pub(crate) struct IntMean<'a>(pub IntSum<'a>);
 
 impl Accumulator for IntMean<'_> {
@@ -328,7 +328,7 @@ impl Accumulator for IntMean<'_> {
     }
     #[inline(always)]
     fn value(&mut self) -> Option<f64> {
-        (self.0.n > 0).then(|| self.0.sum as f64 / self.0.n as f64)
+        (self.0.n > 0).then(|| integer_mean(self.0.sum, self.0.n as u64))
     }
 }
 
@@ -336,7 +336,7 @@ impl Accumulator for IntMean<'_> {
 ///
 /// The finite values are added to and subtracted from an [`ExactSum`], a fixed-point
 /// integer in which leaving is exact: each window's result is its values' exact sum
-/// correctly rounded (a mean: that sum divided by the count, within about an ulp), however
+/// correctly rounded (a mean: that sum divided by the count, rounded once), however
 /// long the window slid and whatever passed through it before. NaN and infinities are
 /// counted, not summed: the result is infinite only when the window holds an infinity or
 /// its true sum is beyond `f64::MAX`.
@@ -415,7 +415,7 @@ impl Accumulator for FloatSum<'_> {
             } else if self.negative_infinity > 0 {
                 f64::NEG_INFINITY
             } else if self.mean {
-                self.sum.mean(self.n as f64)
+                self.sum.mean(self.n as u64)
             } else {
                 self.sum.value()
             },

@@ -50,9 +50,9 @@ impl Default for ExactSum {
     }
 }
 
-/// A rounded sum as `sign`, `significand` < 2^53 and `scale`: the value is
-/// `significand * 2^(scale - 1074)`, with `scale` 0 for results below 2^-1021 (subnormals
-/// and the smallest normals, represented exactly).
+/// A rounded number as `sign`, `significand` and `scale`: the value is
+/// `significand * 2^(scale - 1074)`, with `significand` < 2^53, or `scale` 0 for results
+/// up to 2^-1021 (subnormals and the smallest normals, as their bit patterns).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Rounded {
     pub negative: bool,
@@ -78,35 +78,80 @@ impl Rounded {
             magnitude
         }
     }
+}
 
-    /// The value divided by `divisor` (a count ≥ 1), rounded: within about an ulp of
-    /// the exact quotient, and finite whenever the quotient is (a mean of values near
-    /// `f64::MAX` whose sum is not).
-    pub fn divided_by(self, divisor: f64) -> f64 {
-        let quotient = self.significand as f64 / divisor;
-        let magnitude = scale_by_power_of_two(quotient, self.scale - 1074);
-        if self.negative {
-            -magnitude
-        } else {
-            magnitude
+/// Long division of a non-negative integer, fed as 32-bit digits from the top, by a
+/// divisor ≥ 1: enough quotient bits, with the remainder, to round the quotient correctly.
+struct LongDivision {
+    divisor: u64,
+    quotient: u128,
+    remainder: u64,
+}
+
+impl LongDivision {
+    fn new(divisor: u64) -> Self {
+        debug_assert!(divisor >= 1);
+        Self {
+            divisor,
+            quotient: 0,
+            remainder: 0,
         }
+    }
+
+    /// Feeds the next digit: below 2^32, except the first, which may hold up to 63 bits.
+    #[inline]
+    fn feed(&mut self, digit: u64) {
+        if self.divisor >> DIGIT_BITS == 0 {
+            // remainder < divisor < 2^32: the partial dividend fits 64 bits, and one
+            // hardware division serves.
+            let current = (self.remainder << DIGIT_BITS) | digit;
+            self.quotient = (self.quotient << DIGIT_BITS) | (current / self.divisor) as u128;
+            self.remainder = current % self.divisor;
+        } else {
+            let current = ((self.remainder as u128) << DIGIT_BITS) | digit as u128;
+            let divisor = self.divisor as u128;
+            self.quotient = (self.quotient << DIGIT_BITS) | (current / divisor);
+            self.remainder = (current % divisor) as u64;
+        }
+    }
+
+    /// Whether the quotient holds 65 bits or more, 12 more than a double keeps: the
+    /// remainder and the digits not fed then only decide ties. (Fed further, the quotient
+    /// could overflow.)
+    #[inline]
+    fn full(&self) -> bool {
+        self.quotient >> 64 != 0
     }
 }
 
-/// `x * 2^exponent` in steps that neither overflow nor underflow early.
-fn scale_by_power_of_two(mut x: f64, mut exponent: i64) -> f64 {
-    const UP: f64 = f64::from_bits((1023 + 960) << 52); // 2^960
-    const DOWN: f64 = f64::from_bits((1023 - 960) << 52); // 2^-960
-    while exponent > 960 {
-        x *= UP;
-        exponent -= 960;
+/// The mean of integers, `sum / count` (count ≥ 1), correctly rounded (to nearest, ties
+/// to even).
+#[inline]
+pub(crate) fn integer_mean(sum: i128, count: u64) -> f64 {
+    let magnitude = sum.unsigned_abs();
+    if magnitude < 1 << 53 && count < 1 << 53 {
+        // Both are exact doubles, and an IEEE division rounds correctly.
+        return sum as f64 / count as f64;
     }
-    while exponent < -960 {
-        x *= DOWN;
-        exponent += 960;
+    let mut division = LongDivision::new(count);
+    // The magnitude's four digits from the top, then zero digits below the units; `next`
+    // is the index of the digit to feed (negative: below the units).
+    let mut next = 3i64;
+    while !division.full() {
+        let digit = if next >= 0 {
+            (magnitude >> (DIGIT_BITS as i64 * next)) as u64 & DIGIT_MASK as u64
+        } else {
+            0
+        };
+        division.feed(digit);
+        next -= 1;
     }
-    // |exponent| ≤ 960: 2^exponent is a normal double.
-    x * f64::from_bits(((1023 + exponent) as u64) << 52)
+    // The quotient's last bit weighs 2^(32 (next + 1)), that is 2^(1074 + 32 (next + 1))
+    // units of 2^-1074; the digits not fed are those below that bit.
+    let fed_to = DIGIT_BITS as i64 * (next + 1);
+    let unfed = fed_to > 0 && magnitude & ((1u128 << fed_to) - 1) != 0;
+    let sticky = division.remainder != 0 || unfed;
+    round(division.quotient, sticky, 1074 + fed_to, sum < 0).to_f64()
 }
 
 impl ExactSum {
@@ -241,20 +286,55 @@ impl ExactSum {
         f64::from_bits(bits | ((negative as u64) << 63))
     }
 
-    /// The sum divided by `count` (≥ 1): the rounded sum divided (within about an ulp
-    /// of the exact mean), and finite whenever the mean is.
+    /// The sum divided by `count` (≥ 1), correctly rounded (to nearest, ties to even):
+    /// the exact sum is divided digit by digit from the top until the quotient has enough
+    /// bits, so the mean is rounded once. Finite whenever the values are.
+    ///
+    /// (A shortcut through one 128-bit division of the top 64 bits, falling back to this
+    /// near rounding boundaries, measured no faster: both cost a few hardware divisions.)
     #[inline]
-    pub fn mean(&mut self, count: f64) -> f64 {
-        let sum = self.value();
-        if sum.is_finite() && (sum == 0.0 || sum.abs() >= f64::MIN_POSITIVE) {
-            sum / count
-        } else {
-            // Beyond f64::MAX or subnormal: divide the significand, then scale.
-            self.rounded().divided_by(count)
+    pub fn mean(&mut self, count: u64) -> f64 {
+        if !self.carry() {
+            return 0.0;
         }
+        let (top, low) = (self.high, self.low);
+        let negative = self.digits[top] < 0;
+        let digits = &self.digits;
+        // Digit k of the magnitude. A negative sum is negated as complement plus one; the
+        // one carries up through the zero digits below `low` and stops there.
+        let magnitude_digit = |k: usize| -> u64 {
+            let d = digits[k];
+            let m = if !negative || k < low {
+                d
+            } else if k == top {
+                if k == low {
+                    -d
+                } else {
+                    -1 - d
+                }
+            } else if k == low {
+                (1 << DIGIT_BITS) - d
+            } else {
+                DIGIT_MASK - d
+            };
+            // Below 2^32, except the top digit, which carries may widen (never to 63 bits).
+            m as u64
+        };
+        let mut division = LongDivision::new(count);
+        let mut k = top + 1;
+        while k > 0 && !division.full() {
+            k -= 1;
+            division.feed(magnitude_digit(k));
+        }
+        // Stopped after digit k: below it only the digits from `low` remain.
+        let base = DIGIT_BITS as i64 * (k as i64 - FLOOR as i64);
+        let sticky = division.remainder != 0 || k > low;
+        round(division.quotient, sticky, base, negative).to_f64()
     }
 
-    /// The sum, correctly rounded to a 53-bit significand (ties to even).
+    /// The sum, correctly rounded to a 53-bit significand (ties to even): the slow path
+    /// that tests hold [`Self::value`] to.
+    #[cfg(test)]
     pub fn rounded(&mut self) -> Rounded {
         if !self.carry() {
             return Rounded {
@@ -297,20 +377,33 @@ impl ExactSum {
 
 /// Rounds `magnitude * 2^base` (units of 2^-1074) plus a remainder below it, non-zero when
 /// `sticky`. A magnitude from three digits whose top one is neither 0 nor -1 has at least
-/// 64 bits; below the floor (`base` < 0) the digits are zero, so the value is exact.
+/// 64 bits, and so has a full quotient; below 2^53 units the rounding is at the unit.
 #[inline]
 fn round(magnitude: u128, sticky: bool, base: i64, negative: bool) -> Rounded {
     let length = 128 - magnitude.leading_zeros() as i64;
     if length + base <= 53 {
-        // At most 53 bits in all: exact.
-        let exact = if base >= 0 {
-            magnitude << base
-        } else {
-            magnitude >> -base
-        };
+        // Below 2^53 units: the last bit kept weighs one unit (2^-1074).
+        if base >= 0 {
+            // Nothing lies below the units: a sum's digits there are zero, and a quotient
+            // stops above them only when it has more bits than fit here.
+            debug_assert!(!sticky);
+            return Rounded {
+                negative,
+                significand: (magnitude << base) as u64,
+                scale: 0,
+            };
+        }
+        let drop = (-base) as u32; // at most 64
+        let mut significand = (magnitude >> drop) as u64;
+        let rest = magnitude & ((1u128 << drop) - 1);
+        let half = 1u128 << (drop - 1);
+        if rest > half || (rest == half && (sticky || significand & 1 == 1)) {
+            // Up to 2^53 units, 2^-1021: the bit pattern is still the number.
+            significand += 1;
+        }
         return Rounded {
             negative,
-            significand: exact as u64,
+            significand,
             scale: 0,
         };
     }
@@ -415,13 +508,94 @@ mod tests {
         let mut s = ExactSum::default();
         s.add(f64::MAX, false);
         s.add(f64::MAX, false);
-        assert_eq!(s.rounded().divided_by(2.0), f64::MAX);
+        assert_eq!(s.mean(2), f64::MAX);
+        s.add(-f64::MAX, false);
+        s.add(-f64::MAX, false);
+        s.add(-f64::MAX, false);
+        assert_eq!(s.mean(5), -f64::MAX / 5.0);
         let mut s = ExactSum::default();
         s.add(5e-324, false);
-        assert_eq!(s.rounded().divided_by(1.0), 5e-324);
+        assert_eq!(s.mean(1), 5e-324);
         s.add(1.0, false);
         s.add(2.0, false);
-        assert_eq!(s.rounded().divided_by(3.0), 1.0);
+        assert_eq!(s.mean(3), 1.0);
+    }
+
+    fn mean(values: &[f64]) -> f64 {
+        let mut s = ExactSum::default();
+        for &v in values {
+            s.add(v, false);
+        }
+        s.mean(values.len() as u64)
+    }
+
+    #[test]
+    fn means_are_rounded_once() {
+        assert_eq!(mean(&[1.0, 2.0]), 1.5);
+        assert_eq!(mean(&[0.1, 0.2, 0.3]), 0.2);
+        assert_eq!(mean(&[-1.0, -2.0, -4.0]), -7.0 / 3.0);
+        // Expected values from exact rational arithmetic (Python's Fraction); the rounded
+        // sum divided by the count gives -3333333333333332.5 and 1.7761904761904763.
+        assert_eq!(
+            mean(&[0.3333333333333333, 1.0000000000000002, -1e16]),
+            -3333333333333333.0
+        );
+        assert_eq!(
+            mean(&[
+                3.0,
+                0.3333333333333333,
+                7.0,
+                -1.0000000000000002,
+                0.1,
+                2.0,
+                1.0000000000000002
+            ]),
+            1.776190476190476
+        );
+        // Exact ties go to even: 1 + 2^-53 to 1, 1 + 3 * 2^-53 to 1 + 2^-51.
+        let e = f64::EPSILON;
+        assert_eq!(mean(&[1.0, 1.0 + e]), 1.0);
+        assert_eq!(mean(&[1.0 + e, 1.0 + 2.0 * e]), 1.0 + 2.0 * e);
+        assert_eq!(mean(&[-1.0, -1.0 - e]), -1.0);
+        assert_eq!(mean(&[-1.0 - e, -1.0 - 2.0 * e]), -1.0 - 2.0 * e);
+        // Subnormal means: 3 units over 2 is a tie (1.5 units), to even: 2 units.
+        assert_eq!(mean(&[5e-324, 1e-323]), 1e-323);
+        assert_eq!(mean(&[5e-324, 5e-324, 5e-324, 0.0]), 5e-324);
+        assert_eq!(mean(&[-5e-324, 0.0, 0.0]), -0.0);
+        assert_eq!(mean(&[-1e-323, -5e-324]), -1e-323);
+        // Far below, far above and cancelling.
+        assert_eq!(mean(&[1e300, -1e300, 3e-300]), 1e-300);
+        assert_eq!(mean(&[f64::MAX, f64::MAX, f64::MAX]), f64::MAX);
+        assert_eq!(mean(&[-f64::MAX, -f64::MAX]), -f64::MAX);
+        assert_eq!(mean(&[0.0, -0.0]), 0.0);
+    }
+
+    #[test]
+    fn long_division_takes_wide_divisors() {
+        let mut s = ExactSum::default();
+        s.add(3.0, false);
+        // Divisors above 2^32 take the 128-bit path; 2^40 is exact.
+        assert_eq!(s.mean(1 << 40), 3.0 / (1u64 << 40) as f64);
+        assert_eq!(s.mean((1 << 33) + 1), 3.0 / ((1u64 << 33) + 1) as f64);
+        assert_eq!(s.mean(u64::MAX), 1.6263032587282567e-19);
+    }
+
+    #[test]
+    fn integer_means_are_rounded_once() {
+        assert_eq!(integer_mean(7, 2), 3.5);
+        assert_eq!(integer_mean(-7, 3), -7.0 / 3.0);
+        // 2^53 + 1 is not a double: converting first would round it to 2^53.
+        let odd = (1i128 << 53) + 1;
+        assert_eq!(integer_mean(odd * 3, 3), 9007199254740992.0);
+        assert_eq!(integer_mean(odd * 2 + 1, 2), 9007199254740994.0);
+        assert_eq!(integer_mean(i64::MAX as i128 * 3, 3), i64::MAX as f64);
+        assert_eq!(integer_mean(i64::MIN as i128 * 5, 5), i64::MIN as f64);
+        // (2^64 + 2^11 + 1) / 1: a tie for the sum alone, broken by the last bit.
+        let above_tie = (1i128 << 64) + (1 << 11) + 1;
+        assert_eq!(integer_mean(above_tie, 1), 18446744073709555712.0);
+        assert_eq!(integer_mean(1, u64::MAX), 5.421010862427522e-20);
+        assert_eq!(integer_mean(i128::MIN, 1), -1.7014118346046923e38);
+        assert_eq!(integer_mean(i128::MAX, 3), 5.671372782015641e37);
     }
 
     #[test]
@@ -445,6 +619,8 @@ mod tests {
                 .prop_map(f64::from_bits)
                 .prop_filter("finite", |x| x.is_finite()),
             (-1000i64..1000).prop_map(|i| i as f64),
+            // Means of these fall on rounding boundaries (1 + k/2 * 2^-52).
+            (0u64..8).prop_map(|k| 1.0 + k as f64 * f64::EPSILON),
             Just(f64::MAX),
             Just(-f64::MAX),
             Just(5e-324),
@@ -452,6 +628,33 @@ mod tests {
             Just(-16384.0),
             Just(-5e-324),
         ]
+    }
+
+    use proptest::strategy::Strategy as _;
+
+    proptest::proptest! {
+        /// Integer means against the reference's full division, at the extremes too.
+        #[test]
+        fn integer_means_equal_the_reference(
+            sum in proptest::prop_oneof![
+                proptest::prelude::any::<i128>(),
+                proptest::prelude::any::<i64>().prop_map(|v| v as i128 * 3),
+                (-(1i128 << 60)..(1i128 << 60)),
+                proptest::strategy::Just(i128::MIN),
+                proptest::strategy::Just(i128::MAX),
+            ],
+            count in proptest::prop_oneof![
+                1u64..100,
+                proptest::prelude::any::<u64>().prop_map(|c| c.max(1)),
+                proptest::strategy::Just((1u64 << 32) - 1),
+                proptest::strategy::Just(1u64 << 32),
+                proptest::strategy::Just(u64::MAX),
+            ],
+        ) {
+            let got = integer_mean(sum, count);
+            let want = crate::kernels::window::reference::integer_mean(sum, count);
+            proptest::prop_assert_eq!(got.to_bits(), want.to_bits(), "{} / {}", sum, count);
+        }
     }
 
     proptest::proptest! {
@@ -480,6 +683,15 @@ mod tests {
                 }
             }
             let want = crate::kernels::window::reference::exact_sum(&stayed);
+            if !stayed.is_empty() {
+                let n = stayed.len() as u64;
+                let want = crate::kernels::window::reference::float_reference(&stayed, true);
+                let mean = s.clone().mean(n);
+                proptest::prop_assert!(
+                    mean.to_bits() == want.to_bits() || (mean == 0.0 && want == 0.0),
+                    "mean {mean:e} against {want:e} for {stayed:?}"
+                );
+            }
             // Twice: a read after a read starts from narrowed digits.
             for _ in 0..2 {
                 let got = s.clone().rounded().to_f64();

@@ -936,20 +936,19 @@ impl Case {
     }
 }
 
-/// Whether a float result is the expected one: equal (NaN equal to NaN, -0.0 to 0.0), or
-/// for sums and means of finite values within a tolerance of the scaled exact result.
-fn float_close(expected: Option<f64>, found: Option<f64>, tolerance: f64) -> bool {
+/// Whether a float result is the expected one: equal (NaN equal to NaN, -0.0 to 0.0).
+fn float_close(expected: Option<f64>, found: Option<f64>) -> bool {
     match (expected, found) {
         (None, None) => true,
         (Some(a), Some(b)) if a.is_nan() || b.is_nan() => a.is_nan() && b.is_nan(),
         (Some(a), Some(b)) if a.is_infinite() || b.is_infinite() => a == b,
-        (Some(a), Some(b)) => (a - b).abs() <= tolerance,
+        (Some(a), Some(b)) => a == b,
         _ => false,
     }
 }
 
-/// Reference float sum or mean and the tolerance it may be off by (none for sums).
-fn reference_float(values: &[f64], mean: bool) -> (f64, f64) {
+/// Reference float sum or mean, rounded once.
+fn reference_float(values: &[f64], mean: bool) -> f64 {
     crate::kernels::window::reference::float_reference(values, mean)
 }
 
@@ -1024,13 +1023,15 @@ fn check(
                         }
                         (PitAggregation::Mean, false) => {
                             let sum: i128 = int_values.iter().map(|&v| v as i128).sum();
-                            prop_assert_eq!(Some(sum as f64 / n as f64), found_f(), "{}", what);
+                            let expected =
+                                crate::kernels::window::reference::integer_mean(sum, n as u64);
+                            prop_assert_eq!(Some(expected), found_f(), "{}", what);
                         }
                         (PitAggregation::Sum | PitAggregation::Mean, true) => {
-                            let (expected, tolerance) =
+                            let expected =
                                 reference_float(&float_values, agg == PitAggregation::Mean);
                             prop_assert!(
-                                float_close(Some(expected), found_f(), tolerance),
+                                float_close(Some(expected), found_f()),
                                 "{what}: expected {expected}, found {:?}",
                                 found_f()
                             );
@@ -1058,7 +1059,7 @@ fn check(
                                 float_values.iter().max_by(order)
                             };
                             prop_assert!(
-                                float_close(expected.copied(), found_f(), 0.0),
+                                float_close(expected.copied(), found_f()),
                                 "{what}: expected {expected:?}, found {:?}",
                                 found_f()
                             );

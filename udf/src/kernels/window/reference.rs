@@ -1,46 +1,46 @@
-//! Test references for float sums and means, independent of [`super::exact_sum`]: 64-bit
-//! limbs in `i128`, carried to a sign and magnitude, rounded from the top 128 bits.
+//! Test references for float sums and means, and integer means, independent of
+//! [`super::exact_sum`]: 64-bit limbs in `i128`, carried to a sign and magnitude, divided
+//! in full (128-bit steps), rounded from the top 128 bits.
 
-/// The reference sum (`mean`: mean) of `values`, with the tolerance the kernel may be off
-/// by: none for sums (correctly rounded), two ulps for means (a rounded sum, divided).
-/// IEEE rules for NaN and infinities; an overflowing true sum is infinite.
-pub(crate) fn float_reference(values: &[f64], mean: bool) -> (f64, f64) {
+/// The reference sum (`mean`: mean) of `values`, rounded once (correctly, ties to even),
+/// as the kernels must give it. IEEE rules for NaN and infinities; an overflowing true sum
+/// is infinite.
+pub(crate) fn float_reference(values: &[f64], mean: bool) -> f64 {
     let nan = values.iter().any(|v| v.is_nan());
     let positive = values.contains(&f64::INFINITY);
     let negative = values.contains(&f64::NEG_INFINITY);
     if nan || (positive && negative) {
-        return (f64::NAN, 0.0);
+        return f64::NAN;
     }
     if positive || negative {
-        return (
-            if positive {
-                f64::INFINITY
-            } else {
-                f64::NEG_INFINITY
-            },
-            0.0,
-        );
+        return if positive {
+            f64::INFINITY
+        } else {
+            f64::NEG_INFINITY
+        };
     }
-    let sum = exact_sum(values);
-    if !mean {
-        return (sum, 0.0);
-    }
-    let n = values.len() as f64;
-    let expected = if sum.is_finite() {
-        sum / n
-    } else {
-        // Scaled down by 2^-64 (losing only bits far below the result) and back.
-        const DOWN: f64 = 1.0 / 18_446_744_073_709_551_616.0;
-        let scaled: Vec<f64> = values.iter().map(|v| v * DOWN).collect();
-        exact_sum(&scaled) / n / DOWN
-    };
-    (expected, 2.0 * (expected.abs() * f64::EPSILON).max(5e-324))
+    let (negative, limbs) = exact_total(values);
+    let divisor = if mean { values.len() as u64 } else { 1 };
+    round_quotient(negative, &limbs, -1074, divisor.max(1))
 }
 
-/// The correctly rounded sum of finite floats, by adding them as exact fixed-point
-/// numbers of 40 64-bit limbs (units of 2^-1074).
+/// The correctly rounded sum of finite floats.
 pub(crate) fn exact_sum(values: &[f64]) -> f64 {
-    let mut total: Vec<i128> = vec![0; 40]; // little-endian limbs of 64 bits
+    let (negative, limbs) = exact_total(values);
+    round_quotient(negative, &limbs, -1074, 1)
+}
+
+/// The correctly rounded mean `sum / count` of integers.
+pub(crate) fn integer_mean(sum: i128, count: u64) -> f64 {
+    let magnitude = sum.unsigned_abs();
+    let limbs = [magnitude as u64, (magnitude >> 64) as u64];
+    round_quotient(sum < 0, &limbs, 0, count)
+}
+
+/// The exact sum of finite floats as a sign and little-endian 64-bit limbs of its
+/// magnitude, in units of 2^-1074.
+fn exact_total(values: &[f64]) -> (bool, Vec<u64>) {
+    let mut total: Vec<i128> = vec![0; 40];
     for &x in values {
         let bits = x.to_bits();
         let exponent = ((bits >> 52) & 0x7ff) as i64;
@@ -72,24 +72,53 @@ pub(crate) fn exact_sum(values: &[f64]) -> f64 {
             *limb = v.rem_euclid(1 << 64);
         }
     }
-    let Some(top) = total.iter().rposition(|&l| l != 0) else {
-        return 0.0;
+    (negative, total.iter().map(|&l| l as u64).collect())
+}
+
+/// `magnitude / divisor` correctly rounded to a double, signed; `magnitude` holds
+/// little-endian 64-bit limbs, the lowest weighing `2^lowest`. The whole quotient is
+/// computed, with two more limbs below the lowest, and rounded from its top 128 bits
+/// and whether anything (limbs or remainder) lies below them.
+fn round_quotient(negative: bool, magnitude: &[u64], lowest: i64, divisor: u64) -> f64 {
+    let mut dividend = vec![0u64, 0];
+    dividend.extend_from_slice(magnitude);
+    let mut quotient = vec![0u64; dividend.len()];
+    let mut remainder: u128 = 0;
+    for i in (0..dividend.len()).rev() {
+        let current = (remainder << 64) | dividend[i] as u128;
+        quotient[i] = (current / divisor as u128) as u64;
+        remainder = current % divisor as u128;
+    }
+    let Some(top) = quotient.iter().rposition(|&l| l != 0) else {
+        // Non-zero quotients of finite values never reach below 2^-1074-128.
+        return if negative && remainder != 0 {
+            -0.0
+        } else {
+            0.0
+        };
     };
-    // The top two limbs (the value is mantissa * 2^exponent plus the sticky rest).
     let low = top.saturating_sub(1);
     let mut mantissa: u128 = 0;
-    for limb in total[low..=top].iter().rev() {
+    for limb in quotient[low..=top].iter().rev() {
         mantissa = (mantissa << 64) | (*limb as u128);
     }
-    let exponent = low as i64 * 64 - 1074;
-    let sticky = total[..low].iter().any(|&l| l != 0);
+    let exponent = low as i64 * 64 + lowest - 128;
+    let sticky = remainder != 0 || quotient[..low].iter().any(|&l| l != 0);
     let lead = 127 - mantissa.leading_zeros() as i64;
     // Keep 53 bits, fewer where the result is subnormal (its last bit weighs 2^-1074).
     let drop = (lead + 1 - 53).max(0).max(-1074 - exponent) as u32;
-    let kept = mantissa >> drop;
-    let rest = mantissa & ((1u128 << drop) - 1);
-    let half = if drop == 0 { 0 } else { 1u128 << (drop - 1) };
-    let round_up = drop > 0 && (rest > half || (rest == half && (sticky || kept & 1 == 1)));
+    let (kept, rest) = if drop >= 128 {
+        (0, mantissa)
+    } else {
+        (mantissa >> drop, mantissa & ((1u128 << drop) - 1))
+    };
+    let half = match drop {
+        0 => 0,
+        1..=128 => 1u128 << (drop - 1),
+        _ => u128::MAX, // far below half a unit
+    };
+    let round_up =
+        drop > 0 && drop <= 128 && (rest > half || (rest == half && (sticky || kept & 1 == 1)));
     let kept = kept + round_up as u128;
     // kept ≤ 2^53 is exact as a double, and so is the power of two (2^-1074 and up).
     let power = exponent + drop as i64;
@@ -100,7 +129,7 @@ pub(crate) fn exact_sum(values: &[f64]) -> f64 {
     } else {
         f64::from_bits(1 << (power + 1074))
     };
-    let value = kept as f64 * scale;
+    let value = if kept == 0 { 0.0 } else { kept as f64 * scale };
     if negative {
         -value
     } else {
@@ -122,4 +151,16 @@ fn the_reference_rounds_correctly() {
         1.0 + f64::EPSILON
     );
     assert_eq!(exact_sum(&[-2.5, 1e-310, -1e-310]), -2.5);
+    // Means, against exact rational arithmetic (Python's Fraction).
+    let mean = |v: &[f64]| float_reference(v, true);
+    assert_eq!(
+        mean(&[0.3333333333333333, 1.0000000000000002, -1e16]),
+        -3333333333333333.0
+    );
+    assert_eq!(mean(&[5e-324, 1e-323]), 1e-323);
+    assert_eq!(mean(&[-5e-324, 0.0, 0.0]), 0.0);
+    assert_eq!(mean(&[f64::MAX, f64::MAX]), f64::MAX);
+    assert_eq!(integer_mean((1 << 53) * 3 + 3, 3), 9007199254740992.0);
+    assert_eq!(integer_mean(1, u64::MAX), 5.421010862427522e-20);
+    assert_eq!(integer_mean(-7, 3), -7.0 / 3.0);
 }
