@@ -133,7 +133,33 @@ pub(crate) fn sort_by_group<'a>(
         positions: None,
         keyed: true,
     };
-    let parts = grouping.parts(threads_for(order.len(), threads));
+    let threads = threads_for(order.len(), threads);
+    // A group larger than half a thread's share (one key with a third of the events, say)
+    // would keep one thread sorting while the others wait: it is sorted by all of them.
+    let large = order.len() / (2 * threads);
+    // The work left for the runs of groups below: a group's size, none for a large one
+    // (sorted here), as group bounds.
+    let mut work = Vec::with_capacity(grouping.bounds.len());
+    work.push(0);
+    for g in 0..grouping.bounds.len() - 1 {
+        let range = grouping.bounds[g]..grouping.bounds[g + 1];
+        let size = range.len();
+        if threads > 1 && size > large {
+            if !ts[range.clone()].is_sorted() {
+                sort_in_parallel(&mut ts[range.clone()], &mut order[range], threads);
+            }
+            work.push(work[g]);
+        } else {
+            work.push(work[g] + size);
+        }
+    }
+    let parts: Vec<_> = split_groups(&work, threads)
+        .into_iter()
+        .map(|(groups, _)| {
+            let positions = grouping.bounds[groups.start]..grouping.bounds[groups.end];
+            (groups, positions)
+        })
+        .collect();
     // Each part owns the groups of one contiguous range of positions.
     let slices = split_pair(
         &mut ts,
@@ -173,6 +199,57 @@ pub(crate) fn sort_by_group<'a>(
     grouping.order = Some(order);
     grouping.ts = Cow::Owned(ts);
     grouping
+}
+
+/// Sorts one group's positions by (time, row) on `threads` threads: each sorts a share,
+/// then pairs of sorted runs are merged, pairs side by side, until one run is left.
+/// (time, row) pairs are distinct, so the order does not depend on the thread count.
+fn sort_in_parallel(ts: &mut [i64], order: &mut [u32], threads: usize) {
+    let mut source: Vec<(i64, u32)> = ts.iter().copied().zip(order.iter().copied()).collect();
+    let chunk = source.len().div_ceil(threads).max(1);
+    map_units(source.chunks_mut(chunk).collect(), <[_]>::sort_unstable);
+    let mut runs: Vec<Range<usize>> = (0..source.len())
+        .step_by(chunk)
+        .map(|start| start..(start + chunk).min(source.len()))
+        .collect();
+    let mut target = vec![(0i64, 0u32); source.len()];
+    while runs.len() > 1 {
+        let pairs: Vec<&[Range<usize>]> = runs.chunks(2).collect();
+        let mut rest = &mut target[..];
+        let mut tasks = Vec::with_capacity(pairs.len());
+        for pair in &pairs {
+            let span = pair[0].start..pair[pair.len() - 1].end;
+            let (out, tail) = std::mem::take(&mut rest).split_at_mut(span.len());
+            rest = tail;
+            let second = pair.get(1).map_or(&[][..], |r| &source[r.clone()]);
+            tasks.push((&source[pair[0].clone()], second, out));
+        }
+        map_units(tasks, |(first, second, out)| merge(first, second, out));
+        runs = pairs
+            .iter()
+            .map(|pair| pair[0].start..pair[pair.len() - 1].end)
+            .collect();
+        std::mem::swap(&mut source, &mut target);
+    }
+    for ((t, row), &(time, from)) in ts.iter_mut().zip(order.iter_mut()).zip(&source) {
+        *t = time;
+        *row = from;
+    }
+}
+
+/// Merges two sorted runs into `out` (`first.len() + second.len()` long).
+fn merge(first: &[(i64, u32)], second: &[(i64, u32)], out: &mut [(i64, u32)]) {
+    let (mut i, mut j) = (0, 0);
+    for slot in out.iter_mut() {
+        let take_first = j == second.len() || (i < first.len() && first[i] <= second[j]);
+        *slot = if take_first {
+            i += 1;
+            first[i - 1]
+        } else {
+            j += 1;
+            second[j - 1]
+        };
+    }
 }
 
 /// Rows with a time and a group id (as in [`sort_by_group`]) ordered by (group, row): a
@@ -771,4 +848,28 @@ pub(crate) fn key_nulls(keys: &dyn Array) -> Option<NullBuffer> {
         }
     }
     nulls.filter(|n| n.null_count() > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// The parallel sort of one large group equals a plain sort, on any thread count,
+        /// with duplicate times (ordered by row) and runs of any length.
+        #[test]
+        fn a_group_sorted_in_parallel_equals_a_plain_sort(
+            times in proptest::collection::vec(-5i64..5, 0..200),
+            threads in 1usize..7,
+        ) {
+            let mut ts = times.clone();
+            let mut order: Vec<u32> = (0..times.len() as u32).rev().collect();
+            let mut expected: Vec<(i64, u32)> =
+                ts.iter().copied().zip(order.iter().copied()).collect();
+            expected.sort_unstable();
+            sort_in_parallel(&mut ts, &mut order, threads);
+            let got: Vec<(i64, u32)> = ts.into_iter().zip(order).collect();
+            proptest::prop_assert_eq!(got, expected);
+        }
+    }
 }
