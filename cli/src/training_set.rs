@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use arrowfeat_udf::kernels::window::Closed;
+use arrowfeat_udf::kernels::window::{format_nanos, Closed, PitAggregation};
 use arrowfeat_udf::sql::point_in_time::{
     parse_ttl, point_in_time_join, FeatureSpec, PointInTimeJoin,
 };
@@ -143,6 +143,26 @@ pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) 
         }
         None => None,
     };
+    if args.created_cutoff {
+        // Refused here, by flag, before any file is read (the kernel would name its own
+        // argument, `features[i]`, which the user never wrote).
+        if let Some(window) = args
+            .features
+            .iter()
+            .map(|f| &f.0)
+            .find(|f| f.aggregation != PitAggregation::Last || f.period.is_some())
+        {
+            let period = window
+                .period
+                .map(|p| format!(":{}", format_nanos(p)))
+                .unwrap_or_default();
+            return Err(CliError::usage(format!(
+                "--created-cutoff: expected only as-of features (COLUMN or COLUMN:last), found --feature {}:{}{period}",
+                arrowfeat_validator::text::escape_controls(&window.column),
+                window.aggregation.name()
+            )));
+        }
+    }
     let ctx = sql::session();
     let inputs = parquet_inputs(args);
     let name = |e: CliError| sql::name_parquet_inputs(e, &inputs);

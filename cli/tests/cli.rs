@@ -779,11 +779,26 @@ fn training_set_created_cutoff_hides_events_not_yet_created() {
         stdout(&out),
         "k,t,v\n1,2026-01-01T00:00:10,2\n1,2026-01-01T00:00:12,1\n"
     );
-    // Windows are refused with the cutoff, by name.
+    // Windows are refused with the cutoff, by flag, as a usage error.
     let out = run(&["--created-cutoff", "--feature", "v:sum:1h"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "arrowfeat: error: --created-cutoff: expected only as-of features (COLUMN or COLUMN:last), found --feature v:sum:1h\n"
+    );
+    let out = run(&["--created-cutoff", "--feature", "v:first"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("found --feature v:first\n"),
+        "{}",
+        stderr(&out)
+    );
+    // Created times compared with label times must be times too, named by column.
+    std::fs::write(&events, "k,t,created,v\n1,2026-01-01T00:00:05,12,1\n").unwrap();
+    let out = run(&["--created-cutoff"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains("expected only as-of values with `created_cutoff`"),
+        stderr(&out).contains("expected created time `created` of the kind of spine time `t`"),
         "{}",
         stderr(&out)
     );

@@ -431,6 +431,41 @@ pub(crate) fn check_join(spine: &Schema, events: &Schema, join: &PointInTimeJoin
             ),
         )));
     }
+    if let (Some(created), true) = (&join.event_created, join.options.created_cutoff) {
+        // Compared with the spine times, so of their kind (the kernel checks this too, but
+        // knows the columns only as its arguments).
+        let ct = events.field_with_name(created)?.data_type();
+        if time_kind(st) != time_kind(ct) && time_kind(st) != "other" && time_kind(ct) != "other" {
+            return Err(kernel_error(KernelError::wrong_type(
+                FUNCTION,
+                "created",
+                format!(
+                    "expected created time `{created}` of the kind of spine time `{}` ({st}: {}) with created_cutoff, found {ct} ({}); cast one side",
+                    join.spine_time,
+                    time_kind(st),
+                    time_kind(ct)
+                ),
+            )));
+        }
+        if let Some(window) = join
+            .features
+            .iter()
+            .find(|f| f.aggregation != PitAggregation::Last || f.period.is_some())
+        {
+            return Err(error(
+                "features",
+                format!(
+                    "expected only as-of values with created_cutoff, found `{}` of `{}`{}",
+                    window.aggregation.name(),
+                    window.column,
+                    window
+                        .period
+                        .map(|p| format!(" over {}", crate::kernels::window::format_nanos(p)))
+                        .unwrap_or_default()
+                ),
+            ));
+        }
+    }
     for (s, e) in join.spine_keys.iter().zip(&join.event_keys) {
         let st = spine.field_with_name(s)?.data_type();
         let et = events.field_with_name(e)?.data_type();

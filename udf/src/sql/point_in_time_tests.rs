@@ -135,6 +135,23 @@ async fn errors_name_the_argument_and_the_columns() {
     let j = join().ttl(Some(-5));
     let m = message(point_in_time_join(spine(&ctx), events(&ctx), &j).await);
     assert!(m.contains("argument `ttl`"), "{m}");
+    // With the created cutoff: windows are refused by column, and created times must be
+    // times of the spine's kind (`unused` holds integers beside a timestamp).
+    let j = join().created("ts").created_cutoff(true);
+    let m = message(point_in_time_join(spine(&ctx), events(&ctx), &j).await);
+    assert!(
+        m.contains("argument `features`: expected only as-of values with created_cutoff, found `sum` of `amount` over 250us"),
+        "{m}"
+    );
+    let j = PointInTimeJoin::new(&["user", "shop"], "label_time", &["uid", "shop_id"], "ts")
+        .feature(FeatureSpec::as_of("amount"))
+        .created("unused")
+        .created_cutoff(true);
+    let m = message(point_in_time_join(spine(&ctx), events(&ctx), &j).await);
+    assert!(
+        m.contains("argument `created`: expected created time `unused` of the kind of spine time `label_time`"),
+        "{m}"
+    );
 }
 
 #[test]
