@@ -51,7 +51,7 @@ pub fn documentation() -> datafusion::logical_expr::Documentation {
          aggregate of the same key's events visible at the row's time (event time <= spine time, \
          within the TTL), in the spine's row order. Both tables are read into memory; the \
          join runs when the query executes.",
-        "point_in_time(spine, events, keys, spine_time, event_time, feature [, ...] [, 'ttl=30d'] [, 'created=COLUMN'] [, 'closed=right'])",
+        "point_in_time(spine, events, keys, spine_time, event_time, feature [, ...] [, 'ttl=30d'] [, 'created=COLUMN'] [, 'created_cutoff=true'] [, 'closed=right'])",
     )
     .with_argument("spine", "Labels: a registered table or view, or a Parquet/CSV/JSON file path.")
     .with_argument("events", "Events: a registered table or view, or a file path.")
@@ -61,6 +61,7 @@ pub fn documentation() -> datafusion::logical_expr::Documentation {
     .with_argument("feature", "'COLUMN' (as-of value), 'COLUMN:AGG' or 'COLUMN:AGG:PERIOD', AGG one of last, first, sum, count, mean, min, max; optionally ' as NAME'. Output columns are named COLUMN or COLUMN_AGG[_PERIOD].")
     .with_argument("ttl", "'ttl=DURATION': events older than the spine time minus DURATION are invisible (0: no limit).")
     .with_argument("created", "'created=COLUMN': the events' created time, breaking ties on event time (latest wins).")
+    .with_argument("created_cutoff", "'created_cutoff=true': an event is visible only once created too (its created time not after the spine time, Feast's filter_by_created_timestamp); needs created= and as-of features only.")
     .with_argument("closed", "'closed=right' (default: events at the spine time are visible), 'left', 'both' or 'none'.")
     .with_sql_example(
         "> SELECT * FROM point_in_time('labels', 'events', 'user_id', 'label_ts', 'event_ts', 'amount', 'amount:sum:6h', 'ttl=7d') LIMIT 1;\n\
@@ -242,7 +243,7 @@ fn resolve(
 }
 
 /// Parses the arguments after the five fixed ones: `name=value` options (`ttl`,
-/// `created`, `closed`) and features.
+/// `created`, `created_cutoff`, `closed`) and features.
 fn parse_rest(args: &[Expr], mut join: PointInTimeJoin) -> Result<PointInTimeJoin> {
     let mut given: Vec<String> = Vec::new();
     for index in FIXED.len()..args.len() {
@@ -264,6 +265,19 @@ fn parse_rest(args: &[Expr], mut join: PointInTimeJoin) -> Result<PointInTimeJoi
                         join = join.ttl(parse_ttl(NAME, value).map_err(|m| error("ttl", m))?);
                     }
                     "created" => join = join.created(value),
+                    "created_cutoff" => {
+                        let on = match value.to_ascii_lowercase().as_str() {
+                            "true" => true,
+                            "false" => false,
+                            _ => {
+                                return Err(error(
+                                    "created_cutoff",
+                                    format!("expected true or false, found `{value}`"),
+                                ))
+                            }
+                        };
+                        join = join.created_cutoff(on);
+                    }
                     "closed" => {
                         join =
                             join.closed(Closed::parse(NAME, "closed", value).map_err(kernel_error)?)
@@ -271,7 +285,7 @@ fn parse_rest(args: &[Expr], mut join: PointInTimeJoin) -> Result<PointInTimeJoi
                     _ => {
                         return Err(error(
                             "options",
-                            format!("expected an option ttl=, created= or closed=, found `{text}`"),
+                            format!("expected an option ttl=, created=, created_cutoff= or closed=, found `{text}`"),
                         ))
                     }
                 }
@@ -284,6 +298,13 @@ fn parse_rest(args: &[Expr], mut join: PointInTimeJoin) -> Result<PointInTimeJoi
                 join = join.feature(feature);
             }
         }
+    }
+    if given.iter().any(|o| o == "created_cutoff") && !given.iter().any(|o| o == "created") {
+        return Err(error(
+            "created_cutoff",
+            "expected `created=COLUMN` with it (the created time the cutoff compares), found none"
+                .to_string(),
+        ));
     }
     Ok(join)
 }
