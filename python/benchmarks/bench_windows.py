@@ -320,9 +320,84 @@ def against_polars(rounds: int = 7):
         print(f"| {case} | {a[0]:.3f} | {b[0]:.3f} | {b[0] / a[0]:.2f}x | {b[rounds // 2] / a[rounds // 2]:.2f}x |")
 
 
+def limits(rounds: int = 5):
+    """What bounds the two Polars ratios still missed: each Polars call beside arrowfeat's
+    sum, the same call without float work (int64), without a sum (count), with the rows
+    already in key order, and bare memory work of the same size (random gathers, fresh
+    writes), all timed alternately in the same rounds; prints the best of each."""
+    table = event_log(N, KEYS)
+    dense = dense_log(N)
+    df, dense_df = pl.from_arrow(table), pl.from_arrow(dense)
+    ints = pa.array((np.asarray(table["value"]) * 100).astype(np.int64))
+    in_key_order = table.sort_by([("key", "ascending"), ("ts", "ascending")])
+    values = np.asarray(table["value"])
+    shuffle = np.random.default_rng(3).permutation(N)
+    groups = {
+        "rolling 5m per key": {
+            "Polars rolling_sum_by over key": lambda: df.select(
+                pl.col("value").rolling_sum_by("ts", "5m").over("key")
+            ).to_arrow(),
+            "arrowfeat rolling_sum, float64": lambda: af.rolling_sum(
+                table["value"], table["ts"], "5m", by=table["key"]
+            ),
+            "arrowfeat rolling_sum, int64 (no float work)": lambda: af.rolling_sum(
+                ints, table["ts"], "5m", by=table["key"]
+            ),
+            "arrowfeat rolling_count (no sum at all)": lambda: af.rolling_count(
+                table["value"], table["ts"], "5m", by=table["key"]
+            ),
+            "arrowfeat rolling_sum, float64, rows already in key order": lambda: af.rolling_sum(
+                in_key_order["value"], in_key_order["ts"], "5m", by=in_key_order["key"]
+            ),
+            "numpy: 10M doubles gathered at random, three times": lambda: (
+                values[shuffle],
+                values[shuffle],
+                values[shuffle],
+            ),
+        },
+        "hop 500ns / 100ns, one dense key": {
+            "Polars group_by_dynamic sum": lambda: (
+                dense_df.group_by_dynamic("ts", every="100ns", period="500ns", closed="left")
+                .agg(pl.col("value").sum())
+                .to_arrow()
+            ),
+            "arrowfeat hop sum, float64": lambda: af.hop_aggregate(
+                dense["ts"], dense["value"], "500ns", "100ns", "sum"
+            ),
+            "arrowfeat hop count (no sum)": lambda: af.hop_aggregate(
+                dense["ts"], dense["value"], "500ns", "100ns", "count"
+            ),
+            "numpy: three fresh 10M-element arrays written": lambda: (
+                np.full(N, 1, np.int64),
+                np.full(N, 2, np.int64),
+                np.full(N, 3.0),
+            ),
+        },
+    }
+    print(f"N = {N:,}, {CORES} cores, {rounds} alternating rounds, best of each; polars {pl.__version__}")
+    for group, calls in groups.items():
+        for fn in calls.values():
+            fn()  # warm-up
+        times: dict[str, list[float]] = {name: [] for name in calls}
+        for _ in range(rounds):
+            for name, fn in calls.items():
+                start = time.perf_counter()
+                out = fn()
+                times[name].append(time.perf_counter() - start)
+                del out
+        polars = min(next(iter(times.values())))
+        print(f"\n| {group} | best s | Polars time / this time |")
+        print("| --- | ---: | ---: |")
+        for name, t in times.items():
+            print(f"| {name} | {min(t):.3f} | {polars / min(t):.2f}x |")
+
+
 def main():
     if sys.argv[1:] == ["scaling"]:
         scaling()
+        return
+    if sys.argv[1:] == ["limits"]:
+        limits()
         return
     if sys.argv[1:] == ["polars"]:
         against_polars()

@@ -3,6 +3,7 @@ Spark on the same random data: duplicates, unsorted rows, times before 1970, gap
 
 import datetime as dt
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -329,19 +330,26 @@ def test_float_window_sums_are_correctly_rounded() -> None:
     rng = np.random.default_rng(11)
     scales = np.array([5e-324, 1e-300, 1.0, 1e16, 1e150, 1e300, 1.7e305])
     values = (rng.integers(-1000, 1001, 3000) * scales[rng.integers(0, len(scales), 3000)]).astype(np.float64)
-    ts = pa.array(np.arange(len(values)) // 2, pa.timestamp("ns"))  # two events per time
-    period = 4  # ns: eight events per window
-    rolled = af.rolling_sum(pa.array(values), ts, np.timedelta64(period, "ns")).to_pylist()
+    # Two events per time, four nanoseconds per window: eight events per window.
+    _check_rolling_and_hop(values, 2, 4, "sum", _exact_sum)
+
+
+def _check_rolling_and_hop(
+    values: np.ndarray, per_time: int, period: int, aggregation: str, reference: Callable[[np.ndarray], float]
+) -> None:
+    """Every rolling window (one per event) and every hopping window (slide 1 ns) of
+    `values`, `per_time` events per nanosecond, equals `reference` of the values in it."""
+    ts = pa.array(np.arange(len(values)) // per_time, pa.timestamp("ns"))
+    rolled = af.rolling(pa.array(values), ts, np.timedelta64(period, "ns"), aggregation).to_pylist()
     times = np.asarray(ts.cast(pa.int64()))
     for row in range(len(values)):
         inside = (times > times[row] - period) & (times <= times[row])
-        assert rolled[row] == _exact_sum(values[inside]), row
-
-    hop = af.hop_aggregate(ts, pa.array(values), np.timedelta64(period, "ns"), np.timedelta64(1, "ns"), "sum")
+        assert rolled[row] == reference(values[inside]), row
+    hop = af.hop_aggregate(ts, pa.array(values), np.timedelta64(period, "ns"), np.timedelta64(1, "ns"), aggregation)
     starts = hop["window_start"].cast(pa.int64()).to_pylist()
-    for start, total in zip(starts, hop["value"].to_pylist(), strict=True):
+    for start, value in zip(starts, hop["value"].to_pylist(), strict=True):
         inside = (times >= start) & (times < start + period)
-        assert total == _exact_sum(values[inside]), start
+        assert value == reference(values[inside]), start
 
 
 def _exact_mean(values: np.ndarray) -> float:
@@ -366,15 +374,4 @@ def test_float_and_integer_window_means_are_rounded_once() -> None:
     rng = np.random.default_rng(12)
     scales = np.array([5e-324, 1e-300, 1.0, 1e16, 1e150, 1.7e305])
     values = (rng.integers(-1000, 1001, 2000) * scales[rng.integers(0, len(scales), 2000)]).astype(np.float64)
-    ts = pa.array(np.arange(len(values)) // 3, pa.timestamp("ns"))
-    period = 3
-    rolled = af.rolling_mean(pa.array(values), ts, np.timedelta64(period, "ns")).to_pylist()
-    times = np.asarray(ts.cast(pa.int64()))
-    for row in range(len(values)):
-        inside = (times > times[row] - period) & (times <= times[row])
-        assert rolled[row] == _exact_mean(values[inside]), row
-    hop = af.hop_aggregate(ts, pa.array(values), np.timedelta64(period, "ns"), np.timedelta64(1, "ns"), "mean")
-    starts = hop["window_start"].cast(pa.int64()).to_pylist()
-    for start, mean in zip(starts, hop["value"].to_pylist(), strict=True):
-        inside = (times >= start) & (times < start + period)
-        assert mean == _exact_mean(values[inside]), start
+    _check_rolling_and_hop(values, 3, 3, "mean", _exact_mean)

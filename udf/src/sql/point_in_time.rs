@@ -417,36 +417,28 @@ pub(crate) fn check_join(spine: &Schema, events: &Schema, join: &PointInTimeJoin
         _ => "other",
     };
     let st = spine.field_with_name(&join.spine_time)?.data_type();
-    let et = events.field_with_name(&join.event_time)?.data_type();
-    if time_kind(st) != time_kind(et) && time_kind(st) != "other" && time_kind(et) != "other" {
-        return Err(kernel_error(KernelError::wrong_type(
-            FUNCTION,
-            "event_time",
-            format!(
-                "expected event time `{}` of the kind of spine time `{}` ({st}: {}), found {et} ({}); cast one side",
-                join.event_time,
-                join.spine_time,
-                time_kind(st),
-                time_kind(et)
-            ),
-        )));
-    }
-    if let (Some(created), true) = (&join.event_created, join.options.created_cutoff) {
-        // Compared with the spine times, so of their kind (the kernel checks this too, but
-        // knows the columns only as its arguments).
-        let ct = events.field_with_name(created)?.data_type();
-        if time_kind(st) != time_kind(ct) && time_kind(st) != "other" && time_kind(ct) != "other" {
+    // A time column of the events (`what` it is, for `argument`) compared with the spine's.
+    let same_kind = |argument: &str, what: &str, column: &str, condition: &str| {
+        let et = events.field_with_name(column)?.data_type();
+        if time_kind(st) != time_kind(et) && time_kind(st) != "other" && time_kind(et) != "other" {
             return Err(kernel_error(KernelError::wrong_type(
                 FUNCTION,
-                "created",
+                argument,
                 format!(
-                    "expected created time `{created}` of the kind of spine time `{}` ({st}: {}) with created_cutoff, found {ct} ({}); cast one side",
+                    "expected {what} `{column}` of the kind of spine time `{}` ({st}: {}){condition}, found {et} ({}); cast one side",
                     join.spine_time,
                     time_kind(st),
-                    time_kind(ct)
+                    time_kind(et)
                 ),
             )));
         }
+        Ok(())
+    };
+    same_kind("event_time", "event time", &join.event_time, "")?;
+    if let (Some(created), true) = (&join.event_created, join.options.created_cutoff) {
+        // Compared with the spine times too (the kernel checks this as well, but knows the
+        // columns only as its arguments).
+        same_kind("created", "created time", created, " with created_cutoff")?;
         if let Some(window) = join
             .features
             .iter()

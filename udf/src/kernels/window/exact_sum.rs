@@ -129,6 +129,10 @@ impl LongDivision {
 #[inline]
 pub(crate) fn integer_mean(sum: i128, count: u64) -> f64 {
     let magnitude = sum.unsigned_abs();
+    if magnitude == 0 {
+        // A zero quotient never fills the division below.
+        return 0.0;
+    }
     if magnitude < 1 << 53 && count < 1 << 53 {
         // Both are exact doubles, and an IEEE division rounds correctly.
         return sum as f64 / count as f64;
@@ -596,6 +600,9 @@ mod tests {
         assert_eq!(integer_mean(1, u64::MAX), 5.421010862427522e-20);
         assert_eq!(integer_mean(i128::MIN, 1), -1.7014118346046923e38);
         assert_eq!(integer_mean(i128::MAX, 3), 5.671372782015641e37);
+        // Zero over any count, also where the IEEE shortcut does not apply.
+        assert_eq!(integer_mean(0, 1 << 53), 0.0);
+        assert_eq!(integer_mean(0, u64::MAX), 0.0);
     }
 
     #[test]
