@@ -14,8 +14,9 @@ use arrow::array::{Array, ArrayRef, PrimitiveArray};
 use arrow::buffer::{NullBuffer, ScalarBuffer};
 use arrow::datatypes::{ArrowPrimitiveType, Float64Type, Int64Type};
 
-use super::exact_sum::{integer_mean, ExactSum};
+use super::exact_sum::integer_mean;
 use super::groups::{gather, parallel_chunks};
+use super::window_sum::WindowSum;
 use super::NumericValues;
 use crate::kernels::nulls_from_validity;
 
@@ -334,7 +335,7 @@ impl Accumulator for IntMean<'_> {
 
 /// Float sum (or mean) over a sliding window, exact until the final rounding.
 ///
-/// The finite values are added to and subtracted from an [`ExactSum`], a fixed-point
+/// The finite values are added to and subtracted from a [`WindowSum`], a fixed-point
 /// integer in which leaving is exact: each window's result is its values' exact sum
 /// correctly rounded (a mean: that sum divided by the count, rounded once), however
 /// long the window slid and whatever passed through it before. NaN and infinities are
@@ -344,7 +345,7 @@ pub(crate) struct FloatSum<'a> {
     values: &'a [f64],
     valid: Valid<'a>,
     mean: bool,
-    sum: ExactSum,
+    sum: WindowSum,
     n: i64,
     nan: i64,
     positive_infinity: i64,
@@ -357,7 +358,7 @@ impl<'a> FloatSum<'a> {
             values,
             valid: Valid(valid),
             mean,
-            sum: ExactSum::default(),
+            sum: WindowSum::default(),
             n: 0,
             nan: 0,
             positive_infinity: 0,

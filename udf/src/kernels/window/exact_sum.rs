@@ -128,14 +128,42 @@ impl LongDivision {
 /// to even).
 #[inline]
 pub(crate) fn integer_mean(sum: i128, count: u64) -> f64 {
+    fixed_point_mean(sum, 0, count)
+}
+
+/// `2^exponent` for `exponent` in `-1022..=1023` (a normal double).
+#[inline(always)]
+pub(crate) fn power_of_two(exponent: i64) -> f64 {
+    debug_assert!((-1022..=1023).contains(&exponent));
+    f64::from_bits(((exponent + 1023) as u64) << 52)
+}
+
+/// The mean `sum * 2^unit / count` (count ≥ 1, `unit` ≥ -1074), correctly rounded (to
+/// nearest, ties to even).
+#[inline]
+pub(crate) fn fixed_point_mean(sum: i128, unit: i64, count: u64) -> f64 {
     let magnitude = sum.unsigned_abs();
     if magnitude == 0 {
         // A zero quotient never fills the division below.
         return 0.0;
     }
-    if magnitude < 1 << 53 && count < 1 << 53 {
-        // Both are exact doubles, and an IEEE division rounds correctly.
-        return sum as f64 / count as f64;
+    if magnitude < 1 << 53 && count < 1 << 53 && (-1022..=1023).contains(&unit) {
+        // Both are exact doubles and an IEEE division rounds correctly; scaling by a power
+        // of two keeps that rounding while the result stays normal and finite.
+        let mean = sum as f64 / count as f64 * power_of_two(unit);
+        if mean.abs() >= f64::MIN_POSITIVE && mean.is_finite() {
+            return mean;
+        }
+    }
+    if count < 1 << 62 {
+        // The magnitude moved up to 127 bits (nothing lost) and divided at once: the
+        // quotient has at least 65 bits, the remainder says whether anything is left.
+        let shift = magnitude.leading_zeros().saturating_sub(1);
+        let numerator = magnitude << shift;
+        let quotient = numerator / count as u128;
+        let remainder = numerator - quotient * count as u128;
+        let base = 1074 + unit - shift as i64;
+        return round(quotient, remainder != 0, base, sum < 0).to_f64();
     }
     let mut division = LongDivision::new(count);
     // The magnitude's four digits from the top, then zero digits below the units; `next`
@@ -150,12 +178,13 @@ pub(crate) fn integer_mean(sum: i128, count: u64) -> f64 {
         division.feed(digit);
         next -= 1;
     }
-    // The quotient's last bit weighs 2^(32 (next + 1)), that is 2^(1074 + 32 (next + 1))
-    // units of 2^-1074; the digits not fed are those below that bit.
+    // The quotient's last bit weighs 2^(unit + 32 (next + 1)), that is
+    // 2^(1074 + unit + 32 (next + 1)) units of 2^-1074; the digits not fed are those
+    // below that bit.
     let fed_to = DIGIT_BITS as i64 * (next + 1);
     let unfed = fed_to > 0 && magnitude & ((1u128 << fed_to) - 1) != 0;
     let sticky = division.remainder != 0 || unfed;
-    round(division.quotient, sticky, 1074 + fed_to, sum < 0).to_f64()
+    round(division.quotient, sticky, 1074 + unit + fed_to, sum < 0).to_f64()
 }
 
 impl ExactSum {
@@ -397,7 +426,7 @@ fn round(magnitude: u128, sticky: bool, base: i64, negative: bool) -> Rounded {
                 scale: 0,
             };
         }
-        let drop = (-base) as u32; // at most 64
+        let drop = (-base) as u32; // below 128: a quotient stops within 160 bits of the unit
         let mut significand = (magnitude >> drop) as u64;
         let rest = magnitude & ((1u128 << drop) - 1);
         let half = 1u128 << (drop - 1);

@@ -29,6 +29,7 @@ mod point_in_time;
 mod rolling;
 mod session;
 mod tumble;
+mod window_sum;
 
 #[cfg(test)]
 mod reference;
