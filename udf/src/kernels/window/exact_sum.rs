@@ -149,9 +149,10 @@ pub(crate) fn fixed_point_mean(sum: i128, unit: i64, count: u64) -> f64 {
     }
     if magnitude < 1 << 53 && count < 1 << 53 && (-1022..=1023).contains(&unit) {
         // Both are exact doubles and an IEEE division rounds correctly; scaling by a power
-        // of two keeps that rounding while the result stays normal and finite.
+        // of two keeps that rounding while the product is normal and finite. (Exactly
+        // f64::MIN_POSITIVE may be a subnormal product rounded up: a second rounding.)
         let mean = sum as f64 / count as f64 * power_of_two(unit);
-        if mean.abs() >= f64::MIN_POSITIVE && mean.is_finite() {
+        if mean.abs() > f64::MIN_POSITIVE && mean.is_finite() {
             return mean;
         }
     }
@@ -629,6 +630,15 @@ mod tests {
         assert_eq!(integer_mean(1, u64::MAX), 5.421010862427522e-20);
         assert_eq!(integer_mean(i128::MIN, 1), -1.7014118346046923e38);
         assert_eq!(integer_mean(i128::MAX, 3), 5.671372782015641e37);
+        // A quotient just below 2^53 units of 2^-1074 (found by review): dividing first
+        // and scaling would round twice, up to f64::MIN_POSITIVE.
+        let below = f64::from_bits(0x000f_ffff_ffff_ffff);
+        assert_eq!(fixed_point_mean((1 << 53) - 2, -1022, (1 << 53) - 1), below);
+        assert_eq!(
+            fixed_point_mean(-(1 << 53) + 2, -1022, (1 << 53) - 1),
+            -below
+        );
+        assert_eq!(fixed_point_mean((1 << 53) - 3, -1022, (1 << 53) - 2), below);
         // Zero over any count, also where the IEEE shortcut does not apply.
         assert_eq!(integer_mean(0, 1 << 53), 0.0);
         assert_eq!(integer_mean(0, u64::MAX), 0.0);
