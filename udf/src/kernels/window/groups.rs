@@ -201,28 +201,55 @@ pub(crate) fn sort_by_group<'a>(
     grouping
 }
 
-/// Sorts one group's positions by (time, row) on `threads` threads: each sorts a share,
-/// then pairs of sorted runs are merged, pairs side by side, until one run is left.
+/// Sorts one group's positions by (time, row) on `threads` threads: each copies and sorts
+/// a share, then pairs of sorted runs are merged, each merge cut into pieces for the
+/// threads a round leaves idle, until one run is left, which the threads copy back.
 /// (time, row) pairs are distinct, so the order does not depend on the thread count.
 fn sort_in_parallel(ts: &mut [i64], order: &mut [u32], threads: usize) {
-    let mut source: Vec<(i64, u32)> = ts.iter().copied().zip(order.iter().copied()).collect();
-    let chunk = source.len().div_ceil(threads).max(1);
-    map_units(source.chunks_mut(chunk).collect(), <[_]>::sort_unstable);
-    let mut runs: Vec<Range<usize>> = (0..source.len())
-        .step_by(chunk)
-        .map(|start| start..(start + chunk).min(source.len()))
+    let n = ts.len();
+    let chunk = n.div_ceil(threads).max(1);
+    let mut source = vec![(0i64, 0u32); n];
+    let shares: Vec<_> = source
+        .chunks_mut(chunk)
+        .zip(ts.chunks(chunk).zip(order.chunks(chunk)))
         .collect();
-    let mut target = vec![(0i64, 0u32); source.len()];
+    map_units(shares, |(share, (t, o))| {
+        for (slot, pair) in share
+            .iter_mut()
+            .zip(t.iter().copied().zip(o.iter().copied()))
+        {
+            *slot = pair;
+        }
+        share.sort_unstable();
+    });
+    let mut runs: Vec<Range<usize>> = (0..n)
+        .step_by(chunk)
+        .map(|start| start..(start + chunk).min(n))
+        .collect();
+    let mut target = vec![(0i64, 0u32); n];
     while runs.len() > 1 {
         let pairs: Vec<&[Range<usize>]> = runs.chunks(2).collect();
+        let pieces = (threads / pairs.len()).max(1);
         let mut rest = &mut target[..];
-        let mut tasks = Vec::with_capacity(pairs.len());
+        let mut tasks = Vec::new();
         for pair in &pairs {
-            let span = pair[0].start..pair[pair.len() - 1].end;
-            let (out, tail) = std::mem::take(&mut rest).split_at_mut(span.len());
-            rest = tail;
+            let first = &source[pair[0].clone()];
             let second = pair.get(1).map_or(&[][..], |r| &source[r.clone()]);
-            tasks.push((&source[pair[0].clone()], second, out));
+            let total = first.len() + second.len();
+            // Cut the output at equal steps; each cut takes a prefix of each run.
+            let mut cut = (0, 0);
+            for piece in 1..=pieces {
+                let end = if piece == pieces {
+                    (first.len(), second.len())
+                } else {
+                    split_of_merge(first, second, total * piece / pieces)
+                };
+                let length = (end.0 - cut.0) + (end.1 - cut.1);
+                let (out, tail) = std::mem::take(&mut rest).split_at_mut(length);
+                rest = tail;
+                tasks.push((&first[cut.0..end.0], &second[cut.1..end.1], out));
+                cut = end;
+            }
         }
         map_units(tasks, |(first, second, out)| merge(first, second, out));
         runs = pairs
@@ -231,10 +258,34 @@ fn sort_in_parallel(ts: &mut [i64], order: &mut [u32], threads: usize) {
             .collect();
         std::mem::swap(&mut source, &mut target);
     }
-    for ((t, row), &(time, from)) in ts.iter_mut().zip(order.iter_mut()).zip(&source) {
-        *t = time;
-        *row = from;
+    let back: Vec<_> = ts
+        .chunks_mut(chunk)
+        .zip(order.chunks_mut(chunk))
+        .zip(source.chunks(chunk))
+        .collect();
+    map_units(back, |((t, o), sorted)| {
+        for ((time, row), &(from_time, from_row)) in t.iter_mut().zip(o.iter_mut()).zip(sorted) {
+            *time = from_time;
+            *row = from_row;
+        }
+    });
+}
+
+/// How many of `first` and of `second` (sorted, no value in both) the first `k` values of
+/// their merge take: the `a` with `a + b = k`, `first[a - 1] < second[b]` and
+/// `second[b - 1] < first[a]`, by binary search.
+fn split_of_merge(first: &[(i64, u32)], second: &[(i64, u32)], k: usize) -> (usize, usize) {
+    let (mut low, mut high) = (k.saturating_sub(second.len()), k.min(first.len()));
+    while low < high {
+        let a = (low + high) / 2;
+        // Too few from `first` while its next value is below the last taken from `second`.
+        if first[a] < second[k - a - 1] {
+            low = a + 1;
+        } else {
+            high = a;
+        }
     }
+    (low, k - low)
 }
 
 /// Merges two sorted runs into `out` (`first.len() + second.len()` long).
@@ -853,6 +904,7 @@ pub(crate) fn key_nulls(keys: &dyn Array) -> Option<NullBuffer> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy as _;
 
     proptest::proptest! {
         /// The parallel sort of one large group equals a plain sort, on any thread count,
@@ -870,6 +922,28 @@ mod tests {
             sort_in_parallel(&mut ts, &mut order, threads);
             let got: Vec<(i64, u32)> = ts.into_iter().zip(order).collect();
             proptest::prop_assert_eq!(got, expected);
+        }
+
+        /// Every cut of a merge takes a prefix of each run, and together they are the
+        /// first `k` values of the merge.
+        #[test]
+        fn merge_cuts_take_the_first_values(
+            mut all in proptest::collection::btree_set((-20i64..20, 0u32..4), 0..40)
+                .prop_map(|s| s.into_iter().collect::<Vec<_>>()),
+            pick in proptest::collection::vec(proptest::prelude::any::<bool>(), 40),
+        ) {
+            let (mut first, mut second) = (Vec::new(), Vec::new());
+            for (i, v) in all.iter().enumerate() {
+                if pick[i] { first.push(*v) } else { second.push(*v) }
+            }
+            all.sort_unstable();
+            for k in 0..=all.len() {
+                let (a, b) = split_of_merge(&first, &second, k);
+                proptest::prop_assert_eq!(a + b, k);
+                let mut taken: Vec<_> = first[..a].iter().chain(&second[..b]).copied().collect();
+                taken.sort_unstable();
+                proptest::prop_assert_eq!(&taken[..], &all[..k]);
+            }
         }
     }
 }
