@@ -345,12 +345,21 @@ pub(crate) struct FloatSum<'a> {
     values: &'a [f64],
     valid: Valid<'a>,
     mean: bool,
-    sum: WindowSum,
+    pub(super) sum: WindowSum,
     n: i64,
     nan: i64,
     positive_infinity: i64,
     negative_infinity: i64,
+    /// The positions in the window: they enter and leave in order, so they are a range.
+    window: std::ops::Range<usize>,
+    /// Whether they did so far (else the window is not known, and the sum not refitted).
+    in_order: bool,
 }
+
+/// A sum moved out of the fixed point is refitted from the window's values after this
+/// many additions and removals plus twice the window's length: amortised, O(1) each.
+/// (Tiny in tests, so that small inputs refit too.)
+const REFIT_AFTER: u64 = if cfg!(test) { 1 } else { 64 };
 
 impl<'a> FloatSum<'a> {
     pub fn new(values: &'a [f64], valid: Option<&'a [bool]>, mean: bool) -> Self {
@@ -363,6 +372,8 @@ impl<'a> FloatSum<'a> {
             nan: 0,
             positive_infinity: 0,
             negative_infinity: 0,
+            window: 0..0,
+            in_order: true,
         }
     }
 
@@ -386,18 +397,51 @@ impl<'a> FloatSum<'a> {
     }
 }
 
+impl FloatSum<'_> {
+    /// A sum moved to the general form by one value stays there while the window never
+    /// empties; once enough has passed, it is rebuilt from the window's values, which
+    /// may all fit a fixed point again (the outlier gone).
+    #[inline(always)]
+    fn refit_now_and_then(&mut self) {
+        let window = self.window.clone();
+        if self.in_order && self.sum.general_for(REFIT_AFTER + 2 * window.len() as u64) {
+            let valid = self.valid;
+            let values = self.values;
+            self.sum.refit(
+                window
+                    .filter(move |&i| valid.get(i))
+                    .map(move |i| values[i])
+                    .filter(|v| v.is_finite()),
+            );
+        }
+    }
+}
+
 impl Accumulator for FloatSum<'_> {
     type Out = Float64Type;
     #[inline(always)]
     fn push(&mut self, i: usize) {
+        if self.window.is_empty() {
+            self.window = i..i + 1;
+        } else if i == self.window.end {
+            self.window.end += 1;
+        } else {
+            self.in_order = false;
+        }
         self.enter(i, false);
     }
     #[inline(always)]
     fn evict(&mut self, i: usize) {
+        if i == self.window.start && !self.window.is_empty() {
+            self.window.start += 1;
+        } else {
+            self.in_order = false;
+        }
         self.enter(i, true);
     }
     fn clear(&mut self) {
         self.sum.clear();
+        self.window = 0..0;
         self.n = 0;
         self.nan = 0;
         self.positive_infinity = 0;
@@ -416,8 +460,10 @@ impl Accumulator for FloatSum<'_> {
             } else if self.negative_infinity > 0 {
                 f64::NEG_INFINITY
             } else if self.mean {
+                self.refit_now_and_then();
                 self.sum.mean(self.n as u64)
             } else {
+                self.refit_now_and_then();
                 self.sum.value()
             },
         )

@@ -35,6 +35,8 @@ pub(crate) struct WindowSum {
     unit: i64,
     /// Non-zero values in the sum.
     terms: u64,
+    /// Additions and removals since the sum moved to `exact` (or was last refitted).
+    general_operations: u64,
     exact: ExactSum,
 }
 
@@ -45,8 +47,23 @@ impl Default for WindowSum {
             fixed: 0,
             unit: 0,
             terms: 0,
+            general_operations: 0,
             exact: ExactSum::default(),
         }
+    }
+}
+
+/// `mantissa * 2^at` in units of 2^`unit`, when that is a whole number below 2^126.
+#[inline(always)]
+fn term_in(mantissa: u64, at: i64, unit: i64) -> Option<i128> {
+    let shift = at - unit;
+    if (0..=MOST_SHIFT).contains(&shift) {
+        Some((mantissa as i128) << shift)
+    } else if shift < 0 && -shift <= mantissa.trailing_zeros() as i64 {
+        // Below the unit, but only zero bits there.
+        Some((mantissa >> -shift) as i128)
+    } else {
+        None
     }
 }
 
@@ -83,7 +100,10 @@ impl WindowSum {
                     self.exact.add(x, subtract);
                 }
             }
-            Holder::Exact => self.exact.add(x, subtract),
+            Holder::Exact => {
+                self.exact.add(x, subtract);
+                self.general_operations += 1;
+            }
             Holder::Empty => {
                 let chosen = unit + 52 - BELOW_FIRST;
                 if (-1022..=708).contains(&chosen) {
@@ -108,20 +128,56 @@ impl WindowSum {
     /// and the sum does not overflow.
     #[inline(always)]
     fn fixed_plus(&self, mantissa: u64, unit: i64, minus: bool) -> Option<i128> {
-        let shift = unit - self.unit;
-        let term = if (0..=MOST_SHIFT).contains(&shift) {
-            (mantissa as i128) << shift
-        } else if shift < 0 && -shift <= mantissa.trailing_zeros() as i64 {
-            // Below the unit, but only zero bits there.
-            (mantissa >> -shift) as i128
-        } else {
-            return None;
-        };
+        let term = term_in(mantissa, unit, self.unit)?;
         if minus {
             self.fixed.checked_sub(term)
         } else {
             self.fixed.checked_add(term)
         }
+    }
+
+    /// Whether the sum left the fixed point and has taken `operations` additions since,
+    /// (or since the last [`Self::refit`]): worth trying to return.
+    #[inline(always)]
+    pub fn general_for(&self, operations: u64) -> bool {
+        self.holder == Holder::Exact && self.general_operations >= operations
+    }
+
+    /// Moves a sum held in the general form back into the fixed point when `values`
+    /// (every finite value in the sum, nothing else) all fit one unit, chosen from the
+    /// largest of them; else leaves it. The sum stays the same exact number.
+    #[cold]
+    pub fn refit(&mut self, values: impl Iterator<Item = f64> + Clone) {
+        self.general_operations = 0;
+        if self.holder != Holder::Exact {
+            return;
+        }
+        let nonzero = values.filter(|v| *v != 0.0);
+        let Some(top) = nonzero.clone().map(|v| parts(v.to_bits()).2).max() else {
+            return;
+        };
+        let unit = top + 52 - BELOW_FIRST;
+        if !(-1022..=708).contains(&unit) {
+            return;
+        }
+        let mut sum = 0i128;
+        for v in nonzero {
+            let (negative, mantissa, at) = parts(v.to_bits());
+            let Some(term) = term_in(mantissa, at, unit) else {
+                return;
+            };
+            let next = if negative {
+                sum.checked_sub(term)
+            } else {
+                sum.checked_add(term)
+            };
+            let Some(next) = next else { return };
+            sum = next;
+        }
+        self.exact.clear();
+        self.holder = Holder::Fixed;
+        self.unit = unit;
+        self.fixed = sum;
     }
 
     /// Moves the fixed-point sum into `exact`, as three doubles of 52 bits each (exact:
@@ -148,6 +204,7 @@ impl WindowSum {
         self.holder = Holder::Empty;
         self.fixed = 0;
         self.terms = 0;
+        self.general_operations = 0;
     }
 
     /// The sum as a double, correctly rounded (ties to even); infinite beyond `f64::MAX`.
@@ -183,6 +240,14 @@ impl WindowSum {
             Holder::Fixed => fixed_point_mean(self.fixed, self.unit, count),
             Holder::Exact => self.exact.mean(count),
         }
+    }
+}
+
+#[cfg(test)]
+impl WindowSum {
+    /// Whether the sum is held in the fixed point.
+    pub fn is_fixed(&self) -> bool {
+        self.holder == Holder::Fixed
     }
 }
 
@@ -244,6 +309,35 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Sliding windows that never empty, through the accumulator that tracks them: after
+    /// an outlier leaves, the sum returns to the fixed point, with the same results.
+    #[test]
+    fn a_window_that_never_empties_returns_to_the_fixed_point() {
+        use crate::kernels::window::accumulate::{Accumulator, FloatSum};
+        // A small first value, then values 2^40 times larger that do not fit its unit.
+        let mut values = vec![1e-3];
+        values.extend((0..300).map(|i| 1e8 + i as f64 * 0.37));
+        values[150] = -1e-30; // another outlier, later
+        let valid = vec![true; values.len()];
+        let mut sum = FloatSum::new(&values, Some(&valid), false);
+        let width = 20;
+        let mut fixed_after_outliers = false;
+        for i in 0..values.len() {
+            sum.push(i);
+            if i >= width {
+                sum.evict(i - width);
+            }
+            let inside = &values[i.saturating_sub(width - 1)..=i];
+            let got = sum.value().unwrap();
+            let want = reference::exact_sum(inside);
+            assert_eq!(got.to_bits(), want.to_bits(), "row {i}: {inside:?}");
+            if i > 200 {
+                fixed_after_outliers |= sum.sum.is_fixed();
+            }
+        }
+        assert!(fixed_after_outliers, "the sum stayed in the general form");
     }
 
     #[test]
