@@ -403,6 +403,13 @@ impl FloatSum<'_> {
     /// may all fit a fixed point again (the outlier gone).
     #[inline(always)]
     fn refit_now_and_then(&mut self) {
+        if self.sum.is_general() {
+            self.refit();
+        }
+    }
+
+    #[cold]
+    fn refit(&mut self) {
         let window = self.window.clone();
         if self.in_order && self.sum.general_for(REFIT_AFTER + 2 * window.len() as u64) {
             let valid = self.valid;
@@ -421,22 +428,19 @@ impl Accumulator for FloatSum<'_> {
     type Out = Float64Type;
     #[inline(always)]
     fn push(&mut self, i: usize) {
+        // In order: the window's next position (or any, into an empty window).
         if self.window.is_empty() {
-            self.window = i..i + 1;
-        } else if i == self.window.end {
-            self.window.end += 1;
-        } else {
-            self.in_order = false;
+            self.window.start = i;
         }
+        self.in_order &= self.window.is_empty() || i == self.window.end;
+        self.window.end = i + 1;
         self.enter(i, false);
     }
     #[inline(always)]
     fn evict(&mut self, i: usize) {
-        if i == self.window.start && !self.window.is_empty() {
-            self.window.start += 1;
-        } else {
-            self.in_order = false;
-        }
+        // In order: the window's oldest position.
+        self.in_order &= i == self.window.start && !self.window.is_empty();
+        self.window.start = i + 1;
         self.enter(i, true);
     }
     fn clear(&mut self) {

@@ -136,6 +136,12 @@ impl WindowSum {
         }
     }
 
+    /// Whether the sum is held in the general form.
+    #[inline(always)]
+    pub fn is_general(&self) -> bool {
+        self.holder == Holder::Exact
+    }
+
     /// Whether the sum left the fixed point and has taken `operations` additions since,
     /// (or since the last [`Self::refit`]): worth trying to return.
     #[inline(always)]
