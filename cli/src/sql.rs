@@ -1,7 +1,7 @@
 //! `arrowfeat sql`: SQL over Parquet / CSV / JSON files with every arrowfeat UDF registered.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::util::pretty::pretty_format_batches;
@@ -124,27 +124,10 @@ pub fn format_of(path: &str) -> Option<&'static str> {
 pub struct ParquetFiles {
     /// `--table` arguments the query uses, paths in `FROM` or `point_in_time`, and
     /// `LOCATION`s of external tables stored as Parquet.
-    pub read: Vec<ParquetInput>,
+    pub read: Vec<String>,
     /// Whether a statement writes (`COPY ... TO`, `INSERT`): the error may be the
     /// writer's.
     pub written: bool,
-}
-
-/// A Parquet input as messages name it (`--table t=dir`, `'a.parquet'`, ...) and the file
-/// or directory on this machine it reads, if local.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParquetInput {
-    pub shown: String,
-    pub path: Option<PathBuf>,
-}
-
-impl ParquetInput {
-    pub fn new(shown: String, path: Option<&str>) -> Self {
-        Self {
-            shown,
-            path: path.map(PathBuf::from),
-        }
-    }
 }
 
 /// The path on this machine that a table name or location names: itself, or a `file://`
@@ -157,12 +140,12 @@ fn local_path(name: &str) -> Option<&str> {
     }
 }
 
-/// Those of `tables` that are Parquet files or directories, shown as `NAME=PATH`.
-fn parquet_table_args<'a>(tables: impl IntoIterator<Item = &'a TableArg>) -> Vec<ParquetInput> {
+/// Those of `tables` that are Parquet files or directories, as `NAME=PATH`.
+fn parquet_table_args<'a>(tables: impl IntoIterator<Item = &'a TableArg>) -> Vec<String> {
     tables
         .into_iter()
         .filter(|t| format_of(&t.path) == Some("parquet"))
-        .map(|t| ParquetInput::new(format!("{}={}", t.name, t.path), local_path(&t.path)))
+        .map(|t| format!("{}={}", t.name, t.path))
         .collect()
 }
 
@@ -181,9 +164,9 @@ pub fn parquet_files(
     tables: &[TableArg],
 ) -> ParquetFiles {
     let mut files = ParquetFiles::default();
-    let push = |files: &mut ParquetFiles, shown: String, path: &str| {
-        if !files.read.iter().any(|input| input.shown == shown) {
-            files.read.push(ParquetInput::new(shown, local_path(path)));
+    let push = |files: &mut ParquetFiles, name: String| {
+        if !files.read.contains(&name) {
+            files.read.push(name);
         }
     };
     let mut referenced: Vec<String> = Vec::new();
@@ -209,7 +192,7 @@ pub fn parquet_files(
                 if create.file_type.eq_ignore_ascii_case("parquet") =>
             {
                 for location in &create.locations {
-                    push(&mut files, format!("LOCATION '{location}'"), location);
+                    push(&mut files, format!("LOCATION '{location}'"));
                 }
             }
             Statement::CopyTo(_) => files.written = true,
@@ -231,7 +214,7 @@ pub fn parquet_files(
             let path = local_path(&name).unwrap_or(&name);
             let parquet = format_of(path) == Some("parquet");
             if !registered && parquet {
-                push(&mut files, format!("'{name}'"), &name);
+                push(&mut files, format!("'{name}'"));
             }
             referenced.push(name);
         }
@@ -253,26 +236,11 @@ pub fn name_parquet_inputs(e: CliError, files: &ParquetFiles) -> CliError {
     let Some(detail) = e.message.strip_prefix(crate::PARQUET_UNREADABLE) else {
         return e;
     };
-    let quote = |text: &str| arrowfeat_validator::text::quote(text, 200);
-    if let Some((input, file)) = unreadable_file(&files.read) {
-        // Found by reading the inputs again: the reader's own error does not say which.
-        let shown = quote(&input.shown);
-        let message = if input.path.as_ref() == Some(&file) {
-            format!("cannot read the Parquet file {shown}: {detail}")
-        } else {
-            let file = quote(&file.display().to_string());
-            format!("cannot read the Parquet file {file} (in {shown}): {detail}")
-        };
-        return CliError {
-            message,
-            exit_code: e.exit_code,
-        };
-    }
     let names: Vec<String> = files
         .read
         .iter()
         .take(LISTED)
-        .map(|input| quote(&input.shown))
+        .map(|n| arrowfeat_validator::text::quote(n, 200))
         .collect();
     let mut list = names.join(", ");
     if files.read.len() > LISTED {
@@ -293,102 +261,12 @@ pub fn name_parquet_inputs(e: CliError, files: &ParquetFiles) -> CliError {
     }
 }
 
-/// Most files of the inputs read again to find the one that fails.
-const PROBED_FILES: usize = 10_000;
-/// Most bytes decoded in full when every footer reads: past it, the inputs are named
-/// together rather than read twice.
-const PROBED_BYTES: u64 = 256 << 20;
-
-/// The first file of `inputs` (local files, and the Parquet files inside local
-/// directories, in name order) that the Parquet reader fails on, with its input: first
-/// by footer and schema alone, then, for inputs up to [`PROBED_BYTES`], by decoding it
-/// all. `None` when every file reads (the error was elsewhere, or not reproducible).
-fn unreadable_file(inputs: &[ParquetInput]) -> Option<(&ParquetInput, PathBuf)> {
-    let mut files: Vec<(&ParquetInput, PathBuf)> = Vec::new();
-    for input in inputs {
-        let Some(path) = &input.path else { continue };
-        let mut found = Vec::new();
-        parquet_files_in(path, &mut found);
-        found.sort();
-        files.extend(found.into_iter().map(|file| (input, file)));
-        if files.len() >= PROBED_FILES {
-            files.truncate(PROBED_FILES);
-            break;
-        }
-    }
-    let total: u64 = files
-        .iter()
-        .map(|(_, f)| std::fs::metadata(f).map_or(0, |m| m.len()))
-        .sum();
-    let fails = |whole: bool| files.iter().find(|(_, file)| !reads(file, whole)).cloned();
-    fails(false).or_else(|| (total <= PROBED_BYTES).then(|| fails(true)).flatten())
-}
-
-/// `path` itself if it is a file, else the `.parquet` files below the directory
-/// (skipping hidden and `_` names, which the reader does not take either).
-fn parquet_files_in(path: &Path, found: &mut Vec<PathBuf>) {
-    let Ok(metadata) = std::fs::metadata(path) else {
-        return;
-    };
-    if metadata.is_file() {
-        found.push(path.to_path_buf());
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(path) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('.') || name.starts_with('_') || found.len() >= PROBED_FILES {
-            continue;
-        }
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            parquet_files_in(&entry.path(), found);
-        } else if kind.is_file() && name.ends_with(".parquet") {
-            found.push(entry.path());
-        }
-    }
-}
-
-/// Whether the Parquet reader reads `file`: its footer and schema, and with `whole`
-/// every row. A panic of the reader (some corrupt files cause one) counts as a failure.
-fn reads(file: &Path, whole: bool) -> bool {
-    use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-    let read = || -> Result<(), Box<dyn std::error::Error>> {
-        let builder = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(file)?)?;
-        if whole {
-            for batch in builder.build()? {
-                batch?;
-            }
-        }
-        Ok(())
-    };
-    matches!(
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)),
-        Ok(Ok(()))
-    )
-}
-
-/// An error while opening the input `what` (such as `--table t=a.parquet`) at `path`.
-pub fn input_error(what: &str, path: &str, e: datafusion::error::DataFusionError) -> CliError {
+/// An error while opening the input `what` (such as `--table t=a.parquet`).
+pub fn input_error(what: &str, e: datafusion::error::DataFusionError) -> CliError {
     let e = CliError::from(e);
     match e.message.strip_prefix(crate::PARQUET_UNREADABLE) {
         Some(detail) => {
-            let input = ParquetInput::new(what.to_string(), local_path(path));
-            match unreadable_file(std::slice::from_ref(&input)) {
-                // A file inside a directory: named.
-                Some((_, file)) if input.path.as_ref() != Some(&file) => {
-                    let file = arrowfeat_validator::text::quote(&file.display().to_string(), 200);
-                    CliError::failure(format!(
-                        "{what}: cannot read the Parquet file {file}: {detail}"
-                    ))
-                }
-                _ => CliError::failure(format!("{what}: cannot read the Parquet file: {detail}")),
-            }
+            CliError::failure(format!("{what}: cannot read the Parquet file: {detail}"))
         }
         None => CliError::failure(format!("{what}: {}", e.message)),
     }
@@ -454,7 +332,7 @@ pub async fn register_tables(ctx: &SessionContext, tables: &[TableArg]) -> CliRe
                 )))
             }
         };
-        registered.map_err(|e| input_error(&format!("--table {name}={path}"), path, e))?;
+        registered.map_err(|e| input_error(&format!("--table {name}={path}"), e))?;
     }
     Ok(())
 }

@@ -113,7 +113,7 @@ async fn read(
             )))
         }
     };
-    read.map_err(|e| sql::input_error(&format!("--{flag} {text}"), &text, e))
+    read.map_err(|e| sql::input_error(&format!("--{flag} {text}"), e))
 }
 
 /// The Parquet files among the spine and events, as `--flag path`, and whether the
@@ -123,10 +123,7 @@ pub fn parquet_inputs(args: &TrainingSetArgs) -> sql::ParquetFiles {
         read: [("spine", &args.spine), ("events", &args.events)]
             .into_iter()
             .filter(|(_, path)| sql::format_of(&path.to_string_lossy()) == Some("parquet"))
-            .map(|(flag, path)| sql::ParquetInput {
-                shown: format!("--{flag} {}", path.display()),
-                path: Some(path.to_path_buf()),
-            })
+            .map(|(flag, path)| format!("--{flag} {}", path.display()))
             .collect(),
         written: args
             .output
