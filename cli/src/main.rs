@@ -267,15 +267,25 @@ fn main() -> ExitCode {
                     .and_then(|mut p| p.take())
                     .unwrap_or_else(|| panic_message(payload.as_ref()));
                 Err(match message.strip_prefix(CORRUPT_PARQUET) {
-                    Some(_) => sql::name_parquet_inputs(
-                        CliError::failure(format!(
-                            // The panic's own words are Rust internals ("called
-                            // `Option::unwrap()`"): ARROWFEAT_DEBUG_PANIC=1 prints them.
-                            "{}the file is corrupt (the Parquet reader failed on it)",
-                            arrowfeat_cli::PARQUET_UNREADABLE
-                        )),
-                        &PARQUET_INPUTS.lock().map(|n| n.clone()).unwrap_or_default(),
-                    ),
+                    Some(_) => {
+                        let inputs = PARQUET_INPUTS.lock().map(|n| n.clone()).unwrap_or_default();
+                        // The panic's own words are Rust internals ("called
+                        // `Option::unwrap()`"): ARROWFEAT_DEBUG_PANIC=1 prints them. A
+                        // statement that writes Parquet may have hit the writer instead
+                        // (options it cannot honour).
+                        let cause = if inputs.written {
+                            "the Parquet library failed (a corrupt input, or writer options it cannot honour)"
+                        } else {
+                            "the file is corrupt (the Parquet reader failed on it)"
+                        };
+                        sql::name_parquet_inputs(
+                            CliError::failure(format!(
+                                "{}{cause}",
+                                arrowfeat_cli::PARQUET_UNREADABLE
+                            )),
+                            &inputs,
+                        )
+                    }
                     None => CliError {
                         message: format!("internal error (please report it): {message}"),
                         exit_code: 70,

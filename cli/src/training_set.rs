@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use arrowfeat_udf::kernels::window::{format_nanos, Closed, PitAggregation};
+use arrowfeat_udf::kernels::window::{Closed, PitAggregation};
 use arrowfeat_udf::sql::point_in_time::{
     parse_ttl, point_in_time_join, FeatureSpec, PointInTimeJoin,
 };
@@ -18,13 +18,20 @@ use crate::{CliError, CliResult};
 /// event) or `COLUMN:AGG:PERIOD`, each optionally `AS NAME`, e.g. `amount:sum:5m`
 /// ([`FeatureSpec::parse`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FeatureArg(pub FeatureSpec);
+pub struct FeatureArg {
+    pub spec: FeatureSpec,
+    /// The argument as written, for messages.
+    pub text: String,
+}
 
 impl std::str::FromStr for FeatureArg {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        FeatureSpec::parse(s).map(FeatureArg)
+        FeatureSpec::parse(s).map(|spec| FeatureArg {
+            spec,
+            text: s.to_string(),
+        })
     }
 }
 
@@ -149,17 +156,11 @@ pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) 
         if let Some(window) = args
             .features
             .iter()
-            .map(|f| &f.0)
-            .find(|f| f.aggregation != PitAggregation::Last || f.period.is_some())
+            .find(|f| f.spec.aggregation != PitAggregation::Last || f.spec.period.is_some())
         {
-            let period = window
-                .period
-                .map(|p| format!(":{}", format_nanos(p)))
-                .unwrap_or_default();
             return Err(CliError::usage(format!(
-                "--created-cutoff: expected only as-of features (COLUMN or COLUMN:last), found --feature {}:{}{period}",
-                arrowfeat_validator::text::escape_controls(&window.column),
-                window.aggregation.name()
+                "--created-cutoff: expected only as-of features (COLUMN or COLUMN:last), found --feature {}",
+                arrowfeat_validator::text::quote(&window.text, 200)
             )));
         }
     }
@@ -176,7 +177,7 @@ pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) 
         join = join.created(created).created_cutoff(args.created_cutoff);
     }
     for feature in &args.features {
-        join = join.feature(feature.0.clone());
+        join = join.feature(feature.spec.clone());
     }
     let result = point_in_time_join(spine, events, &join)
         .await

@@ -233,6 +233,20 @@ fn hostile_sql_input_ends_in_one_line_errors_not_crashes() {
         stderr(&out)
     );
     assert!(stderr(&out).ends_with("(inputs: 'examples/data/events.parquet'; or the output)\n"));
+    // A writer that panics on options it cannot honour is not called a corrupt input.
+    let query = format!(
+        "COPY (SELECT amount FROM 'examples/data/events.parquet') TO '{}/p.parquet' \
+         STORED AS PARQUET OPTIONS ('format.max_row_group_size' '0')",
+        tmp.path().display()
+    );
+    let out = arrowfeat(&["sql", &query, "--allow-write"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "arrowfeat: error: a Parquet file cannot be read or written: the Parquet library \
+         failed (a corrupt input, or writer options it cannot honour) \
+         (inputs: 'examples/data/events.parquet'; or the output)\n"
+    );
     // A 0-byte Parquet file is not an empty table.
     let empty = tmp.path().join("empty.parquet");
     std::fs::write(&empty, b"").unwrap();
@@ -785,6 +799,13 @@ fn training_set_created_cutoff_hides_events_not_yet_created() {
     assert_eq!(
         stderr(&out),
         "arrowfeat: error: --created-cutoff: expected only as-of features (COLUMN or COLUMN:last), found --feature v:sum:1h\n"
+    );
+    let out = run(&["--created-cutoff", "--feature", "v:SUM:3600s as total"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("found --feature v:SUM:3600s as total\n"),
+        "{}",
+        stderr(&out)
     );
     let out = run(&["--created-cutoff", "--feature", "v:first"]);
     assert_eq!(out.status.code(), Some(2));

@@ -439,6 +439,16 @@ pub(crate) fn check_join(spine: &Schema, events: &Schema, join: &PointInTimeJoin
         // Compared with the spine times too (the kernel checks this as well, but knows the
         // columns only as its arguments).
         same_kind("created", "created time", created, " with created_cutoff")?;
+        let ct = events.field_with_name(created)?.data_type();
+        if time_kind(ct) == "other" {
+            return Err(kernel_error(KernelError::wrong_type(
+                FUNCTION,
+                "created",
+                format!(
+                    "expected created time `{created}` to be a timestamp, a date or an integer (nanoseconds) with created_cutoff, found {ct}"
+                ),
+            )));
+        }
         if let Some(window) = join
             .features
             .iter()

@@ -152,6 +152,15 @@ async fn errors_name_the_argument_and_the_columns() {
         m.contains("argument `created`: expected created time `unused` of the kind of spine time `label_time`"),
         "{m}"
     );
+    let j = PointInTimeJoin::new(&["user", "shop"], "label_time", &["uid", "shop_id"], "ts")
+        .feature(FeatureSpec::as_of("amount"))
+        .created("uid")
+        .created_cutoff(true);
+    let m = message(point_in_time_join(spine(&ctx), events(&ctx), &j).await);
+    assert!(
+        m.contains("argument `created`: expected created time `uid` to be a timestamp, a date or an integer (nanoseconds) with created_cutoff, found Utf8"),
+        "{m}"
+    );
 }
 
 #[test]
