@@ -93,19 +93,7 @@ pub fn session() -> SessionContext {
 pub fn format_of(path: &str) -> Option<&'static str> {
     let probe = Path::new(path);
     let file = if probe.is_dir() {
-        // A directory of files: judge by the first file's extension.
-        std::fs::read_dir(probe)
-            .ok()?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            // Spark's `_SUCCESS` and `.part-*.crc` files say nothing of the format.
-            .filter(|p| {
-                p.is_file()
-                    && !p
-                        .file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.starts_with('.') || n.starts_with('_'))
-            })
-            .min()?
+        first_data_file(probe, 8)?
     } else {
         probe.to_path_buf()
     };
@@ -115,6 +103,37 @@ pub fn format_of(path: &str) -> Option<&'static str> {
         "json" | "ndjson" | "jsonl" => Some("json"),
         _ => None,
     }
+}
+
+/// The first data file of a directory, by name: one directly inside, else one inside its
+/// Hive partitions (`day=2/`, to `depth` levels), which the reader reads as well.
+fn first_data_file(dir: &Path, depth: usize) -> Option<std::path::PathBuf> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        // Spark's `_SUCCESS` and `.part-*.crc` files say nothing of the format.
+        .filter(|p| {
+            !p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with('.') || n.starts_with('_'))
+        })
+        .collect();
+    entries.sort();
+    if let Some(file) = entries.iter().find(|p| p.is_file()) {
+        return Some(file.clone());
+    }
+    if depth == 0 {
+        return None;
+    }
+    entries
+        .iter()
+        .filter(|p| {
+            p.is_dir()
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.contains('='))
+        })
+        .find_map(|p| first_data_file(p, depth - 1))
 }
 
 /// The Parquet files and directories a run reads, as the user wrote them, and whether it

@@ -361,6 +361,16 @@ fn fifos_are_refused_instead_of_blocking() {
         assert!(out.status.success(), "{}", stderr(&out));
         assert!(stdout(&out).contains("| 2 |"), "{}", stdout(&out));
     }
+    // A directory of Hive partitions only (`day=1/`, `day=2/`) is a table of its files.
+    let partitioned = tmp.path().join("partitioned");
+    for day in ["day=1", "day=2"] {
+        std::fs::create_dir_all(partitioned.join(day)).unwrap();
+        std::fs::write(partitioned.join(day).join("part.csv"), "a\n1\n2\n").unwrap();
+    }
+    let table = format!("t={}", partitioned.display());
+    let out = arrowfeat(&["sql", "SELECT count(*) AS n FROM t", "--table", &table]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("| 4 |"), "{}", stdout(&out));
 }
 
 #[test]
