@@ -196,8 +196,15 @@ pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) 
                 )))
                 }
             };
-            written
-                .map_err(|e| CliError::failure(format!("--output {text}: {}", e.find_root())))?;
+            if let Err(e) = written {
+                // A failed run leaves no file behind: a partial training set would look
+                // like a whole one to the next step.
+                let _ = std::fs::remove_file(path);
+                return Err(CliError::failure(format!(
+                    "--output {text}: {}",
+                    e.find_root()
+                )));
+            }
         }
         None => {
             let stream = result.execute_stream().await.map_err(|e| name(e.into()))?;

@@ -824,6 +824,37 @@ fn training_set_created_cutoff_hides_events_not_yet_created() {
         "{}",
         stderr(&out)
     );
+    // A run that fails while writing leaves no output behind (the CSV writer refuses a
+    // list, after creating the file).
+    let listed = tmp.path().join("listed.json");
+    let spine_ns = tmp.path().join("labels_ns.csv");
+    std::fs::write(&listed, "{\"k\":1,\"t\":1767225605000000000,\"v\":[1,2]}\n").unwrap();
+    std::fs::write(&spine_ns, "k,t\n1,1767225610000000000\n").unwrap();
+    let output = tmp.path().join("training.csv");
+    let out = arrowfeat(&[
+        "training-set",
+        "--spine",
+        spine_ns.to_str().unwrap(),
+        "--events",
+        listed.to_str().unwrap(),
+        "--by",
+        "k",
+        "--spine-time",
+        "t",
+        "--event-time",
+        "t",
+        "--feature",
+        "v",
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not supported in CSV"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!output.exists(), "a partial training set was left behind");
     // Created times compared with label times must be times too, named by column.
     std::fs::write(&events, "k,t,created,v\n1,2026-01-01T00:00:05,12,1\n").unwrap();
     let out = run(&["--created-cutoff"]);
