@@ -1,6 +1,6 @@
 //! The `arrowfeat` binary as a user runs it: output snapshots, exit codes, one-line errors.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn repo() -> PathBuf {
@@ -767,7 +767,7 @@ fn training_set_created_cutoff_hides_events_not_yet_created() {
          1,2026-01-01T00:00:03,2026-01-01T00:00:04,2\n",
     )
     .unwrap();
-    let run = |extra: &[&str]| {
+    let run_on = |spine: &Path, events: &Path, extra: &[&str]| {
         let mut args = vec![
             "training-set",
             "--spine",
@@ -790,6 +790,7 @@ fn training_set_created_cutoff_hides_events_not_yet_created() {
         args.extend_from_slice(extra);
         arrowfeat(&args)
     };
+    let run = |extra: &[&str]| run_on(&spine, &events, extra);
     // Without the cutoff the event at 5 s is visible at 10 s although created at 12 s.
     let out = run(&[]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -828,26 +829,14 @@ fn training_set_created_cutoff_hides_events_not_yet_created() {
     // list, after creating the file).
     let listed = tmp.path().join("listed.json");
     let spine_ns = tmp.path().join("labels_ns.csv");
-    std::fs::write(&listed, "{\"k\":1,\"t\":1767225605000000000,\"v\":[1,2]}\n").unwrap();
+    std::fs::write(
+        &listed,
+        "{\"k\":1,\"t\":1767225605000000000,\"created\":1767225600000000000,\"v\":[1,2]}\n",
+    )
+    .unwrap();
     std::fs::write(&spine_ns, "k,t\n1,1767225610000000000\n").unwrap();
     let output = tmp.path().join("training.csv");
-    let out = arrowfeat(&[
-        "training-set",
-        "--spine",
-        spine_ns.to_str().unwrap(),
-        "--events",
-        listed.to_str().unwrap(),
-        "--by",
-        "k",
-        "--spine-time",
-        "t",
-        "--event-time",
-        "t",
-        "--feature",
-        "v",
-        "-o",
-        output.to_str().unwrap(),
-    ]);
+    let out = run_on(&spine_ns, &listed, &["-o", output.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("not supported in CSV"),

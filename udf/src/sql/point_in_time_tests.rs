@@ -143,20 +143,19 @@ async fn errors_name_the_argument_and_the_columns() {
         m.contains("argument `features`: expected only as-of values with created_cutoff, found `sum` of `amount` over 250us"),
         "{m}"
     );
-    let j = PointInTimeJoin::new(&["user", "shop"], "label_time", &["uid", "shop_id"], "ts")
-        .feature(FeatureSpec::as_of("amount"))
-        .created("unused")
-        .created_cutoff(true);
-    let m = message(point_in_time_join(spine(&ctx), events(&ctx), &j).await);
+    // An as-of feature with the cutoff on `created`.
+    let cutoff_on = |created: &str| {
+        PointInTimeJoin::new(&["user", "shop"], "label_time", &["uid", "shop_id"], "ts")
+            .feature(FeatureSpec::as_of("amount"))
+            .created(created)
+            .created_cutoff(true)
+    };
+    let m = message(point_in_time_join(spine(&ctx), events(&ctx), &cutoff_on("unused")).await);
     assert!(
         m.contains("argument `created`: expected created time `unused` of the kind of spine time `label_time`"),
         "{m}"
     );
-    let j = PointInTimeJoin::new(&["user", "shop"], "label_time", &["uid", "shop_id"], "ts")
-        .feature(FeatureSpec::as_of("amount"))
-        .created("uid")
-        .created_cutoff(true);
-    let m = message(point_in_time_join(spine(&ctx), events(&ctx), &j).await);
+    let m = message(point_in_time_join(spine(&ctx), events(&ctx), &cutoff_on("uid")).await);
     assert!(
         m.contains("argument `created`: expected created time `uid` to be a timestamp, a date or an integer (nanoseconds) with created_cutoff, found Utf8"),
         "{m}"
