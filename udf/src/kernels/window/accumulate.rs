@@ -16,7 +16,7 @@ use arrow::datatypes::{ArrowPrimitiveType, Float64Type, Int64Type};
 
 use super::exact_sum::integer_mean;
 use super::groups::{gather, parallel_chunks};
-use super::window_sum::WindowSum;
+use super::window_sum::{RunUnit, WindowSum};
 use super::NumericValues;
 use crate::kernels::nulls_from_validity;
 
@@ -89,6 +89,14 @@ pub(crate) trait Accumulator {
     fn evict(&mut self, i: usize);
     /// Empties the window (between groups and sessions).
     fn clear(&mut self);
+    /// Empties the window, and announces that every push until the next `begin` is one
+    /// of `positions` (a group, or the part of one that a piece of work covers): an
+    /// accumulator may prepare for them (see [`FloatSum`]). Pushing another position
+    /// then panics.
+    fn begin(&mut self, positions: std::ops::Range<usize>) {
+        let _ = positions;
+        self.clear();
+    }
     /// The aggregate of the window; `None` is null.
     fn value(&mut self) -> Option<<Self::Out as ArrowPrimitiveType>::Native>;
     /// Whether an integer sum left the `Int64` range.
@@ -354,6 +362,12 @@ pub(crate) struct FloatSum<'a> {
     window: std::ops::Range<usize>,
     /// Whether they did so far (else the window is not known, and the sum not refitted).
     in_order: bool,
+    /// One fixed point for every value [`Accumulator::begin`] announced, when they have
+    /// one: the window's sum is then `run_sum` (in its units), kept by plain integer
+    /// additions, and `sum` is not used.
+    run: Option<RunUnit>,
+    run_sum: i128,
+    run_positions: std::ops::Range<usize>,
 }
 
 /// A sum moved out of the fixed point is refitted from the window's values after this
@@ -374,6 +388,28 @@ impl<'a> FloatSum<'a> {
             negative_infinity: 0,
             window: 0..0,
             in_order: true,
+            run: None,
+            run_sum: 0,
+            run_positions: 0..0,
+        }
+    }
+
+    /// Adds (`leave`: removes) position `i` of the announced run.
+    #[inline(always)]
+    fn run_enter(&mut self, unit: RunUnit, i: usize, leave: bool) {
+        assert!(
+            self.run_positions.contains(&i),
+            "position {i} outside the run {:?} begun",
+            self.run_positions
+        );
+        let term = unit.term(self.values[i]);
+        // No overflow: the run's values fit one i128 together (RunUnit::of).
+        if leave {
+            self.run_sum -= term;
+            self.n -= 1;
+        } else {
+            self.run_sum += term;
+            self.n += 1;
         }
     }
 
@@ -428,6 +464,9 @@ impl Accumulator for FloatSum<'_> {
     type Out = Float64Type;
     #[inline(always)]
     fn push(&mut self, i: usize) {
+        if let Some(unit) = self.run {
+            return self.run_enter(unit, i, false);
+        }
         // In order: the window's next position (or any, into an empty window).
         if self.window.is_empty() {
             self.window.start = i;
@@ -438,6 +477,9 @@ impl Accumulator for FloatSum<'_> {
     }
     #[inline(always)]
     fn evict(&mut self, i: usize) {
+        if let Some(unit) = self.run {
+            return self.run_enter(unit, i, true);
+        }
         // In order: the window's oldest position.
         self.in_order &= i == self.window.start && !self.window.is_empty();
         self.window.start = i + 1;
@@ -450,11 +492,32 @@ impl Accumulator for FloatSum<'_> {
         self.nan = 0;
         self.positive_infinity = 0;
         self.negative_infinity = 0;
+        self.run_sum = 0;
+    }
+    fn begin(&mut self, positions: std::ops::Range<usize>) {
+        self.clear();
+        let all_valid = self
+            .valid
+            .0
+            .is_none_or(|v| v[positions.clone()].iter().all(|&b| b));
+        self.run = if all_valid {
+            RunUnit::of(&self.values[positions.clone()])
+        } else {
+            None
+        };
+        self.run_positions = positions;
     }
     #[inline(always)]
     fn value(&mut self) -> Option<f64> {
         if self.n == 0 {
             return None;
+        }
+        if let Some(unit) = self.run {
+            return Some(if self.mean {
+                unit.mean(self.run_sum, self.n as u64)
+            } else {
+                unit.value(self.run_sum)
+            });
         }
         Some(
             if self.nan > 0 || (self.positive_infinity > 0 && self.negative_infinity > 0) {

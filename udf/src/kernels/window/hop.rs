@@ -554,6 +554,7 @@ fn hop_windows_of<A: Accumulator>(
             piece.events.start + ts[piece.events.clone()].partition_point(|&t| (t as i128) < end)
         });
         out.reserve(expected_windows(ts, &(piece.events.start..until), hop));
+        acc.begin(piece.events.start..until);
         let before_end = |start: i64| piece.to.is_none_or(|to| start < to);
         let key_row = grouping.row(grouping.bounds[piece.group]);
         let (mut left, mut right) = (group.start, group.start);

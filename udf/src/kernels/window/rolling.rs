@@ -128,6 +128,7 @@ fn sweep<A: Accumulator, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool
     let (include_current, include_oldest) = (INCLUDE_CURRENT, INCLUDE_OLDEST);
     for g in groups {
         let group = grouping.bounds[g]..grouping.bounds[g + 1];
+        acc.begin(group.clone());
         let (mut low, mut high) = (group.start, group.start);
         for p in group.clone() {
             let t = ts[p];

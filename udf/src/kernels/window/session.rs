@@ -135,6 +135,7 @@ fn sessions_of<A: Accumulator>(
     const NAME: &str = "session_aggregate";
     let mut out = Windows::new(grouping.keyed, true);
     sessions(grouping, groups, gap, |first, last| {
+        acc.begin(first..last + 1);
         for p in first..=last {
             acc.push(p);
         }

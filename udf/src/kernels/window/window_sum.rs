@@ -218,22 +218,7 @@ impl WindowSum {
     pub fn value(&mut self) -> f64 {
         match self.holder {
             Holder::Empty => 0.0,
-            Holder::Fixed => {
-                // The top 63 bits, every bit below them folded into the last ("round to
-                // odd"): converting that rounds as the whole integer would (10 bits to
-                // spare), in one signed 64-bit conversion instead of a 128-bit one. The
-                // product by a power of two is exact: normal, and below 2^836.
-                let magnitude = self.fixed.unsigned_abs();
-                let shift = 65u32.saturating_sub(magnitude.leading_zeros());
-                let kept = (magnitude >> shift) as i64;
-                let below = magnitude & ((1u128 << shift) - 1) != 0;
-                let value = (kept | below as i64) as f64 * power_of_two(self.unit + shift as i64);
-                if self.fixed < 0 {
-                    -value
-                } else {
-                    value
-                }
-            }
+            Holder::Fixed => fixed_to_f64(self.fixed, self.unit),
             Holder::Exact => self.exact.value(),
         }
     }
@@ -246,6 +231,98 @@ impl WindowSum {
             Holder::Fixed => fixed_point_mean(self.fixed, self.unit, count),
             Holder::Exact => self.exact.mean(count),
         }
+    }
+}
+
+/// `fixed` units of 2^`unit` (`unit` in -1022..=708, |fixed| < 2^127) as a double,
+/// correctly rounded (ties to even).
+#[inline(always)]
+pub(crate) fn fixed_to_f64(fixed: i128, unit: i64) -> f64 {
+    // The top 63 bits, every bit below them folded into the last ("round to odd"):
+    // converting that rounds as the whole integer would (10 bits to spare), in one signed
+    // 64-bit conversion instead of a 128-bit one. The product by a power of two is exact:
+    // normal, and below 2^836.
+    let magnitude = fixed.unsigned_abs();
+    let shift = 65u32.saturating_sub(magnitude.leading_zeros());
+    let kept = (magnitude >> shift) as i64;
+    let below = magnitude & ((1u128 << shift) - 1) != 0;
+    let value = (kept | below as i64) as f64 * power_of_two(unit + shift as i64);
+    if fixed < 0 {
+        -value
+    } else {
+        value
+    }
+}
+
+/// One fixed point for a whole run of values, found before they are summed: when every
+/// value is finite and within 2^(74 - bits of the run's length) of the others, each is a
+/// whole number of units of the smallest one's last bit, and any sum of them fits an
+/// `i128`. Sums over the run are then plain integer additions and subtractions, with no
+/// check per value. The exact sum is the same integer as in a [`WindowSum`], so results
+/// are bit for bit the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RunUnit {
+    /// The smallest biased exponent of a non-zero value (≥ 1: no subnormal): the unit
+    /// is 2^(`least` - 1075), the last bit of a double with that exponent.
+    least: i64,
+}
+
+impl RunUnit {
+    /// The run's unit, or `None` when a value is NaN, infinite or subnormal, or the
+    /// values are too far apart for one `i128` (or the unit is outside -1022..=708).
+    pub fn of(values: &[f64]) -> Option<Self> {
+        let (mut largest, mut least) = (0u64, 0x7ffu64);
+        for &x in values {
+            let magnitude = x.to_bits() & !(1 << 63);
+            largest = largest.max(magnitude);
+            // Zeros add nothing and take no part in the unit.
+            let exponent = if magnitude == 0 {
+                0x7ff
+            } else {
+                magnitude >> 52
+            };
+            least = least.min(exponent);
+        }
+        if largest == 0 {
+            // Only zeros: any unit holds them.
+            return Some(Self { least: 1075 });
+        }
+        // NaN and infinities have the largest bits of all; subnormals a zero exponent.
+        if largest >= f64::INFINITY.to_bits() || least == 0 {
+            return None;
+        }
+        let (least, top) = (least as i64, (largest >> 52) as i64);
+        let unit = least - 1075;
+        // The largest magnitude needs `top - least + 53` bits in units; `len` of them
+        // fewer than `len_bits` more, and an i128 has 127 for the magnitude.
+        let len_bits = 64 - (values.len() as u64).leading_zeros() as i64;
+        ((-1022..=708).contains(&unit) && top - least + 53 + len_bits <= 127)
+            .then_some(Self { least })
+    }
+
+    /// `x` (one of the run's values) in units.
+    #[inline(always)]
+    pub fn term(self, x: f64) -> i128 {
+        let bits = x.to_bits();
+        let biased = ((bits >> 52) & 0x7ff) as i64;
+        let mantissa = (bits & ((1 << 52) - 1)) | (((biased != 0) as u64) << 52);
+        // For a run's non-zero value 0 <= biased - least <= 74 - 53; a zero's mantissa is
+        // 0, whatever its (wrapped) shift.
+        let magnitude = (mantissa as i128).wrapping_shl((biased - self.least) as u32);
+        let negative = -((bits >> 63) as i128);
+        (magnitude ^ negative) - negative
+    }
+
+    /// A sum of the run's values (in units) as a double, correctly rounded.
+    #[inline(always)]
+    pub fn value(self, sum: i128) -> f64 {
+        fixed_to_f64(sum, self.least - 1075)
+    }
+
+    /// A sum of `count` (≥ 1) of the run's values, divided by `count`, correctly rounded.
+    #[inline(always)]
+    pub fn mean(self, sum: i128, count: u64) -> f64 {
+        fixed_point_mean(sum, self.least - 1075, count)
     }
 }
 
@@ -315,6 +392,78 @@ mod tests {
                 );
             }
         }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        /// Whenever a run has a unit, every sliding window over it read through that unit
+        /// equals the reference sum and mean bit for bit; values of similar magnitude
+        /// always have one.
+        #[test]
+        fn run_units_sum_like_the_reference(
+            values in proptest::collection::vec(value(), 1..60),
+            similar in proptest::collection::vec(-1e6f64..1e6, 1..60),
+            width in 1usize..8,
+        ) {
+            prop_assert!(RunUnit::of(&similar).is_some(), "{similar:?}");
+            for run in [&values, &similar] {
+                let Some(unit) = RunUnit::of(run) else { continue };
+                let mut sum = 0i128;
+                for i in 0..run.len() {
+                    sum += unit.term(run[i]);
+                    if i >= width {
+                        sum -= unit.term(run[i - width]);
+                    }
+                    let inside = &run[i.saturating_sub(width - 1)..=i];
+                    let want = reference::exact_sum(inside);
+                    let got = unit.value(sum);
+                    prop_assert!(
+                        got.to_bits() == want.to_bits() || (got == 0.0 && want == 0.0),
+                        "sum {got:e} against {want:e} for {inside:?}"
+                    );
+                    let want = reference::float_reference(inside, true);
+                    let got = unit.mean(sum, inside.len() as u64);
+                    prop_assert!(
+                        got.to_bits() == want.to_bits() || (got == 0.0 && want == 0.0),
+                        "mean {got:e} against {want:e} for {inside:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Which runs have a unit: finite normal values whose largest sum fits 127 bits.
+    #[test]
+    fn run_units_refuse_what_they_cannot_hold() {
+        assert!(RunUnit::of(&[]).is_some());
+        assert!(RunUnit::of(&[0.0, -0.0]).is_some());
+        for outlier in [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            5e-324,
+            f64::MAX,
+            1e-300,
+        ] {
+            assert_eq!(RunUnit::of(&[1.0, outlier, 2.0]), None, "{outlier:e}");
+        }
+        // The widest spread for two values (2 bits of length): top - least <= 127 - 53 - 2,
+        // 72 binades apart.
+        let (large, small) = (f64::from_bits(0x3ff0_0000_0000_0000), 2f64.powi(-72));
+        assert!(RunUnit::of(&[large, small]).is_some());
+        assert_eq!(RunUnit::of(&[large, small / 2.0]), None);
+        // The sums that need every bit: the largest magnitudes with full mantissas.
+        let full = f64::from_bits(0x3fff_ffff_ffff_ffff);
+        let run = vec![-full; 3];
+        let mut with_small = run.clone();
+        with_small.push(2f64.powi(-71));
+        let unit = RunUnit::of(&with_small).expect("72 binades apart, 4 values");
+        let sum: i128 = with_small.iter().map(|&x| unit.term(x)).sum();
+        assert_eq!(unit.value(sum), reference::exact_sum(&with_small));
+        // Units outside -1022..=708 (sums near the ends of the double range) are refused.
+        assert_eq!(RunUnit::of(&[1e300, 3e299]), None);
+        assert!(RunUnit::of(&[1e200, 3e199]).is_some());
+        assert_eq!(RunUnit::of(&[2f64.powi(-1000)]), None);
     }
 
     /// Sliding windows that never empty, through the accumulator that tracks them: after
