@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, PrimitiveArray};
@@ -15,7 +16,7 @@ use arrow::buffer::{NullBuffer, ScalarBuffer};
 use arrow::datatypes::{ArrowPrimitiveType, Float64Type, Int64Type};
 
 use super::exact_sum::integer_mean;
-use super::groups::{gather, parallel_chunks};
+use super::groups::{gather, map_units};
 use super::window_sum::{RunUnit, WindowSum};
 use super::NumericValues;
 use crate::kernels::nulls_from_validity;
@@ -135,45 +136,89 @@ impl<T: ArrowPrimitiveType> Results<T> {
     }
 }
 
-/// Per-position results (`values[p]`, `valid[p]`) as per-row results: row `r` takes
-/// position `positions[r]` (`u32::MAX`: null), or position `r` without `positions`.
-/// A gather rather than a scatter, so that threads can share it.
+/// A 64-bit result value, moved through an `AtomicU64` by [`to_rows`].
+pub(crate) trait Word: Copy + Default + Send + Sync {
+    fn to_word(self) -> u64;
+    fn from_word(word: u64) -> Self;
+}
+
+impl Word for i64 {
+    #[inline(always)]
+    fn to_word(self) -> u64 {
+        self as u64
+    }
+    #[inline(always)]
+    fn from_word(word: u64) -> Self {
+        word as i64
+    }
+}
+
+impl Word for f64 {
+    #[inline(always)]
+    fn to_word(self) -> u64 {
+        self.to_bits()
+    }
+    #[inline(always)]
+    fn from_word(word: u64) -> Self {
+        f64::from_bits(word)
+    }
+}
+
+/// Per-position results (`values[p]`, `valid[p]`) as per-row results: position `p` goes
+/// to row `order[p]` (rows no position names, those with a null time, are null), or to
+/// row `p` without `order`. Threads scatter disjoint runs of positions into the shared
+/// rows through relaxed atomic stores (plain stores on x86): one pass, with no inverse
+/// permutation built first.
 pub(crate) fn to_rows<T: ArrowPrimitiveType>(
     values: Vec<T::Native>,
     valid: Vec<bool>,
-    positions: Option<&[u32]>,
+    order: Option<&[u32]>,
     rows: usize,
     threads: usize,
-) -> ArrayRef {
-    let Some(positions) = positions else {
+) -> ArrayRef
+where
+    T::Native: Word,
+{
+    let Some(order) = order else {
         return Arc::new(PrimitiveArray::<T>::new(
             ScalarBuffer::from(values),
             nulls_from_validity(valid),
         ));
     };
-    let mut out = vec![T::Native::default(); rows];
-    parallel_chunks(threads, &mut out, positions, |dst, from| {
-        for (d, &p) in dst.iter_mut().zip(from) {
-            if p != u32::MAX {
-                *d = values[p as usize];
+    let out: Vec<AtomicU64> = (0..rows).map(|_| AtomicU64::new(0)).collect();
+    // Every row has a position (no null time) and every position a value: no nulls.
+    let all_valid = order.len() == rows && valid.iter().all(|&v| v);
+    let ok: Vec<AtomicBool> = if all_valid {
+        Vec::new()
+    } else {
+        (0..rows).map(|_| AtomicBool::new(false)).collect()
+    };
+    let chunk = order.len().div_ceil(threads.max(1)).max(1);
+    let units: Vec<_> = order
+        .chunks(chunk)
+        .zip(values.chunks(chunk).zip(valid.chunks(chunk)))
+        .collect();
+    map_units(units, |(rows_of, (values, valid))| {
+        for (&row, &value) in rows_of.iter().zip(values) {
+            out[row as usize].store(value.to_word(), AtomicOrdering::Relaxed);
+        }
+        if !all_valid {
+            for (&row, &v) in rows_of.iter().zip(valid) {
+                ok[row as usize].store(v, AtomicOrdering::Relaxed);
             }
         }
     });
-    // Every row has a position (no null time) and every position a value: no null
-    // buffer, and no second pass over the rows to build one.
-    if values.len() == rows && valid.iter().all(|&v| v) {
-        return Arc::new(PrimitiveArray::<T>::new(ScalarBuffer::from(out), None));
-    }
-    let mut ok = vec![false; rows];
-    parallel_chunks(threads, &mut ok, positions, |dst, from| {
-        for (d, &p) in dst.iter_mut().zip(from) {
-            *d = p != u32::MAX && valid[p as usize];
-        }
-    });
-    Arc::new(PrimitiveArray::<T>::new(
-        ScalarBuffer::from(out),
-        nulls_from_validity(ok),
-    ))
+    // Same size and alignment: collected in place.
+    let out: Vec<T::Native> = out
+        .into_iter()
+        .map(|w| T::Native::from_word(w.into_inner()))
+        .collect();
+    let nulls = if all_valid {
+        None
+    } else {
+        nulls_from_validity(ok.into_iter().map(AtomicBool::into_inner).collect())
+    };
+    Arc::new(PrimitiveArray::<T>::new(ScalarBuffer::from(out), nulls))
 }
 
 /// Runs `body` with `make` bound to a factory (`Fn() -> impl Accumulator`, callable from

@@ -44,7 +44,7 @@ pub(super) fn latest_indices(
         (Some(s), Some(e)) => matched_ids(FUNCTION, s, e, null_keys_match)?,
         _ => (Vec::new(), Vec::new(), 1),
     };
-    let spine = sort_by_group(&spine_ids, groups, spine_times, false, threads);
+    let spine = sort_by_group(&spine_ids, groups, spine_times, threads);
     drop(spine_ids);
     // Events in key order (not time order): each key's binary searches then stay within
     // its own spine times, in cache, rather than jumping across the whole spine.

@@ -27,9 +27,6 @@ pub(crate) struct Grouping<'a> {
     pub ts: Cow<'a, [i64]>,
     /// Group `g` holds positions `bounds[g]..bounds[g + 1]`; groups are in key order.
     pub bounds: Vec<usize>,
-    /// The sorted position of each input row (`u32::MAX` for a null time), when asked
-    /// for and `order` is not the identity: per-row results are gathered through it.
-    positions: Option<Vec<u32>>,
     /// Whether rows were grouped by keys (else all rows are one group).
     pub keyed: bool,
 }
@@ -44,11 +41,6 @@ impl Grouping<'_> {
     /// The input rows in sorted order, or `None` when they are already in order.
     pub fn permutation(&self) -> Option<&[u32]> {
         self.order.as_deref()
-    }
-
-    /// The sorted position of each input row (see [`group_and_sort`]'s `positions`).
-    pub fn positions(&self) -> Option<&[u32]> {
-        self.positions.as_deref()
     }
 
     /// The input row and time of each sorted position, and the group bounds.
@@ -75,7 +67,6 @@ pub(crate) fn group_and_sort<'a>(
     function: &'static str,
     keys: Option<&ArrayRef>,
     times: &'a EventTimes<'_>,
-    positions: bool,
     threads: usize,
 ) -> Result<Grouping<'a>> {
     let rows = times.len();
@@ -105,11 +96,10 @@ pub(crate) fn group_and_sort<'a>(
             order: None,
             ts: Cow::Borrowed(&times.nanos[..]),
             bounds: vec![0, rows],
-            positions: None,
             keyed: false,
         });
     }
-    let mut grouping = sort_by_group(&ids, groups, times, positions, threads);
+    let mut grouping = sort_by_group(&ids, groups, times, threads);
     grouping.keyed = keys.is_some();
     Ok(grouping)
 }
@@ -122,7 +112,6 @@ pub(crate) fn sort_by_group<'a>(
     ids: &[u32],
     groups: usize,
     times: &EventTimes<'_>,
-    positions: bool,
     threads: usize,
 ) -> Grouping<'a> {
     let (mut order, mut ts, bounds) = partition_by_group(ids, groups, times, threads);
@@ -130,7 +119,6 @@ pub(crate) fn sort_by_group<'a>(
         order: None,
         ts: Cow::Owned(Vec::new()),
         bounds,
-        positions: None,
         keyed: true,
     };
     let threads = threads_for(order.len(), threads);
@@ -189,13 +177,6 @@ pub(crate) fn sort_by_group<'a>(
         }
     };
     map_units(tasks, sort_part);
-    if positions {
-        let mut position_of = vec![u32::MAX; times.len()];
-        for (p, &row) in order.iter().enumerate() {
-            position_of[row as usize] = p as u32;
-        }
-        grouping.positions = Some(position_of);
-    }
     grouping.order = Some(order);
     grouping.ts = Cow::Owned(ts);
     grouping

@@ -178,7 +178,7 @@ pub fn hop_aggregate(
     let times = event_times(NAME, "ts", ts)?;
     ensure_len(NAME, "values", values.len(), times.len())?;
     let values = numeric_values(NAME, "values", values, aggregation)?;
-    let grouping = group_and_sort(NAME, keys, &times, false, threads)?;
+    let grouping = group_and_sort(NAME, keys, &times, threads)?;
     let threads = threads_for(grouping.len(), threads);
     let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
     let produced = AtomicUsize::new(0);
@@ -626,7 +626,7 @@ mod tests {
     fn pieces_repeat_little_work() {
         let ts = Int64Array::from_iter_values(0..4000);
         let times = event_times("hop_aggregate", "ts", &ts).unwrap();
-        let grouping = group_and_sort("hop_aggregate", None, &times, false, 1).unwrap();
+        let grouping = group_and_sort("hop_aggregate", None, &times, 1).unwrap();
         let wide = pieces(&grouping, hop_of(4000, 64));
         assert_eq!(wide.len(), 1, "{wide:?}");
         let narrow = pieces(&grouping, hop_of(16, 4));

@@ -607,10 +607,10 @@ fn sort_both(
         _ => (Vec::new(), Vec::new(), 1),
     };
     let (spine_rows, spine_ts, spine_bounds) =
-        sort_by_group(&spine_ids, groups, spine_times, false, threads).into_parts();
+        sort_by_group(&spine_ids, groups, spine_times, threads).into_parts();
     drop(spine_ids);
     let (mut event_rows, event_ts, event_bounds) =
-        sort_by_group(&event_ids, groups, event_times, false, threads).into_parts();
+        sort_by_group(&event_ids, groups, event_times, threads).into_parts();
     drop(event_ids);
     let mut keys = Vec::new();
     for g in 0..groups {

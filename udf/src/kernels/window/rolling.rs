@@ -3,7 +3,7 @@
 use arrow::array::{Array, ArrayRef};
 use arrow::datatypes::ArrowPrimitiveType;
 
-use super::accumulate::{to_rows, with_accumulator, Accumulator, Native, SortedValues};
+use super::accumulate::{to_rows, with_accumulator, Accumulator, Native, SortedValues, Word};
 use super::duration::ensure_positive;
 use super::groups::{group_and_sort, map_units, split_pair, threads_for, Grouping};
 use super::hop::overflow_error;
@@ -29,7 +29,7 @@ pub fn rolling(
     let times = event_times(function, "ts", ts)?;
     ensure_len(function, "value", values.len(), times.len())?;
     let values = numeric_values(function, "value", values, aggregation)?;
-    let grouping = group_and_sort(function, keys, &times, true, threads)?;
+    let grouping = group_and_sort(function, keys, &times, threads)?;
     let threads = threads_for(grouping.len(), threads);
     let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
     let window = Window { period, closed };
@@ -56,7 +56,10 @@ fn run<A: Accumulator>(
     window: Window,
     threads: usize,
     rows: usize,
-) -> (ArrayRef, bool) {
+) -> (ArrayRef, bool)
+where
+    Native<A>: Word,
+{
     let positions = grouping.len();
     let mut values = vec![Native::<A>::default(); positions];
     let mut valid = vec![false; positions];
@@ -85,7 +88,7 @@ fn run<A: Accumulator>(
     })
     .contains(&true);
     (
-        to_rows::<A::Out>(values, valid, grouping.positions(), rows, threads),
+        to_rows::<A::Out>(values, valid, grouping.permutation(), rows, threads),
         overflow,
     )
 }

@@ -50,7 +50,7 @@ pub fn session_window(
     const NAME: &str = "session_window";
     ensure_positive(NAME, "gap", gap)?;
     let times = event_times(NAME, "ts", ts)?;
-    let grouping = group_and_sort(NAME, keys, &times, false, threads)?;
+    let grouping = group_and_sort(NAME, keys, &times, threads)?;
     let rows = times.len();
     let mut starts = vec![0i64; rows];
     let mut ends = vec![0i64; rows];
@@ -102,7 +102,7 @@ pub fn session_aggregate(
     let times = event_times(NAME, "ts", ts)?;
     ensure_len(NAME, "values", values.len(), times.len())?;
     let values = numeric_values(NAME, "values", values, aggregation)?;
-    let grouping = group_and_sort(NAME, keys, &times, false, threads)?;
+    let grouping = group_and_sort(NAME, keys, &times, threads)?;
     let threads = threads_for(grouping.len(), threads);
     let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
     let runs: Vec<_> = grouping
