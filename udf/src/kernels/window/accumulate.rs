@@ -30,8 +30,14 @@ pub(crate) enum SortedValues<'a> {
 }
 
 impl<'a> SortedValues<'a> {
-    /// The values of the rows in `order` (all rows, in place, when `order` is `None`).
-    pub fn gather(values: &'a NumericValues, order: Option<&[u32]>, threads: usize) -> Self {
+    /// The values of the rows in `order` (all rows, in place, when `order` is `None`);
+    /// `carried`: the values already in that order, as words (see `group_and_sort`).
+    pub fn gather(
+        values: &'a NumericValues,
+        order: Option<&[u32]>,
+        carried: Option<Vec<u64>>,
+        threads: usize,
+    ) -> Self {
         fn validity(nulls: Option<&NullBuffer>, order: Option<&[u32]>) -> Option<Vec<bool>> {
             let nulls = nulls.filter(|n| n.null_count() > 0)?;
             Some(match order {
@@ -39,23 +45,28 @@ impl<'a> SortedValues<'a> {
                 None => nulls.iter().collect(),
             })
         }
-        fn in_order<'v, T: Copy + Default + Send + Sync>(
+        fn in_order<'v, T: Word>(
             v: &'v [T],
             order: Option<&[u32]>,
+            carried: Option<Vec<u64>>,
             threads: usize,
         ) -> Cow<'v, [T]> {
-            match order {
-                Some(order) => Cow::Owned(gather(v, order, threads)),
-                None => Cow::Borrowed(v),
+            match (order, carried) {
+                // Same size and alignment: converted in place.
+                (Some(order), Some(words)) if words.len() == order.len() => {
+                    Cow::Owned(words.into_iter().map(T::from_word).collect())
+                }
+                (Some(order), _) => Cow::Owned(gather(v, order, threads)),
+                (None, _) => Cow::Borrowed(v),
             }
         }
         match values {
             NumericValues::Int(a) => Self::Int(
-                in_order(a.values(), order, threads),
+                in_order(a.values(), order, carried, threads),
                 validity(a.nulls(), order),
             ),
             NumericValues::Float(a) => Self::Float(
-                in_order(a.values(), order, threads),
+                in_order(a.values(), order, carried, threads),
                 validity(a.nulls(), order),
             ),
             NumericValues::Validity(nulls) => Self::Validity(validity(nulls.as_ref(), order)),

@@ -44,12 +44,12 @@ pub(super) fn latest_indices(
         (Some(s), Some(e)) => matched_ids(FUNCTION, s, e, null_keys_match)?,
         _ => (Vec::new(), Vec::new(), 1),
     };
-    let spine = sort_by_group(&spine_ids, groups, spine_times, threads);
+    let spine = sort_by_group(&spine_ids, groups, spine_times, None, threads);
     drop(spine_ids);
     // Events in key order (not time order): each key's binary searches then stay within
     // its own spine times, in cache, rather than jumping across the whole spine.
-    let (event_rows, event_ts, event_bounds) =
-        partition_by_group(&event_ids, groups, event_times, threads);
+    let (event_rows, event_ts, _, event_bounds) =
+        partition_by_group(&event_ids, groups, event_times, None, threads);
     drop(event_ids);
     let strict = matches!(closed, Closed::Left | Closed::Neither);
     let events = event_rows.len();

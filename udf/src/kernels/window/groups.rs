@@ -29,6 +29,8 @@ pub(crate) struct Grouping<'a> {
     pub bounds: Vec<usize>,
     /// Whether rows were grouped by keys (else all rows are one group).
     pub keyed: bool,
+    /// The carried column (see [`group_and_sort`]) in sorted order, when `order` is set.
+    carried: Option<Vec<u64>>,
 }
 
 impl Grouping<'_> {
@@ -51,6 +53,12 @@ impl Grouping<'_> {
         (order, self.ts.into_owned(), self.bounds)
     }
 
+    /// The carried column in sorted order, once (`None`: nothing was carried, or the
+    /// input already is in order).
+    pub fn take_carried(&mut self) -> Option<Vec<u64>> {
+        self.carried.take()
+    }
+
     /// Number of sorted positions (rows with a time).
     pub fn len(&self) -> usize {
         self.ts.len()
@@ -63,10 +71,14 @@ impl Grouping<'_> {
     }
 }
 
+/// Rows grouped by key and ordered by time (see [`Grouping`]). `carry`, a 64-bit column
+/// of the rows (the values to aggregate), is put in the same order on the way, while the
+/// rows are read in sequence, rather than gathered afterwards in random order.
 pub(crate) fn group_and_sort<'a>(
     function: &'static str,
     keys: Option<&ArrayRef>,
     times: &'a EventTimes<'_>,
+    carry: Option<&[u64]>,
     threads: usize,
 ) -> Result<Grouping<'a>> {
     let rows = times.len();
@@ -97,9 +109,10 @@ pub(crate) fn group_and_sort<'a>(
             ts: Cow::Borrowed(&times.nanos[..]),
             bounds: vec![0, rows],
             keyed: false,
+            carried: None,
         });
     }
-    let mut grouping = sort_by_group(&ids, groups, times, threads);
+    let mut grouping = sort_by_group(&ids, groups, times, carry, threads);
     grouping.keyed = keys.is_some();
     Ok(grouping)
 }
@@ -112,14 +125,17 @@ pub(crate) fn sort_by_group<'a>(
     ids: &[u32],
     groups: usize,
     times: &EventTimes<'_>,
+    carry: Option<&[u64]>,
     threads: usize,
 ) -> Grouping<'a> {
-    let (mut order, mut ts, bounds) = partition_by_group(ids, groups, times, threads);
+    let (mut order, mut ts, mut carried, bounds) =
+        partition_by_group(ids, groups, times, carry, threads);
     let mut grouping = Grouping {
         order: None,
         ts: Cow::Owned(Vec::new()),
         bounds,
         keyed: true,
+        carried: None,
     };
     let threads = threads_for(order.len(), threads);
     // A group larger than half a thread's share (one key with a third of the events, say)
@@ -134,7 +150,19 @@ pub(crate) fn sort_by_group<'a>(
         let size = range.len();
         if threads > 1 && size > large {
             if !ts[range.clone()].is_sorted() {
-                sort_in_parallel(&mut ts[range.clone()], &mut order[range], threads);
+                sort_in_parallel(&mut ts[range.clone()], &mut order[range.clone()], threads);
+                if let Some(carry) = carry {
+                    parallel_chunks(
+                        threads,
+                        &mut carried[range.clone()],
+                        &order[range],
+                        |dst, rows| {
+                            for (d, &r) in dst.iter_mut().zip(rows) {
+                                *d = carry[r as usize];
+                            }
+                        },
+                    );
+                }
             }
             work.push(work[g]);
         } else {
@@ -154,13 +182,27 @@ pub(crate) fn sort_by_group<'a>(
         &mut order,
         parts.iter().map(|(_, range)| range.len()),
     );
+    let carried_slices = split_lengths(
+        &mut carried,
+        parts
+            .iter()
+            .map(|(_, range)| if carry.is_some() { range.len() } else { 0 }),
+    );
     let tasks: Vec<_> = parts
         .iter()
         .zip(slices)
-        .map(|((groups, range), (t, o))| (groups.clone(), range.start, t, o))
+        .zip(carried_slices)
+        .map(|(((groups, range), (t, o)), c)| (groups.clone(), range.start, t, o, c))
         .collect();
     let bounds = &grouping.bounds;
-    let sort_part = |(groups, start, ts, order): (Range<usize>, usize, &mut [i64], &mut [u32])| {
+    type SortTask<'t> = (
+        Range<usize>,
+        usize,
+        &'t mut [i64],
+        &'t mut [u32],
+        &'t mut [u64],
+    );
+    let sort_part = |(groups, start, ts, order, carried): SortTask<'_>| {
         let mut scratch: Vec<(i64, u32)> = Vec::new();
         for g in groups {
             let range = bounds[g] - start..bounds[g + 1] - start;
@@ -173,12 +215,16 @@ pub(crate) fn sort_by_group<'a>(
             for (p, &(t, row)) in range.zip(&scratch) {
                 ts[p] = t;
                 order[p] = row;
+                if let Some(carry) = carry {
+                    carried[p] = carry[row as usize];
+                }
             }
         }
     };
     map_units(tasks, sort_part);
     grouping.order = Some(order);
     grouping.ts = Cow::Owned(ts);
+    grouping.carried = carry.map(|_| carried);
     grouping
 }
 
@@ -285,16 +331,17 @@ fn merge(first: &[(i64, u32)], second: &[(i64, u32)], out: &mut [(i64, u32)]) {
 }
 
 /// Rows with a time and a group id (as in [`sort_by_group`]) ordered by (group, row): a
-/// stable counting sort by group. Returns the input row and time of each position, and
-/// the group bounds (group `g` holds positions `bounds[g]..bounds[g + 1]`). With threads,
+/// stable counting sort by group. Returns the input row, time and carried word (empty
+/// without `carry`) of each position, and the group bounds (group `g` holds positions `bounds[g]..bounds[g + 1]`). With threads,
 /// each thread counts a share of the rows, then fills the positions of its own run of
 /// groups (so no two threads write to the same place).
 pub(crate) fn partition_by_group(
     ids: &[u32],
     groups: usize,
     times: &EventTimes<'_>,
+    carry: Option<&[u64]>,
     threads: usize,
-) -> (Vec<u32>, Vec<i64>, Vec<usize>) {
+) -> (Vec<u32>, Vec<i64>, Vec<u64>, Vec<usize>) {
     let rows = times.len();
     debug_assert!(
         (ids.is_empty() && (groups >= 1 || rows == 0)) || ids.len() == rows,
@@ -323,7 +370,8 @@ pub(crate) fn partition_by_group(
     }
     let mut order = vec![0u32; bounds[groups]];
     let mut ts = vec![0i64; bounds[groups]];
-    let fill = |groups: Range<usize>, order: &mut [u32], ts: &mut [i64]| {
+    let mut carried = vec![0u64; if carry.is_some() { bounds[groups] } else { 0 }];
+    let fill = |groups: Range<usize>, order: &mut [u32], ts: &mut [i64], carried: &mut [u64]| {
         let base = bounds[groups.start];
         let mut next: Vec<usize> = bounds[groups.clone()].iter().map(|b| b - base).collect();
         let first = groups.start as u32;
@@ -335,19 +383,29 @@ pub(crate) fn partition_by_group(
                 let at = &mut next[g as usize];
                 order[*at] = row as u32;
                 ts[*at] = times.nanos[row];
+                if let Some(carry) = carry {
+                    carried[*at] = carry[row];
+                }
                 *at += 1;
             }
         }
     };
     let parts = split_groups(&bounds, threads);
     let slices = split_pair(&mut order, &mut ts, parts.iter().map(|(_, p)| p.len()));
+    let carried_slices = split_lengths(
+        &mut carried,
+        parts
+            .iter()
+            .map(|(_, p)| if carry.is_some() { p.len() } else { 0 }),
+    );
     let tasks: Vec<_> = parts
         .into_iter()
         .zip(slices)
-        .map(|((groups, _), (o, t))| (groups, o, t))
+        .zip(carried_slices)
+        .map(|(((groups, _), (o, t)), c)| (groups, o, t, c))
         .collect();
-    map_units(tasks, |(groups, o, t)| fill(groups, o, t));
-    (order, ts, bounds)
+    map_units(tasks, |(groups, o, t, c)| fill(groups, o, t, c));
+    (order, ts, carried, bounds)
 }
 
 /// Splits groups (`bounds` as in [`Grouping::bounds`]) into at most `parts` runs of
@@ -439,6 +497,18 @@ pub(crate) fn split_pair<'a, A, B>(
         let (b, tail_b) = rest_second.split_at_mut(length);
         (rest_first, rest_second) = (tail_a, tail_b);
         pieces.push((a, b));
+    }
+    pieces
+}
+
+/// Cuts `slice` into consecutive pieces of the given lengths.
+fn split_lengths<T>(slice: &mut [T], lengths: impl IntoIterator<Item = usize>) -> Vec<&mut [T]> {
+    let mut rest = slice;
+    let mut pieces = Vec::new();
+    for length in lengths {
+        let (piece, tail) = std::mem::take(&mut rest).split_at_mut(length);
+        rest = tail;
+        pieces.push(piece);
     }
     pieces
 }

@@ -178,9 +178,10 @@ pub fn hop_aggregate(
     let times = event_times(NAME, "ts", ts)?;
     ensure_len(NAME, "values", values.len(), times.len())?;
     let values = numeric_values(NAME, "values", values, aggregation)?;
-    let grouping = group_and_sort(NAME, keys, &times, threads)?;
+    let mut grouping = group_and_sort(NAME, keys, &times, values.words(), threads)?;
     let threads = threads_for(grouping.len(), threads);
-    let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
+    let carried = grouping.take_carried();
+    let sorted = SortedValues::gather(&values, grouping.permutation(), carried, threads);
     let produced = AtomicUsize::new(0);
     let hop = Hop {
         size,
@@ -626,7 +627,7 @@ mod tests {
     fn pieces_repeat_little_work() {
         let ts = Int64Array::from_iter_values(0..4000);
         let times = event_times("hop_aggregate", "ts", &ts).unwrap();
-        let grouping = group_and_sort("hop_aggregate", None, &times, 1).unwrap();
+        let grouping = group_and_sort("hop_aggregate", None, &times, None, 1).unwrap();
         let wide = pieces(&grouping, hop_of(4000, 64));
         assert_eq!(wide.len(), 1, "{wide:?}");
         let narrow = pieces(&grouping, hop_of(16, 4));

@@ -312,6 +312,17 @@ pub(crate) enum NumericValues {
     Validity(Option<NullBuffer>),
 }
 
+impl NumericValues {
+    /// The values as 64-bit words, to be carried through a sort; none for `count`.
+    pub fn words(&self) -> Option<&[u64]> {
+        match self {
+            NumericValues::Int(a) => Some(a.values().inner().typed_data::<u64>()),
+            NumericValues::Float(a) => Some(a.values().inner().typed_data::<u64>()),
+            NumericValues::Validity(_) => None,
+        }
+    }
+}
+
 pub(crate) fn numeric_values(
     function: &'static str,
     argument: &str,

@@ -357,7 +357,7 @@ pub fn point_in_time(
             .find(|a| *a != Aggregation::Count)
             .unwrap_or(Aggregation::Count);
         let values = numeric_values(FUNCTION, &argument, event_column.as_ref(), needs)?;
-        let sorted_values = SortedValues::gather(&values, Some(&sorted.event_rows), threads);
+        let sorted_values = SortedValues::gather(&values, Some(&sorted.event_rows), None, threads);
         for &i in &mine {
             let f = features[i];
             let aggregation = f.aggregation.window_aggregation().expect("an aggregate");
@@ -607,10 +607,10 @@ fn sort_both(
         _ => (Vec::new(), Vec::new(), 1),
     };
     let (spine_rows, spine_ts, spine_bounds) =
-        sort_by_group(&spine_ids, groups, spine_times, threads).into_parts();
+        sort_by_group(&spine_ids, groups, spine_times, None, threads).into_parts();
     drop(spine_ids);
     let (mut event_rows, event_ts, event_bounds) =
-        sort_by_group(&event_ids, groups, event_times, threads).into_parts();
+        sort_by_group(&event_ids, groups, event_times, None, threads).into_parts();
     drop(event_ids);
     let mut keys = Vec::new();
     for g in 0..groups {

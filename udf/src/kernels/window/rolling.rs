@@ -29,9 +29,10 @@ pub fn rolling(
     let times = event_times(function, "ts", ts)?;
     ensure_len(function, "value", values.len(), times.len())?;
     let values = numeric_values(function, "value", values, aggregation)?;
-    let grouping = group_and_sort(function, keys, &times, threads)?;
+    let mut grouping = group_and_sort(function, keys, &times, values.words(), threads)?;
     let threads = threads_for(grouping.len(), threads);
-    let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
+    let carried = grouping.take_carried();
+    let sorted = SortedValues::gather(&values, grouping.permutation(), carried, threads);
     let window = Window { period, closed };
     with_accumulator!(aggregation, &sorted, make => {
         let (out, overflow) = run(make, &grouping, window, threads, times.len());

@@ -50,7 +50,7 @@ pub fn session_window(
     const NAME: &str = "session_window";
     ensure_positive(NAME, "gap", gap)?;
     let times = event_times(NAME, "ts", ts)?;
-    let grouping = group_and_sort(NAME, keys, &times, threads)?;
+    let grouping = group_and_sort(NAME, keys, &times, None, threads)?;
     let rows = times.len();
     let mut starts = vec![0i64; rows];
     let mut ends = vec![0i64; rows];
@@ -102,9 +102,10 @@ pub fn session_aggregate(
     let times = event_times(NAME, "ts", ts)?;
     ensure_len(NAME, "values", values.len(), times.len())?;
     let values = numeric_values(NAME, "values", values, aggregation)?;
-    let grouping = group_and_sort(NAME, keys, &times, threads)?;
+    let mut grouping = group_and_sort(NAME, keys, &times, values.words(), threads)?;
     let threads = threads_for(grouping.len(), threads);
-    let sorted = SortedValues::gather(&values, grouping.permutation(), threads);
+    let carried = grouping.take_carried();
+    let sorted = SortedValues::gather(&values, grouping.permutation(), carried, threads);
     let runs: Vec<_> = grouping
         .parts(threads)
         .into_iter()
