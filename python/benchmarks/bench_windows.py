@@ -392,7 +392,33 @@ def limits(rounds: int = 5):
             print(f"| {name} | {min(t):.3f} | {polars / min(t):.2f}x |")
 
 
+def kernels(rounds: int = 5):
+    """arrowfeat alone on the two Polars cases, on 1 thread and on every core: best of
+    `rounds` calls each. Run it once per build (swap the extension file in between) for
+    an A/B of two builds."""
+    table = event_log(N, KEYS)
+    dense = dense_log(N)
+    calls = {
+        "rolling_sum 5m per key": lambda threads: af.rolling_sum(
+            table["value"], table["ts"], "5m", by=table["key"], threads=threads
+        ),
+        "hop sum 500ns/100ns dense": lambda threads: af.hop_aggregate(
+            dense["ts"], dense["value"], "500ns", "100ns", "sum", threads=threads
+        ),
+    }
+    print(f"N = {N:,}, best of {rounds}")
+    print("| case | threads | best s |")
+    print("| --- | ---: | ---: |")
+    for case, call in calls.items():
+        for threads in (1, CORES):
+            seconds = best(lambda call=call, threads=threads: call(threads), rounds)
+            print(f"| {case} | {threads} | {seconds:.3f} |", flush=True)
+
+
 def main():
+    if sys.argv[1:] == ["kernels"]:
+        kernels()
+        return
     if sys.argv[1:] == ["scaling"]:
         scaling()
         return
