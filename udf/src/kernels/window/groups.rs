@@ -152,16 +152,7 @@ pub(crate) fn sort_by_group<'a>(
             if !ts[range.clone()].is_sorted() {
                 sort_in_parallel(&mut ts[range.clone()], &mut order[range.clone()], threads);
                 if let Some(carry) = carry {
-                    parallel_chunks(
-                        threads,
-                        &mut carried[range.clone()],
-                        &order[range],
-                        |dst, rows| {
-                            for (d, &r) in dst.iter_mut().zip(rows) {
-                                *d = carry[r as usize];
-                            }
-                        },
-                    );
+                    gather_into(&mut carried[range.clone()], carry, &order[range], threads);
                 }
             }
             work.push(work[g]);
@@ -520,12 +511,17 @@ pub(crate) fn gather<T: Copy + Default + Send + Sync>(
     threads: usize,
 ) -> Vec<T> {
     let mut out = vec![T::default(); order.len()];
-    parallel_chunks(threads, &mut out, order, |dst, rows| {
+    gather_into(&mut out, src, order, threads);
+    out
+}
+
+/// `dst[p] = src[order[p]]` for every position `p`, on up to `threads` threads.
+fn gather_into<T: Copy + Send + Sync>(dst: &mut [T], src: &[T], order: &[u32], threads: usize) {
+    parallel_chunks(threads, dst, order, |dst, rows| {
         for (d, &r) in dst.iter_mut().zip(rows) {
             *d = src[r as usize];
         }
     });
-    out
 }
 
 /// Group ids by key. Keys come from other teams' files, so they may be chosen to collide:
