@@ -147,7 +147,8 @@ impl<T: ArrowPrimitiveType> Results<T> {
     }
 }
 
-/// A 64-bit result value, moved through an `AtomicU64` by [`to_rows`].
+/// A 64-bit value as a raw word: values carried through the sort by key (see
+/// `group_and_sort`), and results scattered through an `AtomicU64` by [`to_rows`].
 pub(crate) trait Word: Copy + Default + Send + Sync {
     fn to_word(self) -> u64;
     fn from_word(word: u64) -> Self;
