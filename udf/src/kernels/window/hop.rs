@@ -522,8 +522,19 @@ fn window_bound(ts: &[i64], events: &Range<usize>, hop: Hop<'_>) -> i128 {
     (events.len() as i128 * per_event).min(span / hop.step as i128 + 1)
 }
 
-/// The non-empty hopping windows of `pieces`.
-fn hop_windows_of<A: Accumulator>(
+with_bit_instructions! {
+    /// The non-empty hopping windows of `pieces`.
+    fn hop_windows_of<A: Accumulator>(
+        acc: &mut A,
+        grouping: &Grouping<'_>,
+        pieces: &[Piece],
+        hop: Hop<'_>,
+    ) -> Result<Windows<A::Out>> = hop_windows_portable;
+}
+
+/// [`hop_windows_of`], in whichever build it chose.
+#[inline(always)]
+fn hop_windows_portable<A: Accumulator>(
     acc: &mut A,
     grouping: &Grouping<'_>,
     pieces: &[Piece],

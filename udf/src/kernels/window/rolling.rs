@@ -94,8 +94,22 @@ where
     )
 }
 
-/// Fills `values` / `valid` (positions from `base`) for the groups `groups`.
-fn fill<A: Accumulator>(
+with_bit_instructions! {
+    /// Fills `values` / `valid` (positions from `base`) for the groups `groups`.
+    fn fill<A: Accumulator>(
+        acc: &mut A,
+        grouping: &Grouping<'_>,
+        groups: std::ops::Range<usize>,
+        base: usize,
+        values: &mut [<A::Out as ArrowPrimitiveType>::Native],
+        valid: &mut [bool],
+        window: Window,
+    ) = fill_portable;
+}
+
+/// [`fill`], in whichever build it chose.
+#[inline(always)]
+fn fill_portable<A: Accumulator>(
     acc: &mut A,
     grouping: &Grouping<'_>,
     groups: std::ops::Range<usize>,
