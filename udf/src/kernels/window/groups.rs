@@ -81,7 +81,25 @@ pub(crate) fn group_and_sort<'a>(
     carry: Option<&[u64]>,
     threads: usize,
 ) -> Result<Grouping<'a>> {
-    let rows = times.len();
+    let (ids, groups) = key_ids(function, keys, times.len(), threads)?;
+    Ok(group_and_sort_ids(
+        &ids,
+        groups,
+        keys.is_some(),
+        times,
+        carry,
+        threads,
+    ))
+}
+
+/// Each row's group id (`keys` numbered in key order) and the number of groups; no ids
+/// and one group without keys. Refuses more rows than a `u32` numbers.
+pub(crate) fn key_ids(
+    function: &'static str,
+    keys: Option<&ArrayRef>,
+    rows: usize,
+    threads: usize,
+) -> Result<(Vec<u32>, usize)> {
     if rows > u32::MAX as usize {
         return Err(KernelError::new(
             function,
@@ -92,29 +110,40 @@ pub(crate) fn group_and_sort<'a>(
             ),
         ));
     }
-    let (ids, groups) = match keys {
+    match keys {
         Some(keys) => {
             ensure_len(function, "keys", keys.len(), rows)?;
-            group_ids(function, keys)?
+            group_ids(function, keys, threads_for(rows, threads))
         }
-        None => (Vec::new(), 1),
-    };
+        None => Ok((Vec::new(), 1)),
+    }
+}
+
+/// [`group_and_sort`] with the rows' group ids already known ([`key_ids`]).
+pub(crate) fn group_and_sort_ids<'a>(
+    ids: &[u32],
+    groups: usize,
+    keyed: bool,
+    times: &'a EventTimes<'_>,
+    carry: Option<&[u64]>,
+    threads: usize,
+) -> Grouping<'a> {
     if ids.is_empty()
         && times.nulls.as_ref().is_none_or(|n| n.null_count() == 0)
         && times.nanos.is_sorted()
     {
         // One group, every time present and in order: the input is its own sorted order.
-        return Ok(Grouping {
+        return Grouping {
             order: None,
             ts: Cow::Borrowed(&times.nanos[..]),
-            bounds: vec![0, rows],
+            bounds: vec![0, times.len()],
             keyed: false,
             carried: None,
-        });
+        };
     }
-    let mut grouping = sort_by_group(&ids, groups, times, carry, threads);
-    grouping.keyed = keys.is_some();
-    Ok(grouping)
+    let mut grouping = sort_by_group(ids, groups, times, carry, threads);
+    grouping.keyed = keyed;
+    grouping
 }
 
 /// Rows with a time and a group id (`ids[row]`, or group 0 for all when `ids` is empty;
@@ -552,20 +581,23 @@ macro_rules! by_key_type {
 }
 
 /// Dense group ids in key order (nulls first) and the number of groups.
-fn group_ids(function: &'static str, keys: &ArrayRef) -> Result<(Vec<u32>, usize)> {
+fn group_ids(function: &'static str, keys: &ArrayRef, threads: usize) -> Result<(Vec<u32>, usize)> {
     macro_rules! primitive {
         ($t:ty) => {
-            Ok(primitive_ids(keys.as_primitive::<$t>()))
+            Ok(primitive_ids(keys.as_primitive::<$t>(), threads))
         };
     }
     by_key_type!(keys.data_type(), primitive, row_ids(function, keys))
 }
 
-fn primitive_ids<T: ArrowPrimitiveType>(keys: &PrimitiveArray<T>) -> (Vec<u32>, usize)
+fn primitive_ids<T: ArrowPrimitiveType>(
+    keys: &PrimitiveArray<T>,
+    threads: usize,
+) -> (Vec<u32>, usize)
 where
     T::Native: Hash + Eq + Ord,
 {
-    if let Some(dense) = dense_ids(keys) {
+    if let Some(dense) = dense_ids(keys, threads) {
         return dense;
     }
     let mut map: KeyMap<T::Native> = KeyMap::default();
@@ -598,8 +630,12 @@ where
 }
 
 /// Integer keys spanning a small range (ids 0..1000, say) are numbered through a table
-/// indexed by value: no hashing, and ids come out in key order directly.
-fn dense_ids<T: ArrowPrimitiveType>(keys: &PrimitiveArray<T>) -> Option<(Vec<u32>, usize)> {
+/// indexed by value: no hashing, and ids come out in key order directly (looked up on
+/// up to `threads` threads).
+fn dense_ids<T: ArrowPrimitiveType>(
+    keys: &PrimitiveArray<T>,
+    threads: usize,
+) -> Option<(Vec<u32>, usize)> {
     let min = arrow::compute::min(keys)?.to_i64()?;
     let max = arrow::compute::max(keys)?.to_i64()?;
     let span = (max as i128 - min as i128 + 1) as u128;
@@ -621,7 +657,15 @@ fn dense_ids<T: ArrowPrimitiveType>(keys: &PrimitiveArray<T>) -> Option<(Vec<u32
         next += 1;
     }
     let ids = match nulls {
-        None => keys.values().iter().map(|&v| id_of[slot(v)]).collect(),
+        None => {
+            let mut ids = vec![0u32; keys.len()];
+            parallel_chunks(threads, &mut ids, keys.values(), |ids, values| {
+                for (id, &v) in ids.iter_mut().zip(values) {
+                    *id = id_of[slot(v)];
+                }
+            });
+            ids
+        }
         Some(n) => keys
             .values()
             .iter()

@@ -27,6 +27,7 @@ mod groups;
 mod hop;
 mod point_in_time;
 mod rolling;
+mod rolling_in_order;
 mod session;
 mod tumble;
 mod window_sum;

@@ -5,16 +5,18 @@ use arrow::datatypes::ArrowPrimitiveType;
 
 use super::accumulate::{to_rows, with_accumulator, Accumulator, Native, SortedValues, Word};
 use super::duration::ensure_positive;
-use super::groups::{group_and_sort, map_units, split_pair, threads_for, Grouping};
+use super::groups::{group_and_sort_ids, key_ids, map_units, split_pair, threads_for, Grouping};
 use super::hop::overflow_error;
+use super::rolling_in_order::{rolling_in_row_order, Window};
 use super::{ensure_len, event_times, numeric_values, Aggregation, Closed, Result};
 
 /// `rolling(keys, ts, values, period, closed, agg)`: for each event at time `t`, the
 /// aggregate of the values of the same key's events in `(t - period, t]` (`closed`
 /// chooses which ends are included). Events at the same time are peers: each sees all of
 /// them, as in SQL `RANGE` frames. One result per input row, in input order; rows with a
-/// null time give null. Large inputs are split by key over at most `threads` threads (0:
-/// one per core); the result does not depend on it.
+/// null time give null. Large inputs are split by key (rows already in time order: by
+/// time) over at most `threads` threads (0: one per core); the result does not depend on
+/// it.
 pub fn rolling(
     keys: Option<&ArrayRef>,
     ts: &dyn Array,
@@ -29,11 +31,41 @@ pub fn rolling(
     let times = event_times(function, "ts", ts)?;
     ensure_len(function, "value", values.len(), times.len())?;
     let values = numeric_values(function, "value", values, aggregation)?;
-    let mut grouping = group_and_sort(function, keys, &times, values.words(), threads)?;
+    let window = Window { period, closed };
+    let (ids, groups) = key_ids(function, keys, times.len(), threads)?;
+    if keys.is_some()
+        && times.nulls.as_ref().is_none_or(|n| n.null_count() == 0)
+        && times.nanos.is_sorted()
+    {
+        // An event log: every time present, in order.
+        let by_rows = rolling_in_row_order(
+            &ids,
+            groups,
+            &times.nanos,
+            &values,
+            window,
+            aggregation,
+            threads,
+        );
+        if let Some((out, overflow)) = by_rows {
+            return if overflow {
+                Err(overflow_error(function))
+            } else {
+                Ok(out)
+            };
+        }
+    }
+    let mut grouping = group_and_sort_ids(
+        &ids,
+        groups,
+        keys.is_some(),
+        &times,
+        values.words(),
+        threads,
+    );
     let threads = threads_for(grouping.len(), threads);
     let carried = grouping.take_carried();
     let sorted = SortedValues::gather(&values, grouping.permutation(), carried, threads);
-    let window = Window { period, closed };
     with_accumulator!(aggregation, &sorted, make => {
         let (out, overflow) = run(make, &grouping, window, threads, times.len());
         if overflow {
@@ -41,12 +73,6 @@ pub fn rolling(
         }
         Ok(out)
     })
-}
-
-#[derive(Clone, Copy)]
-struct Window {
-    period: i64,
-    closed: Closed,
 }
 
 /// Results per sorted position, computed by up to `threads` threads over disjoint runs

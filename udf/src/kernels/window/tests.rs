@@ -210,6 +210,61 @@ fn in_rolling(t: i64, u: i64, period: i64, closed: Closed) -> bool {
     above && below
 }
 
+/// `e` with every time present and its rows in time order (an event log).
+fn in_time_order(e: Events) -> Events {
+    let ts: Vec<i64> = e.ts.iter().map(|t| t.unwrap_or(0)).collect();
+    let mut rows: Vec<usize> = (0..ts.len()).collect();
+    rows.sort_by_key(|&r| ts[r]);
+    Events {
+        keys: rows.iter().map(|&r| e.keys[r]).collect(),
+        ts: rows.iter().map(|&r| Some(ts[r])).collect(),
+        ints: rows.iter().map(|&r| e.ints[r]).collect(),
+        floats: rows.iter().map(|&r| e.floats[r]).collect(),
+    }
+}
+
+/// Every aggregate of `rolling` over `e` against the naive reference.
+fn check_rolling(
+    e: &Events,
+    period: i64,
+    closed: Closed,
+    float: bool,
+    threads: usize,
+) -> std::result::Result<(), TestCaseError> {
+    let (keys, ts, ints, floats) = arrays(e);
+    let values = if float { &floats } else { &ints };
+    let groups = by_key(e);
+    for aggregation in AGGREGATIONS {
+        let out = rolling(
+            Some(&keys),
+            ts.as_ref(),
+            values.as_ref(),
+            period,
+            closed,
+            aggregation,
+            threads,
+        )
+        .unwrap();
+        prop_assert_eq!(out.len(), e.ts.len());
+        for row in 0..e.ts.len() {
+            let expected = e.ts[row].and_then(|t| {
+                let peers: Vec<usize> = groups[&e.keys[row]]
+                    .iter()
+                    .copied()
+                    .filter(|&r| in_rolling(t, e.ts[r].unwrap(), period, closed))
+                    .collect();
+                naive_aggregate(aggregation, &row_values(e, &peers, float))
+            });
+            let found = actual(out.as_ref(), row);
+            prop_assert!(
+                close(expected, found),
+                "{aggregation:?} {closed:?} row {row}: expected {expected:?}, found {found:?}"
+            );
+        }
+    }
+    Ok(())
+}
+
 fn floor_start(t: i64, offset: i64, step: i64) -> i128 {
     let d = t as i128 - offset as i128;
     d.div_euclid(step as i128) * step as i128 + offset as i128
@@ -221,23 +276,42 @@ proptest! {
     #[test]
     fn rolling_matches_naive(e in events(), period in 1i64..40, closed in 0usize..4, float in any::<bool>()) {
         let closed = [Closed::Right, Closed::Left, Closed::Both, Closed::Neither][closed];
+        check_rolling(&e, period, closed, float, 0)?;
+    }
+
+    /// Rows in time order (an event log) take the one pass in row order: it matches the
+    /// reference, and the general way (the same rows in reverse) bit for bit, on any
+    /// number of threads.
+    #[test]
+    fn rolling_in_time_order_matches_naive_and_the_general_way(
+        e in events(),
+        period in 1i64..40,
+        closed in 0usize..4,
+        float in any::<bool>(),
+        threads in 1usize..5,
+    ) {
+        let closed = [Closed::Right, Closed::Left, Closed::Both, Closed::Neither][closed];
+        let e = in_time_order(e);
+        check_rolling(&e, period, closed, float, threads)?;
+        let reversed = Events {
+            keys: e.keys.iter().rev().copied().collect(),
+            ts: e.ts.iter().rev().copied().collect(),
+            ints: e.ints.iter().rev().copied().collect(),
+            floats: e.floats.iter().rev().copied().collect(),
+        };
         let (keys, ts, ints, floats) = arrays(&e);
-        let values = if float { &floats } else { &ints };
+        let (rkeys, rts, rints, rfloats) = arrays(&reversed);
+        let (values, rvalues) = if float { (&floats, &rfloats) } else { (&ints, &rints) };
         for aggregation in AGGREGATIONS {
-            let out = rolling(Some(&keys), ts.as_ref(), values.as_ref(), period, closed, aggregation, 0).unwrap();
-            prop_assert_eq!(out.len(), e.ts.len());
-            let groups = by_key(&e);
-            for row in 0..e.ts.len() {
-                let expected = e.ts[row].and_then(|t| {
-                    let peers: Vec<usize> = groups[&e.keys[row]]
-                        .iter()
-                        .copied()
-                        .filter(|&r| in_rolling(t, e.ts[r].unwrap(), period, closed))
-                        .collect();
-                    naive_aggregate(aggregation, &row_values(&e, &peers, float))
-                });
-                let found = actual(out.as_ref(), row);
-                prop_assert!(close(expected, found), "{aggregation:?} {closed:?} row {row}: expected {expected:?}, found {found:?}");
+            let ordered = rolling(Some(&keys), ts.as_ref(), values.as_ref(), period, closed, aggregation, threads);
+            let general = rolling(Some(&rkeys), rts.as_ref(), rvalues.as_ref(), period, closed, aggregation, threads);
+            match (ordered, general) {
+                (Ok(ordered), Ok(general)) => {
+                    let general = arrow::compute::take(general.as_ref(), &arrow::array::UInt32Array::from_iter_values((0..e.ts.len() as u32).rev()), None).unwrap();
+                    prop_assert!(same_bits(ordered.as_ref(), general.as_ref()), "{aggregation:?} {closed:?}: {ordered:?} against {general:?}");
+                }
+                (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => prop_assert!(false, "{aggregation:?}: {a:?} against {b:?}"),
             }
         }
     }

@@ -271,33 +271,11 @@ impl RunUnit {
     /// The run's unit, or `None` when a value is NaN, infinite or subnormal, or the
     /// values are too far apart for one `i128` (or the unit is outside -1022..=708).
     pub fn of(values: &[f64]) -> Option<Self> {
-        let (mut largest, mut least) = (0u64, 0x7ffu64);
+        let mut extremes = RunExtremes::default();
         for &x in values {
-            let magnitude = x.to_bits() & !(1 << 63);
-            largest = largest.max(magnitude);
-            // Zeros add nothing and take no part in the unit.
-            let exponent = if magnitude == 0 {
-                0x7ff
-            } else {
-                magnitude >> 52
-            };
-            least = least.min(exponent);
+            extremes.include(x);
         }
-        if largest == 0 {
-            // Only zeros: any unit holds them.
-            return Some(Self { least: 1075 });
-        }
-        // NaN and infinities have the largest bits of all; subnormals a zero exponent.
-        if largest >= f64::INFINITY.to_bits() || least == 0 {
-            return None;
-        }
-        let (least, top) = (least as i64, (largest >> 52) as i64);
-        let unit = least - 1075;
-        // The largest magnitude needs `top - least + 53` bits in units; `len` of them
-        // fewer than `len_bits` more, and an i128 has 127 for the magnitude.
-        let len_bits = 64 - (values.len() as u64).leading_zeros() as i64;
-        ((-1022..=708).contains(&unit) && top - least + 53 + len_bits <= 127)
-            .then_some(Self { least })
+        extremes.unit()
     }
 
     /// `x` (one of the run's values) in units.
@@ -323,6 +301,71 @@ impl RunUnit {
     #[inline(always)]
     pub fn mean(self, sum: i128, count: u64) -> f64 {
         fixed_point_mean(sum, self.least - 1075, count)
+    }
+}
+
+/// What decides a run's unit, gathered one value at a time (a key's values, say, read
+/// in row order): [`Self::unit`] is then [`RunUnit::of`] those values.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RunExtremes {
+    /// The largest magnitude's bits (NaN and infinities have the largest of all).
+    largest: u64,
+    /// The smallest biased exponent of a non-zero value (0: a subnormal).
+    least: u64,
+    len: u64,
+}
+
+impl Default for RunExtremes {
+    fn default() -> Self {
+        Self {
+            largest: 0,
+            least: 0x7ff,
+            len: 0,
+        }
+    }
+}
+
+impl RunExtremes {
+    #[inline(always)]
+    pub fn include(&mut self, x: f64) {
+        let magnitude = x.to_bits() & !(1 << 63);
+        self.largest = self.largest.max(magnitude);
+        // Zeros add nothing and take no part in the unit.
+        let exponent = if magnitude == 0 {
+            0x7ff
+        } else {
+            magnitude >> 52
+        };
+        self.least = self.least.min(exponent);
+        self.len += 1;
+    }
+
+    /// The extremes of both runs' values together.
+    pub fn merge(self, other: Self) -> Self {
+        Self {
+            largest: self.largest.max(other.largest),
+            least: self.least.min(other.least),
+            len: self.len + other.len,
+        }
+    }
+
+    /// The unit of the values included (see [`RunUnit::of`]).
+    pub fn unit(self) -> Option<RunUnit> {
+        if self.largest == 0 {
+            // Only zeros: any unit holds them.
+            return Some(RunUnit { least: 1075 });
+        }
+        // NaN and infinities have the largest bits of all; subnormals a zero exponent.
+        if self.largest >= f64::INFINITY.to_bits() || self.least == 0 {
+            return None;
+        }
+        let (least, top) = (self.least as i64, (self.largest >> 52) as i64);
+        let unit = least - 1075;
+        // The largest magnitude needs `top - least + 53` bits in units; `len` of them
+        // fewer than `len_bits` more, and an i128 has 127 for the magnitude.
+        let len_bits = 64 - self.len.leading_zeros() as i64;
+        ((-1022..=708).contains(&unit) && top - least + 53 + len_bits <= 127)
+            .then_some(RunUnit { least })
     }
 }
 

@@ -1,0 +1,443 @@
+//! Rolling sums, means and counts per key over rows already in time order (an event
+//! log), in one pass in row order.
+//!
+//! The general way sorts the rows by key, slides each key's window over its own rows, and
+//! scatters the results back to the input rows, at random. Rows in time order need
+//! neither: each key's window is a chain of its own rows (each row linked to the next row
+//! of its key in a first pass), its state a few words in a table by key, and every result
+//! is written where its row is. Sums are exact (integers in 128 bits, floats in one fixed
+//! point per key, [`RunUnit`]), so the results are bit for bit the general way's.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, PrimitiveArray};
+use arrow::buffer::{NullBuffer, ScalarBuffer};
+use arrow::datatypes::{ArrowPrimitiveType, Float64Type, Int64Type};
+
+use super::exact_sum::integer_mean;
+use super::groups::{map_units, split_pair, threads_for};
+use super::window_sum::{RunExtremes, RunUnit};
+use super::{Aggregation, Closed, NumericValues};
+use crate::kernels::nulls_from_validity;
+
+/// No row: an empty window's ends, a row's missing next row.
+const NO_ROW: u32 = u32::MAX;
+
+/// Most keys the one pass takes: their windows' states (48 bytes each) stay in cache.
+/// More keys take the general way.
+const MOST_KEYS: usize = 1 << 16;
+
+/// The rolling window: `period` and which ends it includes.
+#[derive(Clone, Copy)]
+pub(super) struct Window {
+    pub period: i64,
+    pub closed: Closed,
+}
+
+/// `rolling` over rows whose times are all present and ascending, grouped by `ids` (of
+/// `groups` keys): the per-row results and whether an integer sum left the `Int64` range.
+/// `None` when this way does not apply (min and max, too many keys, float values with no
+/// common fixed point for some key); the general way then gives the same results.
+pub(super) fn rolling_in_row_order(
+    ids: &[u32],
+    groups: usize,
+    ts: &[i64],
+    values: &NumericValues,
+    window: Window,
+    aggregation: Aggregation,
+    threads: usize,
+) -> Option<(ArrayRef, bool)> {
+    debug_assert!(ts.is_sorted() && (ids.is_empty() || ids.len() == ts.len()));
+    if groups > MOST_KEYS || matches!(aggregation, Aggregation::Min | Aggregation::Max) {
+        return None;
+    }
+    let keys = Keys { ids };
+    let mean = aggregation == Aggregation::Mean;
+    let overflow = AtomicBool::new(false);
+    let out = match values {
+        NumericValues::Validity(nulls) => run::<Int64Type>(
+            keys,
+            groups,
+            ts,
+            window,
+            nulls.as_ref(),
+            threads,
+            |_, _| 0,
+            |_, _, count| Some(count),
+        ),
+        NumericValues::Int(array) if mean => {
+            let v = array.values();
+            run::<Float64Type>(
+                keys,
+                groups,
+                ts,
+                window,
+                array.nulls(),
+                threads,
+                |_, row| v[row] as i128,
+                |_, sum, count| (count > 0).then(|| integer_mean(sum, count as u64)),
+            )
+        }
+        NumericValues::Int(array) => {
+            let v = array.values();
+            run::<Int64Type>(
+                keys,
+                groups,
+                ts,
+                window,
+                array.nulls(),
+                threads,
+                |_, row| v[row] as i128,
+                |_, sum, count| {
+                    if count == 0 {
+                        return None;
+                    }
+                    let sum = i64::try_from(sum).ok();
+                    if sum.is_none() {
+                        // An error for the whole call.
+                        overflow.store(true, Ordering::Relaxed);
+                    }
+                    sum
+                },
+            )
+        }
+        NumericValues::Float(array) => {
+            let v = array.values();
+            let units = key_units(keys, groups, v, array.nulls(), threads)?;
+            let units = &units[..];
+            run::<Float64Type>(
+                keys,
+                groups,
+                ts,
+                window,
+                array.nulls(),
+                threads,
+                |key, row| units[key as usize].term(v[row]),
+                |key, sum, count| {
+                    let unit = units[key as usize];
+                    (count > 0).then(|| {
+                        if mean {
+                            unit.mean(sum, count as u64)
+                        } else {
+                            unit.value(sum)
+                        }
+                    })
+                },
+            )
+        }
+    };
+    Some((out, overflow.into_inner()))
+}
+
+/// Each row's key (every row key 0 without ids).
+#[derive(Clone, Copy)]
+struct Keys<'a> {
+    ids: &'a [u32],
+}
+
+impl Keys<'_> {
+    #[inline(always)]
+    fn of(self, row: usize) -> u32 {
+        if self.ids.is_empty() {
+            0
+        } else {
+            self.ids[row]
+        }
+    }
+}
+
+/// One fixed point per key for all of its non-null values, or `None` when some key has
+/// none (see [`RunUnit::of`]). Read on up to `threads` threads.
+fn key_units(
+    keys: Keys<'_>,
+    groups: usize,
+    values: &[f64],
+    nulls: Option<&NullBuffer>,
+    threads: usize,
+) -> Option<Vec<RunUnit>> {
+    let nulls = nulls.filter(|n| n.null_count() > 0);
+    let rows = values.len();
+    let threads = threads_for(rows, threads);
+    let chunks: Vec<Range<usize>> = (0..threads)
+        .map(|k| rows * k / threads..rows * (k + 1) / threads)
+        .collect();
+    let partial = map_units(chunks, |chunk| {
+        let mut extremes = vec![RunExtremes::default(); groups];
+        for row in chunk {
+            if nulls.is_none_or(|n| n.is_valid(row)) {
+                extremes[keys.of(row) as usize].include(values[row]);
+            }
+        }
+        extremes
+    });
+    let mut merged = vec![RunExtremes::default(); groups];
+    for extremes in partial {
+        for (all, part) in merged.iter_mut().zip(extremes) {
+            *all = all.merge(part);
+        }
+    }
+    merged.into_iter().map(RunExtremes::unit).collect()
+}
+
+/// The rows split into at most `threads` parts (where the time changes, so that the
+/// rows of one time are in one part), each slid on its own thread; the results as one
+/// array. `term(key, row)`: row's value (not null) in the key's units; `result(key, sum,
+/// count)`: the result of a window holding `count` values whose terms sum to `sum`.
+#[allow(clippy::too_many_arguments)]
+fn run<T: ArrowPrimitiveType>(
+    keys: Keys<'_>,
+    groups: usize,
+    ts: &[i64],
+    window: Window,
+    nulls: Option<&NullBuffer>,
+    threads: usize,
+    term: impl Fn(u32, usize) -> i128 + Sync,
+    result: impl Fn(u32, i128, i64) -> Option<T::Native> + Sync,
+) -> ArrayRef {
+    let rows = ts.len();
+    let parts = parts(ts, threads_for(rows, threads));
+    let mut values = vec![T::Native::default(); rows];
+    let mut valid = vec![false; rows];
+    let slices = split_pair(&mut values, &mut valid, parts.iter().map(|p| p.len()));
+    let reads = Reads {
+        keys,
+        ts,
+        nulls: nulls.filter(|n| n.null_count() > 0),
+        term: &term,
+        result: &result,
+        groups,
+        period: window.period,
+    };
+    let tasks: Vec<_> = parts.into_iter().zip(slices).collect();
+    map_units(tasks, |(part, (values, valid))| {
+        let warm_up = warm_up_start(ts, part.start, window.period);
+        // One copy of the slide per choice of ends, so that its comparisons are fixed.
+        match window.closed {
+            Closed::Right => {
+                best_slide::<_, _, _, true, false>(reads, warm_up, part, values, valid)
+            }
+            Closed::Both => best_slide::<_, _, _, true, true>(reads, warm_up, part, values, valid),
+            Closed::Left => best_slide::<_, _, _, false, true>(reads, warm_up, part, values, valid),
+            Closed::Neither => {
+                best_slide::<_, _, _, false, false>(reads, warm_up, part, values, valid)
+            }
+        }
+    });
+    Arc::new(PrimitiveArray::<T>::new(
+        ScalarBuffer::from(values),
+        nulls_from_validity(valid),
+    ))
+}
+
+/// What a slide reads.
+struct Reads<'a, F, R> {
+    keys: Keys<'a>,
+    ts: &'a [i64],
+    nulls: Option<&'a NullBuffer>,
+    term: &'a F,
+    result: &'a R,
+    groups: usize,
+    period: i64,
+}
+
+impl<F, R> Clone for Reads<'_, F, R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<F, R> Copy for Reads<'_, F, R> {}
+
+/// At most `threads` ranges of rows of about equal length, in order and covering every
+/// row, each starting where the time changes.
+fn parts(ts: &[i64], threads: usize) -> Vec<Range<usize>> {
+    let (rows, threads) = (ts.len(), threads.max(1));
+    let mut starts: Vec<usize> = (0..threads)
+        .map(|k| {
+            let mut start = rows * k / threads;
+            while start > 0 && start < rows && ts[start] == ts[start - 1] {
+                start += 1;
+            }
+            start
+        })
+        .collect();
+    starts.push(rows);
+    starts.dedup();
+    let mut parts: Vec<Range<usize>> = starts.windows(2).map(|w| w[0]..w[1]).collect();
+    if parts.is_empty() {
+        // No rows: one empty part.
+        parts.push(0..rows);
+    }
+    parts
+}
+
+/// The first row a part starting at `start` reads: every row within one period before
+/// its first time (all rows before it when that reaches below the oldest time).
+fn warm_up_start(ts: &[i64], start: usize, period: i64) -> usize {
+    if start == 0 {
+        return 0;
+    }
+    match ts[start].checked_sub(period) {
+        Some(oldest) => ts[..start].partition_point(|&t| t < oldest),
+        None => 0,
+    }
+}
+
+/// The state of one key's window: its oldest and newest rows (`NO_ROW` when it is
+/// empty), the oldest row's time (`i64::MAX` when empty: nothing leaves), the sum of its
+/// non-null values' terms, and how many they are.
+#[derive(Clone, Copy)]
+struct KeyWindow {
+    oldest: u32,
+    newest: u32,
+    /// Kept here so that whether anything leaves is known from the state alone.
+    oldest_time: i64,
+    sum: i128,
+    count: i64,
+}
+
+const EMPTY: KeyWindow = KeyWindow {
+    oldest: NO_ROW,
+    newest: NO_ROW,
+    oldest_time: i64::MAX,
+    sum: 0,
+    count: 0,
+};
+
+/// [`slide`] compiled with the bit-manipulation instructions when the CPU has them (as
+/// `with_bit_instructions!` does; that macro takes one type parameter, this has five).
+#[inline(always)]
+fn best_slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
+    reads: Reads<'_, F, R>,
+    warm_up: usize,
+    part: Range<usize>,
+    values: &mut [N],
+    valid: &mut [bool],
+) where
+    F: Fn(u32, usize) -> i128,
+    R: Fn(u32, i128, i64) -> Option<N>,
+    N: Copy,
+{
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "lzcnt,bmi1,bmi2")]
+        fn with_bits<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
+            reads: Reads<'_, F, R>,
+            warm_up: usize,
+            part: Range<usize>,
+            values: &mut [N],
+            valid: &mut [bool],
+        ) where
+            F: Fn(u32, usize) -> i128,
+            R: Fn(u32, i128, i64) -> Option<N>,
+            N: Copy,
+        {
+            slide::<F, R, N, INCLUDE_CURRENT, INCLUDE_OLDEST>(reads, warm_up, part, values, valid)
+        }
+        if crate::kernels::simd::bit_instructions() {
+            // SAFETY: the CPU reported every feature `with_bits` enables.
+            return unsafe {
+                with_bits::<F, R, N, INCLUDE_CURRENT, INCLUDE_OLDEST>(
+                    reads, warm_up, part, values, valid,
+                )
+            };
+        }
+    }
+    slide::<F, R, N, INCLUDE_CURRENT, INCLUDE_OLDEST>(reads, warm_up, part, values, valid)
+}
+
+/// Slides every key's window over the rows from `warm_up` to the part's end in order,
+/// writing the results of the rows in `part` (`values[0]` is row `part.start`). Rows of
+/// one time are peers: with the current time included each sees all of them, else none.
+#[inline(always)]
+fn slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
+    reads: Reads<'_, F, R>,
+    warm_up: usize,
+    part: Range<usize>,
+    values: &mut [N],
+    valid: &mut [bool],
+) where
+    F: Fn(u32, usize) -> i128,
+    R: Fn(u32, i128, i64) -> Option<N>,
+    N: Copy,
+{
+    let Reads {
+        keys, ts, nulls, ..
+    } = reads;
+    let is_valid = |row: usize| nulls.is_none_or(|n| n.is_valid(row));
+    // Each row's next row of the same key, from `warm_up` on (indices from it).
+    let mut next = vec![NO_ROW; part.end - warm_up];
+    let mut last = vec![NO_ROW; reads.groups];
+    for row in warm_up..part.end {
+        let key = keys.of(row) as usize;
+        if last[key] != NO_ROW {
+            next[last[key] as usize - warm_up] = row as u32;
+        }
+        last[key] = row as u32;
+    }
+    drop(last);
+    let mut windows = vec![EMPTY; reads.groups];
+    let push = |windows: &mut [KeyWindow], row: usize| {
+        let key = keys.of(row);
+        let w = &mut windows[key as usize];
+        if w.oldest == NO_ROW {
+            w.oldest = row as u32;
+            w.oldest_time = ts[row];
+        }
+        w.newest = row as u32;
+        if is_valid(row) {
+            w.sum += (reads.term)(key, row);
+            w.count += 1;
+        }
+    };
+    let mut row = warm_up;
+    while row < part.end {
+        let t = ts[row];
+        let mut end = row + 1;
+        while end < part.end && ts[end] == t {
+            end += 1;
+        }
+        if INCLUDE_CURRENT {
+            for peer in row..end {
+                push(&mut windows, peer);
+            }
+        }
+        if row >= part.start {
+            // When `t - period` is below i64::MIN, no time is that old: nothing leaves.
+            let oldest = t.checked_sub(reads.period);
+            for peer in row..end {
+                let key = keys.of(peer);
+                let w = &mut windows[key as usize];
+                if let Some(oldest) = oldest {
+                    // An empty window's `i64::MAX` is never older.
+                    while w.oldest_time < oldest || (!INCLUDE_OLDEST && w.oldest_time == oldest) {
+                        let leaving = w.oldest as usize;
+                        if is_valid(leaving) {
+                            w.sum -= (reads.term)(key, leaving);
+                            w.count -= 1;
+                        }
+                        if w.oldest == w.newest {
+                            w.oldest = NO_ROW;
+                            w.oldest_time = i64::MAX;
+                        } else {
+                            w.oldest = next[leaving - warm_up];
+                            w.oldest_time = ts[w.oldest as usize];
+                        }
+                    }
+                }
+                if let Some(v) = (reads.result)(key, w.sum, w.count) {
+                    values[peer - part.start] = v;
+                    valid[peer - part.start] = true;
+                }
+            }
+        }
+        if !INCLUDE_CURRENT {
+            for peer in row..end {
+                push(&mut windows, peer);
+            }
+        }
+        row = end;
+    }
+}
