@@ -107,6 +107,11 @@ pub type Result<T> = std::result::Result<T, KernelError>;
 /// A null buffer from per-row validity, or `None` when every row is valid (arrays
 /// without a null buffer are faster to read).
 pub(crate) fn nulls_from_validity(valid: Vec<bool>) -> Option<arrow::buffer::NullBuffer> {
+    // Most results have no null: one quick read, instead of packing the bits and
+    // counting them.
+    if valid.iter().all(|&v| v) {
+        return None;
+    }
     let nulls = arrow::buffer::NullBuffer::from(valid);
     (nulls.null_count() > 0).then_some(nulls)
 }

@@ -22,7 +22,7 @@ use super::window_sum::{RunExtremes, RunUnit};
 use super::{Aggregation, Closed, NumericValues};
 use crate::kernels::nulls_from_validity;
 
-/// No row: an empty window's ends, a row's missing next row.
+/// No row: the ends of an empty window, the last row of a key not yet seen.
 const NO_ROW: u32 = u32::MAX;
 
 /// Most keys the one pass takes: their windows' states (48 bytes each) stay in cache.
@@ -367,13 +367,14 @@ fn slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
         keys, ts, nulls, ..
     } = reads;
     let is_valid = |row: usize| nulls.is_none_or(|n| n.is_valid(row));
-    // Each row's next row of the same key, from `warm_up` on (indices from it).
-    let mut next = vec![NO_ROW; part.end - warm_up];
+    // Each row's next row of the same key plus one (0: none yet), from `warm_up` on
+    // (indices from it): zeros, so that the allocator hands out zeroed pages unwritten.
+    let mut next = vec![0u32; part.end - warm_up];
     let mut last = vec![NO_ROW; reads.groups];
     for row in warm_up..part.end {
         let key = keys.of(row) as usize;
         if last[key] != NO_ROW {
-            next[last[key] as usize - warm_up] = row as u32;
+            next[last[key] as usize - warm_up] = row as u32 + 1;
         }
         last[key] = row as u32;
     }
@@ -422,7 +423,8 @@ fn slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
                             w.oldest = NO_ROW;
                             w.oldest_time = i64::MAX;
                         } else {
-                            w.oldest = next[leaving - warm_up];
+                            // Not the newest, so it has a next row (its index + 1).
+                            w.oldest = next[leaving - warm_up] - 1;
                             w.oldest_time = ts[w.oldest as usize];
                         }
                     }
