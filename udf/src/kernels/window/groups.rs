@@ -206,7 +206,7 @@ pub(crate) fn sort_by_group<'a>(
         &mut carried,
         parts
             .iter()
-            .map(|(_, range)| if carry.is_some() { range.len() } else { 0 }),
+            .map(|(_, range)| carried_len(carry, range.len())),
     );
     let tasks: Vec<_> = parts
         .iter()
@@ -390,7 +390,7 @@ pub(crate) fn partition_by_group(
     }
     let mut order = vec![0u32; bounds[groups]];
     let mut ts = vec![0i64; bounds[groups]];
-    let mut carried = vec![0u64; if carry.is_some() { bounds[groups] } else { 0 }];
+    let mut carried = vec![0u64; carried_len(carry, bounds[groups])];
     let fill = |groups: Range<usize>, order: &mut [u32], ts: &mut [i64], carried: &mut [u64]| {
         let base = bounds[groups.start];
         let mut next: Vec<usize> = bounds[groups.clone()].iter().map(|b| b - base).collect();
@@ -414,9 +414,7 @@ pub(crate) fn partition_by_group(
     let slices = split_pair(&mut order, &mut ts, parts.iter().map(|(_, p)| p.len()));
     let carried_slices = split_lengths(
         &mut carried,
-        parts
-            .iter()
-            .map(|(_, p)| if carry.is_some() { p.len() } else { 0 }),
+        parts.iter().map(|(_, p)| carried_len(carry, p.len())),
     );
     let tasks: Vec<_> = parts
         .into_iter()
@@ -510,15 +508,21 @@ pub(crate) fn split_pair<'a, A, B>(
     second: &'a mut [B],
     lengths: impl IntoIterator<Item = usize>,
 ) -> Vec<(&'a mut [A], &'a mut [B])> {
-    let (mut rest_first, mut rest_second) = (first, second);
-    let mut pieces = Vec::new();
-    for length in lengths {
-        let (a, tail_a) = rest_first.split_at_mut(length);
-        let (b, tail_b) = rest_second.split_at_mut(length);
-        (rest_first, rest_second) = (tail_a, tail_b);
-        pieces.push((a, b));
+    let lengths: Vec<usize> = lengths.into_iter().collect();
+    split_lengths(first, lengths.iter().copied())
+        .into_iter()
+        .zip(split_lengths(second, lengths))
+        .collect()
+}
+
+/// Positions of the carried column (see [`group_and_sort`]) in a piece of `len`
+/// positions: all of them when a column is carried, none otherwise.
+fn carried_len(carry: Option<&[u64]>, len: usize) -> usize {
+    if carry.is_some() {
+        len
+    } else {
+        0
     }
-    pieces
 }
 
 /// Cuts `slice` into consecutive pieces of the given lengths.
