@@ -197,7 +197,7 @@ fn run<T: ArrowPrimitiveType>(
     result: impl Fn(u32, i128, i64) -> Option<T::Native> + Sync,
 ) -> ArrayRef {
     let rows = ts.len();
-    let parts = parts(ts, threads_for(rows, threads));
+    let parts = balanced_parts(ts, window.period, threads_for(rows, threads));
     let mut values = vec![T::Native::default(); rows];
     let mut valid = vec![false; rows];
     let slices = split_pair(&mut values, &mut valid, parts.iter().map(|p| p.len()));
@@ -249,6 +249,23 @@ impl<F, R> Clone for Reads<'_, F, R> {
 }
 
 impl<F, R> Copy for Reads<'_, F, R> {}
+
+/// [`parts`] for at most `threads` threads, fewer when the rows each part reads again
+/// before it (one period's worth: [`warm_up_start`]) would pass half of all rows: a
+/// period as long as the data gains nothing from more threads, only more reading.
+fn balanced_parts(ts: &[i64], period: i64, mut threads: usize) -> Vec<Range<usize>> {
+    loop {
+        let parts = parts(ts, threads);
+        let again: usize = parts
+            .iter()
+            .map(|p| p.start - warm_up_start(ts, p.start, period))
+            .sum();
+        if threads <= 1 || again <= ts.len() / 2 {
+            return parts;
+        }
+        threads -= 1;
+    }
+}
 
 /// At most `threads` ranges of rows of about equal length, in order and covering every
 /// row, each starting where the time changes.
@@ -441,5 +458,49 @@ fn slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
             }
         }
         row = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_cover_every_row_and_start_where_the_time_changes() {
+        let ts = [1, 1, 1, 2, 2, 3, 3, 3, 3, 4];
+        for threads in 1..12 {
+            let parts = parts(&ts, threads);
+            assert!(parts.len() <= threads.max(1));
+            assert_eq!(parts.first().map(|p| p.start), Some(0));
+            assert_eq!(parts.last().map(|p| p.end), Some(ts.len()));
+            for pair in parts.windows(2) {
+                assert_eq!(pair[0].end, pair[1].start);
+                assert!(!pair[1].is_empty());
+                assert_ne!(ts[pair[1].start - 1], ts[pair[1].start], "{parts:?}");
+            }
+        }
+        // One time throughout: one part, whatever the threads.
+        assert_eq!(parts(&[5; 7], 4), vec![Range { start: 0, end: 7 }]);
+        assert_eq!(parts(&[], 3), vec![Range { start: 0, end: 0 }]);
+    }
+
+    #[test]
+    fn warm_up_reads_one_period_back_from_the_first_row_of_a_time() {
+        let ts = [0, 10, 10, 20, 30, 30, 40];
+        assert_eq!(warm_up_start(&ts, 0, 5), 0);
+        assert_eq!(warm_up_start(&ts, 4, 10), 3);
+        assert_eq!(warm_up_start(&ts, 4, 20), 1);
+        assert_eq!(warm_up_start(&ts, 6, 1000), 0);
+        // Below the oldest time possible: from the first row.
+        assert_eq!(warm_up_start(&[i64::MIN, i64::MIN + 1], 1, 2), 0);
+    }
+
+    #[test]
+    fn a_period_as_long_as_the_data_takes_fewer_threads() {
+        let ts: Vec<i64> = (0..1000).collect();
+        assert_eq!(balanced_parts(&ts, 10, 8).len(), 8);
+        // Every part would read all rows before it again: two parts at most.
+        assert_eq!(balanced_parts(&ts, i64::MAX, 8).len(), 2);
+        assert_eq!(balanced_parts(&ts, i64::MAX, 1).len(), 1);
     }
 }
