@@ -33,6 +33,14 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
+/// `column` cut into DataFusion's batches, as an engine passes it to a function.
+fn engine_batches(column: &dyn Array) -> Vec<ArrayRef> {
+    (0..column.len())
+        .step_by(BATCH_ROWS)
+        .map(|start| column.slice(start, BATCH_ROWS.min(column.len() - start)))
+        .collect()
+}
+
 /// Medians of `baseline` and `candidate`, timed alternately.
 fn pair(mut baseline: impl FnMut(), mut candidate: impl FnMut()) -> (Duration, Duration) {
     baseline();
@@ -194,6 +202,7 @@ fn kernel_vs_memcpy() -> Vec<Row> {
     });
     // As an engine calls it: 8,192-row batches, whose outputs the allocator reuses, so
     // the time is the kernel's own and not the OS faulting in 80 MB of fresh pages.
+    // Typed: the copy baseline reads each batch's bytes.
     let batches: Vec<_> = (0..ROWS)
         .step_by(BATCH_ROWS)
         .map(|start| ids.slice(start, BATCH_ROWS.min(ROWS - start)))
@@ -476,10 +485,7 @@ fn spark_hash_vs_datafusion_spark() -> Vec<Row> {
     // allocator reuses, so that the OS faulting in fresh output pages (the same for both
     // in the whole-column rows above) does not hide the hashing.
     for (name, column) in &cases {
-        let batches: Vec<ArrayRef> = (0..ROWS)
-            .step_by(BATCH_ROWS)
-            .map(|start| column.slice(start, BATCH_ROWS.min(ROWS - start)))
-            .collect();
+        let batches = engine_batches(column.as_ref());
         let (base, ours) = pair(
             || {
                 for batch in &batches {
@@ -519,10 +525,7 @@ fn spark_hash_vs_datafusion_spark() -> Vec<Row> {
         rows: ROWS,
         goal: Some(1.0),
     });
-    let batches: Vec<ArrayRef> = (0..ROWS)
-        .step_by(BATCH_ROWS)
-        .map(|start| ids.slice(start, BATCH_ROWS.min(ROWS - start)))
-        .collect();
+    let batches = engine_batches(ids.as_ref());
     let buckets = scalar_i64(1000);
     let (base, ours) = pair(
         || {
