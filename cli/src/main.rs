@@ -180,6 +180,7 @@ static PARQUET_INPUTS: std::sync::Mutex<sql::ParquetFiles> =
     std::sync::Mutex::new(sql::ParquetFiles {
         read: Vec::new(),
         written: false,
+        dirs: Vec::new(),
     });
 
 /// The message of the last panic, recorded by the hook for the boundary to report.

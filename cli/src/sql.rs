@@ -147,6 +147,9 @@ pub struct ParquetFiles {
     /// Whether a statement writes (`COPY ... TO`, `INSERT`): the error may be the
     /// writer's.
     pub written: bool,
+    /// The local directories among `read`: an error names the first file in them that
+    /// cannot be read, if one is found (see [`unreadable_parquet_file`]).
+    pub dirs: Vec<std::path::PathBuf>,
 }
 
 /// The path on this machine that a table name or location names: itself, or a `file://`
@@ -173,7 +176,94 @@ pub fn parquet_tables(tables: &[TableArg]) -> ParquetFiles {
     ParquetFiles {
         read: parquet_table_args(tables),
         written: false,
+        dirs: local_dirs(tables.iter().map(|t| t.path.as_str())),
     }
+}
+
+/// Those of `paths` that are directories on this machine.
+fn local_dirs<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<std::path::PathBuf> {
+    paths
+        .into_iter()
+        .filter_map(local_path)
+        .map(std::path::PathBuf::from)
+        .filter(|p| p.is_dir())
+        .collect()
+}
+
+/// Most files of a directory whose footers are read to find one that cannot be read.
+const PROBED_FILES: usize = 10_000;
+
+/// The first Parquet file (by path) in the directory `dir` or below it whose footer (or
+/// the Arrow schema in it) the Parquet reader refuses or panics on, and why: the
+/// reader's own errors name only the directory. `None` when every footer reads (the fault
+/// is further into a file: not looked for, as it means decoding every file) or `dir` is
+/// not a directory. At most [`PROBED_FILES`] files are read.
+pub fn unreadable_parquet_file(dir: &Path) -> Option<(std::path::PathBuf, String)> {
+    let mut files = Vec::new();
+    parquet_files_below(dir, 16, &mut files);
+    files.sort();
+    files.into_iter().take(PROBED_FILES).find_map(|file| {
+        let opened = match std::fs::File::open(&file) {
+            Ok(opened) => opened,
+            Err(e) => return Some((file, format!("cannot be opened ({})", e.kind()))),
+        };
+        // The footer and the Arrow schema stored in it, as the reader reads them; some
+        // corrupt ones make it panic rather than fail.
+        let read = std::panic::catch_unwind(move || {
+            use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+            ParquetRecordBatchReaderBuilder::try_new(opened).map(|_| ())
+        });
+        let why = match read {
+            Ok(Ok(())) => return None,
+            Ok(Err(e)) => {
+                let message = CliError::from(datafusion::error::DataFusionError::from(e)).message;
+                match message.strip_prefix(crate::PARQUET_UNREADABLE) {
+                    Some(detail) => detail.to_string(),
+                    None => message,
+                }
+            }
+            Err(_) => "the Parquet reader failed on it".to_string(),
+        };
+        Some((file, why))
+    })
+}
+
+/// The regular `.parquet` files in `dir` and its subdirectories (to `depth` levels; links
+/// to directories are not followed), into `files`, until there are [`PROBED_FILES`].
+fn parquet_files_below(dir: &Path, depth: usize, files: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if files.len() >= PROBED_FILES {
+            return;
+        }
+        // Hidden and `_` files too: the reader lists every file with the extension.
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() && depth > 0 => {
+                parquet_files_below(&path, depth - 1, files);
+            }
+            Ok(kind) if kind.is_dir() => {}
+            _ if name.ends_with(".parquet") && path.is_file() => files.push(path),
+            _ => {}
+        }
+    }
+}
+
+/// `" (...)"` naming the first unreadable Parquet file in `dirs` and why, or nothing.
+fn unreadable_file_note(dirs: &[std::path::PathBuf]) -> String {
+    dirs.iter()
+        .find_map(|dir| unreadable_parquet_file(dir))
+        .map(|(file, why)| {
+            format!(
+                " (the first file in it that cannot be read: '{}': {why})",
+                quote(&file.to_string_lossy(), 200)
+            )
+        })
+        .unwrap_or_default()
 }
 
 /// The Parquet files that running `statements` reads (see [`ParquetFiles`]).
@@ -212,6 +302,7 @@ pub fn parquet_files(
             {
                 for location in &create.locations {
                     push(&mut files, format!("LOCATION '{location}'"));
+                    files.dirs.extend(local_dirs([location.as_str()]));
                 }
             }
             Statement::CopyTo(_) => files.written = true,
@@ -234,17 +325,28 @@ pub fn parquet_files(
             let parquet = format_of(path) == Some("parquet");
             if !registered && parquet {
                 push(&mut files, format!("'{name}'"));
+                files.dirs.extend(local_dirs([name.as_str()]));
             }
             referenced.push(name);
         }
     }
     // Only the `--table` files the query uses: an unused one is not a suspect.
-    let used = parquet_table_args(
-        tables
-            .iter()
-            .filter(|t| referenced.iter().any(|r| r.eq_ignore_ascii_case(&t.name))),
+    let used: Vec<&TableArg> = tables
+        .iter()
+        .filter(|t| referenced.iter().any(|r| r.eq_ignore_ascii_case(&t.name)))
+        .collect();
+    files
+        .read
+        .splice(0..0, parquet_table_args(used.iter().copied()));
+    files.dirs.splice(
+        0..0,
+        local_dirs(
+            used.iter()
+                .filter(|t| format_of(&t.path) == Some("parquet"))
+                .map(|t| t.path.as_str()),
+        ),
     );
-    files.read.splice(0..0, used);
+    files.dirs.dedup();
     files
 }
 
@@ -265,13 +367,16 @@ pub fn name_parquet_inputs(e: CliError, files: &ParquetFiles) -> CliError {
     if files.read.len() > LISTED {
         list.push_str(&format!(" and {} more", files.read.len() - LISTED));
     }
+    let note = unreadable_file_note(&files.dirs);
     let message = match (names.as_slice(), files.written) {
         ([], false) => return e,
         ([], true) => format!("a Parquet file cannot be read or written: {detail}"),
-        ([one], false) => format!("cannot read the Parquet file {one}: {detail}"),
-        (_, false) => format!("cannot read one of the Parquet inputs: {detail} (inputs: {list})"),
+        ([one], false) => format!("cannot read the Parquet file {one}: {detail}{note}"),
+        (_, false) => {
+            format!("cannot read one of the Parquet inputs: {detail} (inputs: {list}){note}")
+        }
         (_, true) => format!(
-            "a Parquet file cannot be read or written: {detail} (inputs: {list}; or the output)"
+            "a Parquet file cannot be read or written: {detail} (inputs: {list}; or the output){note}"
         ),
     };
     CliError {
@@ -280,12 +385,15 @@ pub fn name_parquet_inputs(e: CliError, files: &ParquetFiles) -> CliError {
     }
 }
 
-/// An error while opening the input `what` (such as `--table t=a.parquet`).
-pub fn input_error(what: &str, e: datafusion::error::DataFusionError) -> CliError {
+/// An error while opening the input `what` (such as `--table t=a.parquet`) at `path`.
+pub fn input_error(what: &str, path: &Path, e: datafusion::error::DataFusionError) -> CliError {
     let e = CliError::from(e);
     match e.message.strip_prefix(crate::PARQUET_UNREADABLE) {
         Some(detail) => {
-            CliError::failure(format!("{what}: cannot read the Parquet file: {detail}"))
+            let note = unreadable_file_note(&local_dirs(path.to_str()));
+            CliError::failure(format!(
+                "{what}: cannot read the Parquet file: {detail}{note}"
+            ))
         }
         None => CliError::failure(format!("{what}: {}", e.message)),
     }
@@ -351,7 +459,8 @@ pub async fn register_tables(ctx: &SessionContext, tables: &[TableArg]) -> CliRe
                 )))
             }
         };
-        registered.map_err(|e| input_error(&format!("--table {name}={path}"), e))?;
+        registered
+            .map_err(|e| input_error(&format!("--table {name}={path}"), Path::new(path), e))?;
     }
     Ok(())
 }

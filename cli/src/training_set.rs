@@ -120,7 +120,7 @@ async fn read(
             )))
         }
     };
-    read.map_err(|e| sql::input_error(&format!("--{flag} {text}"), e))
+    read.map_err(|e| sql::input_error(&format!("--{flag} {text}"), path, e))
 }
 
 /// The Parquet files among the spine and events, as `--flag path`, and whether the
@@ -136,6 +136,11 @@ pub fn parquet_inputs(args: &TrainingSetArgs) -> sql::ParquetFiles {
             .output
             .as_ref()
             .is_some_and(|o| sql::format_of(&o.to_string_lossy()) == Some("parquet")),
+        dirs: [&args.spine, &args.events]
+            .into_iter()
+            .filter(|path| path.is_dir())
+            .cloned()
+            .collect(),
     }
 }
 

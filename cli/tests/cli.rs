@@ -717,6 +717,73 @@ fn sql_like_psql_stdin_output_file_nulls_read_only_and_closed_pipes() {
 }
 
 #[test]
+fn a_corrupt_parquet_file_in_a_directory_is_named() {
+    // The reader's errors name only the directory; the first file whose footer or Arrow
+    // schema cannot be read is named after them.
+    let tmp = tempdir("corrupt-dir");
+    let dir = tmp.path().join("day=1");
+    std::fs::create_dir(&dir).unwrap();
+    let events = std::fs::read(repo().join("examples/data/events.parquet")).unwrap();
+    std::fs::write(dir.join("a.parquet"), &events).unwrap();
+    std::fs::write(dir.join("b.parquet"), &events[..3000]).unwrap();
+    std::fs::copy(
+        repo().join("tests/fixtures/corrupt/arrow-schema-metadata.parquet"),
+        dir.join("c.parquet"),
+    )
+    .unwrap();
+    let root = tmp.path().display().to_string();
+    let culprit = format!(
+        "(the first file in it that cannot be read: '{root}/day=1/b.parquet': \
+         Invalid Parquet file. Corrupt footer)"
+    );
+    let out = arrowfeat(&["sql", &format!("SELECT count(*) FROM '{root}/'")]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    // The reader's own reason is whichever bad file it opened first; the note names the
+    // first by path, with its own reason.
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!(
+            "arrowfeat: error: cannot read the Parquet file '{root}/': "
+        )) && err.ends_with(&format!(" {culprit}\n")),
+        "{err}"
+    );
+    let out = arrowfeat(&[
+        "sql",
+        "SELECT count(*) FROM t",
+        "--table",
+        &format!("t={root}"),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!(
+            "arrowfeat: error: --table t={root}: cannot read the Parquet file: "
+        )) && err.ends_with(&format!(" {culprit}\n")),
+        "{err}"
+    );
+    // With the bad footer gone, the file with a corrupt Arrow schema is the first.
+    std::fs::remove_file(dir.join("b.parquet")).unwrap();
+    let out = arrowfeat(&["sql", &format!("SELECT count(*) FROM '{root}/'")]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).ends_with(&format!(
+            "(the first file in it that cannot be read: '{root}/day=1/c.parquet': \
+             the Arrow schema stored in its metadata (ARROW:schema) is corrupt)\n"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    // Every footer readable: the directory alone is named, as before.
+    std::fs::remove_file(dir.join("c.parquet")).unwrap();
+    let out = arrowfeat(&["sql", &format!("SELECT count(*) FROM '{root}/'")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "+----------+\n| count(*) |\n+----------+\n| 2000     |\n+----------+\n"
+    );
+}
+
+#[test]
 fn training_set_names_a_corrupt_parquet_input() {
     for (file, want) in [
         (
