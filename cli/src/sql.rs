@@ -176,7 +176,12 @@ pub fn parquet_tables(tables: &[TableArg]) -> ParquetFiles {
     ParquetFiles {
         read: parquet_table_args(tables),
         written: false,
-        dirs: local_dirs(tables.iter().map(|t| t.path.as_str())),
+        dirs: local_dirs(
+            tables
+                .iter()
+                .filter(|t| format_of(&t.path) == Some("parquet"))
+                .map(|t| t.path.as_str()),
+        ),
     }
 }
 
@@ -190,14 +195,27 @@ fn local_dirs<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<std::path::Pa
         .collect()
 }
 
+/// Appends those of `new` not in `dirs` yet.
+fn push_dirs(dirs: &mut Vec<std::path::PathBuf>, new: Vec<std::path::PathBuf>) {
+    for dir in new {
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
+}
+
 /// Most files of a directory whose footers are read to find one that cannot be read.
 const PROBED_FILES: usize = 10_000;
+
+/// Most file names of a directory listed to find the first by path.
+const LISTED_FILES: usize = 1_000_000;
 
 /// The first Parquet file (by path) in the directory `dir` or below it whose footer (or
 /// the Arrow schema in it) the Parquet reader refuses or panics on, and why: the
 /// reader's own errors name only the directory. `None` when every footer reads (the fault
 /// is further into a file: not looked for, as it means decoding every file) or `dir` is
-/// not a directory. At most [`PROBED_FILES`] files are read.
+/// not a directory. At most the first [`PROBED_FILES`] files by path are read (of at
+/// most [`LISTED_FILES`] listed).
 pub fn unreadable_parquet_file(dir: &Path) -> Option<(std::path::PathBuf, String)> {
     let mut files = Vec::new();
     parquet_files_below(dir, 16, &mut files);
@@ -228,14 +246,15 @@ pub fn unreadable_parquet_file(dir: &Path) -> Option<(std::path::PathBuf, String
     })
 }
 
-/// The regular `.parquet` files in `dir` and its subdirectories (to `depth` levels; links
-/// to directories are not followed), into `files`, until there are [`PROBED_FILES`].
+/// The regular `.parquet` files in `dir` and its Hive partitions (`key=value`
+/// subdirectories, to `depth` levels; the reader ignores other subdirectories, and links
+/// to directories are not followed), into `files`, until there are [`LISTED_FILES`].
 fn parquet_files_below(dir: &Path, depth: usize, files: &mut Vec<std::path::PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
-        if files.len() >= PROBED_FILES {
+        if files.len() >= LISTED_FILES {
             return;
         }
         // Hidden and `_` files too: the reader lists every file with the extension.
@@ -243,7 +262,7 @@ fn parquet_files_below(dir: &Path, depth: usize, files: &mut Vec<std::path::Path
         let name = name.to_string_lossy();
         let path = entry.path();
         match entry.file_type() {
-            Ok(kind) if kind.is_dir() && depth > 0 => {
+            Ok(kind) if kind.is_dir() && depth > 0 && name.contains('=') => {
                 parquet_files_below(&path, depth - 1, files);
             }
             Ok(kind) if kind.is_dir() => {}
@@ -254,13 +273,16 @@ fn parquet_files_below(dir: &Path, depth: usize, files: &mut Vec<std::path::Path
 }
 
 /// `" (...)"` naming the first unreadable Parquet file in `dirs` and why, or nothing.
+/// The file is named within its directory, so that a cut long path keeps its name.
 fn unreadable_file_note(dirs: &[std::path::PathBuf]) -> String {
     dirs.iter()
-        .find_map(|dir| unreadable_parquet_file(dir))
-        .map(|(file, why)| {
+        .find_map(|dir| unreadable_parquet_file(dir).map(|found| (dir, found)))
+        .map(|(dir, (file, why))| {
+            let within = file.strip_prefix(dir).unwrap_or(&file);
             format!(
-                " (the first file in it that cannot be read: '{}': {why})",
-                quote(&file.to_string_lossy(), 200)
+                " (in '{}', the first file that cannot be read: '{}': {why})",
+                quote(&dir.to_string_lossy(), 200),
+                quote(&within.to_string_lossy(), 200)
             )
         })
         .unwrap_or_default()
@@ -302,7 +324,7 @@ pub fn parquet_files(
             {
                 for location in &create.locations {
                     push(&mut files, format!("LOCATION '{location}'"));
-                    files.dirs.extend(local_dirs([location.as_str()]));
+                    push_dirs(&mut files.dirs, local_dirs([location.as_str()]));
                 }
             }
             Statement::CopyTo(_) => files.written = true,
@@ -325,7 +347,7 @@ pub fn parquet_files(
             let parquet = format_of(path) == Some("parquet");
             if !registered && parquet {
                 push(&mut files, format!("'{name}'"));
-                files.dirs.extend(local_dirs([name.as_str()]));
+                push_dirs(&mut files.dirs, local_dirs([name.as_str()]));
             }
             referenced.push(name);
         }
@@ -338,15 +360,13 @@ pub fn parquet_files(
     files
         .read
         .splice(0..0, parquet_table_args(used.iter().copied()));
-    files.dirs.splice(
-        0..0,
-        local_dirs(
-            used.iter()
-                .filter(|t| format_of(&t.path) == Some("parquet"))
-                .map(|t| t.path.as_str()),
-        ),
+    let mut dirs = local_dirs(
+        used.iter()
+            .filter(|t| format_of(&t.path) == Some("parquet"))
+            .map(|t| t.path.as_str()),
     );
-    files.dirs.dedup();
+    push_dirs(&mut dirs, std::mem::take(&mut files.dirs));
+    files.dirs = dirs;
     files
 }
 

@@ -138,7 +138,9 @@ pub fn parquet_inputs(args: &TrainingSetArgs) -> sql::ParquetFiles {
             .is_some_and(|o| sql::format_of(&o.to_string_lossy()) == Some("parquet")),
         dirs: [&args.spine, &args.events]
             .into_iter()
-            .filter(|path| path.is_dir())
+            .filter(|path| {
+                path.is_dir() && sql::format_of(&path.to_string_lossy()) == Some("parquet")
+            })
             .cloned()
             .collect(),
     }

@@ -731,11 +731,16 @@ fn a_corrupt_parquet_file_in_a_directory_is_named() {
         dir.join("c.parquet"),
     )
     .unwrap();
+    // Not a partition (no `=`): the reader ignores the directory, and so does the note.
+    std::fs::create_dir(tmp.path().join("aaa")).unwrap();
+    std::fs::write(tmp.path().join("aaa/a.parquet"), &events[..3000]).unwrap();
     let root = tmp.path().display().to_string();
-    let culprit = format!(
-        "(the first file in it that cannot be read: '{root}/day=1/b.parquet': \
-         Invalid Parquet file. Corrupt footer)"
-    );
+    let culprit = |dir: &str| {
+        format!(
+            "(in '{dir}', the first file that cannot be read: 'day=1/b.parquet': \
+             Invalid Parquet file. Corrupt footer)"
+        )
+    };
     let out = arrowfeat(&["sql", &format!("SELECT count(*) FROM '{root}/'")]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     // The reader's own reason is whichever bad file it opened first; the note names the
@@ -744,7 +749,7 @@ fn a_corrupt_parquet_file_in_a_directory_is_named() {
     assert!(
         err.starts_with(&format!(
             "arrowfeat: error: cannot read the Parquet file '{root}/': "
-        )) && err.ends_with(&format!(" {culprit}\n")),
+        )) && err.ends_with(&format!(" {}\n", culprit(&format!("{root}/")))),
         "{err}"
     );
     let out = arrowfeat(&[
@@ -758,7 +763,7 @@ fn a_corrupt_parquet_file_in_a_directory_is_named() {
     assert!(
         err.starts_with(&format!(
             "arrowfeat: error: --table t={root}: cannot read the Parquet file: "
-        )) && err.ends_with(&format!(" {culprit}\n")),
+        )) && err.ends_with(&format!(" {}\n", culprit(&root))),
         "{err}"
     );
     // With the bad footer gone, the file with a corrupt Arrow schema is the first.
@@ -767,7 +772,7 @@ fn a_corrupt_parquet_file_in_a_directory_is_named() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
         stderr(&out).ends_with(&format!(
-            "(the first file in it that cannot be read: '{root}/day=1/c.parquet': \
+            "(in '{root}/', the first file that cannot be read: 'day=1/c.parquet': \
              the Arrow schema stored in its metadata (ARROW:schema) is corrupt)\n"
         )),
         "{}",
