@@ -176,13 +176,20 @@ pub fn parquet_tables(tables: &[TableArg]) -> ParquetFiles {
     ParquetFiles {
         read: parquet_table_args(tables),
         written: false,
-        dirs: local_dirs(
-            tables
-                .iter()
-                .filter(|t| format_of(&t.path) == Some("parquet"))
-                .map(|t| t.path.as_str()),
-        ),
+        dirs: parquet_table_dirs(tables),
     }
+}
+
+/// The directories among those of `tables` that are Parquet.
+fn parquet_table_dirs<'a>(
+    tables: impl IntoIterator<Item = &'a TableArg>,
+) -> Vec<std::path::PathBuf> {
+    local_dirs(
+        tables
+            .into_iter()
+            .filter(|t| format_of(&t.path) == Some("parquet"))
+            .map(|t| t.path.as_str()),
+    )
 }
 
 /// Those of `paths` that are directories on this machine.
@@ -360,11 +367,7 @@ pub fn parquet_files(
     files
         .read
         .splice(0..0, parquet_table_args(used.iter().copied()));
-    let mut dirs = local_dirs(
-        used.iter()
-            .filter(|t| format_of(&t.path) == Some("parquet"))
-            .map(|t| t.path.as_str()),
-    );
+    let mut dirs = parquet_table_dirs(used.iter().copied());
     push_dirs(&mut dirs, std::mem::take(&mut files.dirs));
     files.dirs = dirs;
     files
@@ -387,16 +390,19 @@ pub fn name_parquet_inputs(e: CliError, files: &ParquetFiles) -> CliError {
     if files.read.len() > LISTED {
         list.push_str(&format!(" and {} more", files.read.len() - LISTED));
     }
-    let note = unreadable_file_note(&files.dirs);
+    // Reads footers: only where the message names inputs.
+    let note = || unreadable_file_note(&files.dirs);
     let message = match (names.as_slice(), files.written) {
         ([], false) => return e,
         ([], true) => format!("a Parquet file cannot be read or written: {detail}"),
-        ([one], false) => format!("cannot read the Parquet file {one}: {detail}{note}"),
-        (_, false) => {
-            format!("cannot read one of the Parquet inputs: {detail} (inputs: {list}){note}")
-        }
+        ([one], false) => format!("cannot read the Parquet file {one}: {detail}{}", note()),
+        (_, false) => format!(
+            "cannot read one of the Parquet inputs: {detail} (inputs: {list}){}",
+            note()
+        ),
         (_, true) => format!(
-            "a Parquet file cannot be read or written: {detail} (inputs: {list}; or the output){note}"
+            "a Parquet file cannot be read or written: {detail} (inputs: {list}; or the output){}",
+            note()
         ),
     };
     CliError {

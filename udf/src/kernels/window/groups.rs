@@ -128,10 +128,7 @@ pub(crate) fn group_and_sort_ids<'a>(
     carry: Option<&[u64]>,
     threads: usize,
 ) -> Grouping<'a> {
-    if ids.is_empty()
-        && times.nulls.as_ref().is_none_or(|n| n.null_count() == 0)
-        && times.nanos.is_sorted()
-    {
+    if ids.is_empty() && times.all_present_in_order() {
         // One group, every time present and in order: the input is its own sorted order.
         return Grouping {
             order: None,

@@ -162,6 +162,11 @@ impl EventTimes<'_> {
         self.nulls.as_ref().is_none_or(|n| n.is_valid(row))
     }
 
+    /// Whether every time is present and they ascend (an event log).
+    pub fn all_present_in_order(&self) -> bool {
+        self.nulls.as_ref().is_none_or(|n| n.null_count() == 0) && self.nanos.is_sorted()
+    }
+
     /// An array of window bounds in the output type.
     pub fn bounds_array(&self, values: Vec<i64>, nulls: Option<NullBuffer>) -> ArrayRef {
         bounds_array(&self.bound_type, values, nulls)

@@ -33,10 +33,7 @@ pub fn rolling(
     let values = numeric_values(function, "value", values, aggregation)?;
     let window = Window { period, closed };
     let (ids, groups) = key_ids(function, keys, times.len(), threads)?;
-    if keys.is_some()
-        && times.nulls.as_ref().is_none_or(|n| n.null_count() == 0)
-        && times.nanos.is_sorted()
-    {
+    if keys.is_some() && times.all_present_in_order() {
         // An event log: every time present, in order.
         let by_rows = rolling_in_row_order(
             &ids,

@@ -10,17 +10,16 @@
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, PrimitiveArray};
-use arrow::buffer::{NullBuffer, ScalarBuffer};
+use arrow::array::{Array, ArrayRef};
+use arrow::buffer::NullBuffer;
 use arrow::datatypes::{ArrowPrimitiveType, Float64Type, Int64Type};
 
+use super::accumulate::Results;
 use super::exact_sum::integer_mean;
 use super::groups::{map_units, split_pair, threads_for};
 use super::window_sum::{RunExtremes, RunUnit};
 use super::{Aggregation, Closed, NumericValues};
-use crate::kernels::nulls_from_validity;
 
 /// No row: the ends of an empty window, the last row of a key not yet seen.
 const NO_ROW: u32 = u32::MAX;
@@ -225,10 +224,7 @@ fn run<T: ArrowPrimitiveType>(
             }
         }
     });
-    Arc::new(PrimitiveArray::<T>::new(
-        ScalarBuffer::from(values),
-        nulls_from_validity(valid),
-    ))
+    Results::<T> { values, valid }.into_array()
 }
 
 /// What a slide reads.
