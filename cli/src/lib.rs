@@ -2,6 +2,7 @@
 //! here so tests can call them without a process.
 
 pub mod check;
+pub mod data_files;
 pub mod feast;
 pub mod functions;
 pub mod sql;

@@ -2,10 +2,11 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::util::pretty::pretty_format_batches;
-use datafusion::execution::options::{CsvReadOptions, JsonReadOptions, ParquetReadOptions};
+use datafusion::catalog::TableProvider;
 use datafusion::execution::SendableRecordBatchStream;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion::sql::parser::{DFParser, Statement};
@@ -13,6 +14,9 @@ use datafusion::sql::sqlparser::dialect::dialect_from_str;
 
 use futures::StreamExt;
 
+use crate::data_files::{
+    data_files, listing_table, local_path, DataFiles, LocalDataTables, KNOWN_EXTENSIONS,
+};
 use crate::{CliError, CliResult};
 use arrowfeat_validator::text::quote;
 
@@ -84,56 +88,18 @@ pub fn session() -> SessionContext {
     // 1677-2262 (sentinels such as 0001-01-01 or 9999-12-31). Microseconds, as Spark
     // means them, keep every value.
     config.options_mut().execution.parquet.coerce_int96 = Some("us".to_string());
-    let ctx = SessionContext::new_with_config(config).enable_url_table();
+    let ctx = LocalDataTables::enable(SessionContext::new_with_config(config));
     arrowfeat_udf::register_all(&ctx);
     ctx
 }
 
-/// The file format of `path` by its extension (of its first file, for a directory).
+/// The file format of `path` ("parquet", "csv" or "json"): see [`data_files`]. `None`
+/// also for a directory holding two data extensions, which reading refuses.
 pub fn format_of(path: &str) -> Option<&'static str> {
-    let probe = Path::new(path);
-    let file = if probe.is_dir() {
-        first_data_file(probe, 8)?
-    } else {
-        probe.to_path_buf()
-    };
-    match file.extension()?.to_str()?.to_ascii_lowercase().as_str() {
-        "parquet" | "pq" => Some("parquet"),
-        "csv" => Some("csv"),
-        "json" | "ndjson" | "jsonl" => Some("json"),
-        _ => None,
-    }
-}
-
-/// The first data file of a directory, by name: one directly inside, else one inside its
-/// Hive partitions (`day=2/`, to `depth` levels), which the reader reads as well.
-fn first_data_file(dir: &Path, depth: usize) -> Option<std::path::PathBuf> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        // Spark's `_SUCCESS` and `.part-*.crc` files say nothing of the format.
-        .filter(|p| {
-            !p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with('.') || n.starts_with('_'))
-        })
-        .collect();
-    entries.sort();
-    if let Some(file) = entries.iter().find(|p| p.is_file()) {
-        return Some(file.clone());
-    }
-    if depth == 0 {
-        return None;
-    }
-    entries
-        .iter()
-        .filter(|p| {
-            p.is_dir()
-                && p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.contains('='))
-        })
-        .find_map(|p| first_data_file(p, depth - 1))
+    data_files(Path::new(path))
+        .ok()
+        .flatten()
+        .map(|files| files.format.name())
 }
 
 /// The Parquet files and directories a run reads, as the user wrote them, and whether it
@@ -150,16 +116,6 @@ pub struct ParquetFiles {
     /// The local directories among `read`: an error names the first file in them that
     /// cannot be read, if one is found (see [`unreadable_parquet_file`]).
     pub dirs: Vec<std::path::PathBuf>,
-}
-
-/// The path on this machine that a table name or location names: itself, or a `file://`
-/// URL's path; `None` for other URLs (object stores).
-fn local_path(name: &str) -> Option<&str> {
-    match name.split_once("://") {
-        Some(("file", path)) => Some(path),
-        Some(_) => None,
-        None => Some(name),
-    }
 }
 
 /// Those of `tables` that are Parquet files or directories, as `NAME=PATH`.
@@ -436,57 +392,51 @@ pub fn empty_parquet(what: &str, path: &str, metadata: &std::fs::Metadata) -> Cl
     Ok(())
 }
 
-/// The extension the Parquet reader must accept for `path`: a file's own (`.pq` and
-/// `.PARQUET` files too: the reader filters by it), `.parquet` in a directory.
-pub fn parquet_extension(path: &str) -> String {
-    let file = Path::new(path);
-    file.is_file()
-        .then(|| file.extension())
-        .flatten()
-        .and_then(|e| e.to_str())
-        .map_or(".parquet".to_string(), |e| format!(".{e}"))
+/// The table a `--table` or `training-set` input holds, refusing what cannot be read
+/// whole: a missing path, a FIFO or device (the reader would block forever), an empty
+/// Parquet file, a path of no known format, a directory of two data extensions.
+pub async fn open_table(
+    ctx: &SessionContext,
+    what: &str,
+    path: &Path,
+) -> CliResult<Arc<dyn TableProvider>> {
+    let text = path.to_string_lossy();
+    let metadata = std::fs::metadata(path)
+        .map_err(|_| CliError::usage(format!("{what}: no such file or directory")))?;
+    if !(metadata.is_file() || metadata.is_dir()) {
+        return Err(CliError::usage(format!(
+            "{what}: expected a regular file or a directory, found a FIFO, socket or device"
+        )));
+    }
+    empty_parquet(what, &text, &metadata)?;
+    let files = known_data_files(what, path, metadata.is_dir())?;
+    listing_table(&ctx.state(), &text, &files)
+        .await
+        .map_err(|e| input_error(what, path, e))
 }
 
-/// Registers `--table` arguments, checking that each file exists and has a known format.
+/// The data files of an existing `path`, or why it cannot be read as a table.
+fn known_data_files(what: &str, path: &Path, is_dir: bool) -> CliResult<DataFiles> {
+    match data_files(path) {
+        Ok(Some(files)) => Ok(files),
+        Ok(None) if is_dir => Err(CliError::usage(format!(
+            "{what}: no data file in the directory: expected {KNOWN_EXTENSIONS} files in \
+             it or in its key=value subdirectories (names starting with _ or . are skipped)"
+        ))),
+        Ok(None) => Err(CliError::usage(format!(
+            "{what}: unknown file format: expected a {KNOWN_EXTENSIONS} file"
+        ))),
+        Err(reason) => Err(CliError::usage(format!("{what}: {reason}"))),
+    }
+}
+
+/// Registers `--table` arguments (see [`open_table`]).
 pub async fn register_tables(ctx: &SessionContext, tables: &[TableArg]) -> CliResult<()> {
-    for table in tables {
-        let TableArg { name, path } = table;
-        let metadata = std::fs::metadata(path).map_err(|_| {
-            CliError::usage(format!(
-                "--table {name}={path}: no such file or directory `{path}`"
-            ))
-        })?;
-        // A FIFO or device would block the reader forever or never end.
-        if !(metadata.is_file() || metadata.is_dir()) {
-            return Err(CliError::usage(format!(
-                "--table {name}={path}: expected a regular file or a directory, found a FIFO, socket or device"
-            )));
-        }
-        empty_parquet(&format!("--table {name}={path}"), path, &metadata)?;
-        let registered = match format_of(path) {
-            Some("parquet") => {
-                let extension = parquet_extension(path);
-                let options = ParquetReadOptions {
-                    file_extension: &extension,
-                    ..Default::default()
-                };
-                ctx.register_parquet(name, path, options).await
-            }
-            Some("csv") => ctx.register_csv(name, path, CsvReadOptions::new()).await,
-            Some("json") => {
-                let options = JsonReadOptions::default().file_extension(
-                    Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or("json"),
-                );
-                ctx.register_json(name, path, options).await
-            }
-            _ => {
-                return Err(CliError::usage(format!(
-                    "--table {name}={path}: unknown file format: expected a .parquet, .csv, .json, .ndjson or .jsonl file"
-                )))
-            }
-        };
-        registered
-            .map_err(|e| input_error(&format!("--table {name}={path}"), Path::new(path), e))?;
+    for TableArg { name, path } in tables {
+        let what = format!("--table {name}={path}");
+        let table = open_table(ctx, &what, Path::new(path)).await?;
+        ctx.register_table(name.as_str(), table)
+            .map_err(|e| input_error(&what, Path::new(path), e))?;
     }
     Ok(())
 }
@@ -629,7 +579,10 @@ fn check_file_references(
                 "{place}: expected a regular file or a directory, found a FIFO, socket or device"
             )))
             }
-            Ok(m) => empty_parquet(&place, local, &m)?,
+            Ok(m) => {
+                empty_parquet(&place, local, &m)?;
+                known_data_files(&place, Path::new(local), m.is_dir())?;
+            }
         }
     }
     Ok(())

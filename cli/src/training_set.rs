@@ -8,8 +8,7 @@ use arrowfeat_udf::sql::point_in_time::{
     parse_ttl, point_in_time_join, FeatureSpec, PointInTimeJoin,
 };
 use datafusion::dataframe::DataFrameWriteOptions;
-use datafusion::execution::options::JsonReadOptions;
-use datafusion::prelude::{CsvReadOptions, DataFrame, ParquetReadOptions};
+use datafusion::prelude::DataFrame;
 
 use crate::sql::{self, OutputFormat};
 use crate::{CliError, CliResult};
@@ -90,37 +89,10 @@ async fn read(
     flag: &str,
     path: &Path,
 ) -> CliResult<DataFrame> {
-    let text = path.to_string_lossy().to_string();
-    let metadata = std::fs::metadata(path)
-        .map_err(|_| CliError::usage(format!("--{flag} {text}: no such file or directory")))?;
-    if !(metadata.is_file() || metadata.is_dir()) {
-        return Err(CliError::usage(format!(
-            "--{flag} {text}: expected a regular file or a directory, found a FIFO, socket or device"
-        )));
-    }
-    sql::empty_parquet(&format!("--{flag} {text}"), &text, &metadata)?;
-    let read = match sql::format_of(&text) {
-        Some("parquet") => {
-            let extension = sql::parquet_extension(&text);
-            let options = ParquetReadOptions {
-                file_extension: &extension,
-                ..Default::default()
-            };
-            ctx.read_parquet(&text, options).await
-        }
-        Some("csv") => ctx.read_csv(&text, CsvReadOptions::new()).await,
-        Some("json") => {
-            let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("json");
-            ctx.read_json(&text, JsonReadOptions::default().file_extension(extension))
-                .await
-        }
-        _ => {
-            return Err(CliError::usage(format!(
-                "--{flag} {text}: unknown file format: expected a .parquet, .csv, .json, .ndjson or .jsonl file"
-            )))
-        }
-    };
-    read.map_err(|e| sql::input_error(&format!("--{flag} {text}"), path, e))
+    let what = format!("--{flag} {}", path.display());
+    let table = sql::open_table(ctx, &what, path).await?;
+    ctx.read_table(table)
+        .map_err(|e| sql::input_error(&what, path, e))
 }
 
 /// The Parquet files among the spine and events, as `--flag path`, and whether the

@@ -103,7 +103,7 @@ fn planning_errors_name_the_signature() {
 fn usage_errors_exit_2() {
     let out = arrowfeat(&["sql", "SELECT 1", "--table", "t=missing.parquet"]);
     assert_eq!(out.status.code(), Some(2));
-    insta::assert_snapshot!(stderr(&out), @"arrowfeat: error: --table t=missing.parquet: no such file or directory `missing.parquet`
+    insta::assert_snapshot!(stderr(&out), @"arrowfeat: error: --table t=missing.parquet: no such file or directory
 ");
     let out = arrowfeat(&["sql", "SELECT 1", "--table", "t=Cargo.toml"]);
     assert_eq!(out.status.code(), Some(2));
@@ -922,6 +922,80 @@ fn training_set_created_cutoff_hides_events_not_yet_created() {
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains("expected created time `created` of the kind of spine time `t`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn spark_output_directories_read_as_one_table_and_mixed_ones_are_refused() {
+    // Spark writes `_SUCCESS` and `.crc` files beside its parts; DataFusion's own `FROM`
+    // took the format from the first file and answered "table not found".
+    let tmp = tempdir("spark-output");
+    let events = std::fs::read(repo().join("examples/data/events.parquet")).unwrap();
+    let out_dir = tmp.path().join("out");
+    std::fs::create_dir_all(out_dir.join("day=2")).unwrap();
+    std::fs::write(out_dir.join("_SUCCESS"), b"").unwrap();
+    std::fs::write(out_dir.join(".part-0.parquet.crc"), b"crc").unwrap();
+    std::fs::write(out_dir.join("README.txt"), b"notes").unwrap();
+    std::fs::create_dir_all(out_dir.join("day=1")).unwrap();
+    std::fs::write(out_dir.join("day=1/part-0.parquet"), &events).unwrap();
+    std::fs::write(out_dir.join("day=1/_SUCCESS"), b"").unwrap();
+    std::fs::write(out_dir.join("day=2/part-1.parquet"), &events).unwrap();
+    let root = out_dir.display().to_string();
+    let single = arrowfeat(&[
+        "sql",
+        "SELECT count(*) AS n FROM 'examples/data/events.parquet'",
+        "--format",
+        "csv",
+    ]);
+    let n: u64 = stdout(&single).lines().nth(1).unwrap().parse().unwrap();
+    for from in [format!("'{root}/'"), format!("'{root}'"), "t".to_string()] {
+        let out = arrowfeat(&[
+            "sql",
+            &format!("SELECT count(*) AS n, count(DISTINCT day) AS days FROM {from}"),
+            "--table",
+            &format!("t={root}"),
+            "--format",
+            "csv",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{from}: {}", stderr(&out));
+        // Hive partitions are columns, as in Spark.
+        assert_eq!(stdout(&out), format!("n,days\n{},2\n", 2 * n), "{from}");
+    }
+    // A `.pq` file by itself, and a directory of them, read as Parquet.
+    std::fs::write(tmp.path().join("one.pq"), &events).unwrap();
+    let pq = tmp.path().join("one.pq").display().to_string();
+    let out = arrowfeat(&[
+        "sql",
+        &format!("SELECT count(*) AS n FROM '{pq}'"),
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(stdout(&out), format!("n\n{n}\n"), "{}", stderr(&out));
+    // Two data extensions: refused, naming one file of each, rather than half read.
+    std::fs::write(out_dir.join("day=2/extra.csv"), b"a\n1\n").unwrap();
+    let out = arrowfeat(&["sql", &format!("SELECT count(*) FROM '{root}/'")]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "arrowfeat: error: FROM '{root}/': the directory holds files of two data \
+             extensions, `.parquet` (such as 'day=1/part-0.parquet') and `.csv` (such as \
+             'day=2/extra.csv'); a table reads files of one extension: move the others out\n"
+        )
+    );
+    let out = arrowfeat(&["sql", "SELECT 1", "--table", &format!("t={root}")]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&format!("--table t={root}: the directory holds")));
+    // No data file at all: said so, not "table not found".
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    std::fs::write(empty.join("_SUCCESS"), b"").unwrap();
+    let out = arrowfeat(&["sql", &format!("SELECT 1 FROM '{}/'", empty.display())]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no data file in the directory"),
         "{}",
         stderr(&out)
     );

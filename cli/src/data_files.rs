@@ -1,0 +1,335 @@
+//! The data a path names: a file, or a directory of files of one format, found by their
+//! extension. One place decides it for `FROM 'path'`, `--table` and `training-set`, so
+//! that they read a directory alike.
+//!
+//! A directory is read as Spark writes one: its own files and those in `key=value`
+//! subdirectories (Hive partitions, which become columns), skipping names that start
+//! with `_` or `.` (`_SUCCESS`, `.part-0.parquet.crc`) when choosing the format, and
+//! ignoring files of other extensions (`notes.txt`). Files of two data extensions in one
+//! directory (`.csv` beside `.parquet`, or `.pq` beside `.parquet`) are refused rather
+//! than half read.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::catalog::{TableProvider, UrlTableFactory};
+use datafusion::datasource::dynamic_file::DynamicListTableFactory;
+use datafusion::datasource::listing::{ListingTable, ListingTableConfig, ListingTableUrl};
+use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::context::SessionState;
+use datafusion::execution::options::{
+    CsvReadOptions, JsonReadOptions, ParquetReadOptions, ReadOptions,
+};
+
+use arrowfeat_validator::text::quote;
+
+/// A format arrowfeat reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataFormat {
+    Parquet,
+    Csv,
+    Json,
+}
+
+impl DataFormat {
+    /// The format of a file by its extension (any case), if it is a data file.
+    pub fn of_file(path: &Path) -> Option<Self> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "parquet" | "pq" => Some(Self::Parquet),
+            "csv" => Some(Self::Csv),
+            "json" | "ndjson" | "jsonl" => Some(Self::Json),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Parquet => "parquet",
+            Self::Csv => "csv",
+            Self::Json => "json",
+        }
+    }
+}
+
+/// What a file or directory holds: a format, and the extension its files carry (as
+/// written: the reader keeps files whose names end with it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataFiles {
+    pub format: DataFormat,
+    pub extension: String,
+}
+
+/// The extensions accepted, for messages.
+pub const KNOWN_EXTENSIONS: &str = ".parquet, .pq, .csv, .json, .ndjson or .jsonl";
+
+/// Directory entries looked at to choose a format, at most: past them the first format
+/// found is taken.
+const MAX_ENTRIES: usize = 1_000_000;
+
+/// Levels of `key=value` subdirectories looked into.
+const MAX_DEPTH: usize = 8;
+
+/// What `path` holds. A path that is not a directory (or does not exist yet, for an
+/// output) by its own extension; a directory by the data files in it. `Ok(None)` when
+/// there is no data file; an error (a sentence, names quoted) when a directory holds
+/// files of two data extensions.
+pub fn data_files(path: &Path) -> std::result::Result<Option<DataFiles>, String> {
+    if !path.is_dir() {
+        return Ok(DataFormat::of_file(path).map(|format| DataFiles {
+            format,
+            extension: extension_of(path),
+        }));
+    }
+    let mut walk = Walk {
+        root: path,
+        found: None,
+        seen: 0,
+    };
+    walk.dir(path, 0)?;
+    Ok(walk.found.map(|(files, _)| files))
+}
+
+/// A directory's data files in path order, until two extensions are found.
+struct Walk<'a> {
+    root: &'a Path,
+    /// The first data file's format and extension, and the file.
+    found: Option<(DataFiles, PathBuf)>,
+    /// Entries looked at so far.
+    seen: usize,
+}
+
+impl Walk<'_> {
+    fn dir(&mut self, dir: &Path, depth: usize) -> std::result::Result<(), String> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Ok(());
+        };
+        let mut names: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        // By name, so that the files named in a message do not depend on the file system.
+        names.sort();
+        for entry in names {
+            self.seen += 1;
+            if self.seen > MAX_ENTRIES {
+                return Ok(());
+            }
+            let Some(name) = entry.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            if name.starts_with('_') || name.starts_with('.') {
+                continue;
+            }
+            if entry.is_dir() {
+                if name.contains('=') && depth < MAX_DEPTH {
+                    self.dir(&entry, depth + 1)?;
+                }
+                continue;
+            }
+            let Some(format) = DataFormat::of_file(&entry).filter(|_| entry.is_file()) else {
+                continue;
+            };
+            let extension = extension_of(&entry);
+            match &self.found {
+                None => self.found = Some((DataFiles { format, extension }, entry)),
+                Some((first, first_path)) if first.extension != extension => {
+                    let relative = |p: &Path| {
+                        quote(
+                            &p.strip_prefix(self.root).unwrap_or(p).to_string_lossy(),
+                            200,
+                        )
+                    };
+                    return Err(format!(
+                        "the directory holds files of two data extensions, `{}` (such as \
+                         '{}') and `{}` (such as '{}'); a table reads files of one \
+                         extension: move the others out",
+                        quote(&first.extension, 40),
+                        relative(first_path),
+                        quote(&extension, 40),
+                        relative(&entry),
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `.ext` of a file name, as written.
+fn extension_of(path: &Path) -> String {
+    path.extension()
+        .map(|e| format!(".{}", e.to_string_lossy()))
+        .unwrap_or_default()
+}
+
+/// The table a local file or directory holds, read as DataFusion reads `FROM 'path'`
+/// (Hive partitions in `key=value` directories become columns), with the format and
+/// extension `files` gives.
+pub async fn listing_table(
+    state: &SessionState,
+    path: &str,
+    files: &DataFiles,
+) -> Result<Arc<dyn TableProvider>> {
+    let config = state.config();
+    let table_options = state.default_table_options();
+    let extension = files.extension.as_str();
+    let options = match files.format {
+        DataFormat::Parquet => ParquetReadOptions {
+            file_extension: extension,
+            ..Default::default()
+        }
+        .to_listing_options(config, table_options),
+        DataFormat::Csv => CsvReadOptions::new()
+            .file_extension(extension)
+            .to_listing_options(config, table_options),
+        DataFormat::Json => JsonReadOptions::default()
+            .file_extension(extension)
+            .to_listing_options(config, table_options),
+    };
+    let table = ListingTableConfig::new(ListingTableUrl::parse(path)?)
+        .with_listing_options(options)
+        .infer_partitions_from_path(state)
+        .await?
+        .infer_schema(state)
+        .await?;
+    Ok(Arc::new(ListingTable::try_new(table)?))
+}
+
+/// The path on this machine that a table name or location names: itself, or a `file://`
+/// URL's path; `None` for other URLs (object stores).
+pub fn local_path(name: &str) -> Option<&str> {
+    match name.split_once("://") {
+        Some(("file", path)) => Some(path),
+        Some(_) => None,
+        None => Some(name),
+    }
+}
+
+/// Tables for paths in `FROM 'path'`: local files and directories through
+/// [`data_files`] and [`listing_table`]; anything else (object-store URLs) as DataFusion
+/// reads it. DataFusion's own factory takes a directory's format from its first file,
+/// and gives up ("table not found") on Spark's `_SUCCESS` or `.crc` files.
+#[derive(Debug, Default)]
+pub struct LocalDataTables {
+    datafusion: DynamicListTableFactory,
+}
+
+impl LocalDataTables {
+    /// `ctx` with paths usable as tables in `FROM`.
+    pub fn enable(ctx: datafusion::prelude::SessionContext) -> datafusion::prelude::SessionContext {
+        let factory = Arc::new(Self::default());
+        let catalogs = Arc::new(datafusion::catalog::DynamicFileCatalog::new(
+            Arc::clone(ctx.state().catalog_list()),
+            Arc::clone(&factory) as Arc<dyn UrlTableFactory>,
+        ));
+        let state = datafusion::execution::SessionStateBuilder::new_from_existing(ctx.state())
+            .with_catalog_list(catalogs)
+            .build();
+        let ctx = datafusion::prelude::SessionContext::new_with_state(state);
+        factory
+            .datafusion
+            .session_store()
+            .with_state(ctx.state_weak_ref());
+        ctx
+    }
+}
+
+#[async_trait]
+impl UrlTableFactory for LocalDataTables {
+    async fn try_new(&self, url: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        let local = local_path(url)
+            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() || m.is_dir()));
+        let Some(local) = local else {
+            return self.datafusion.try_new(url).await;
+        };
+        // Names that hold no data or two extensions were refused with their reason
+        // before planning; here they are simply not tables.
+        let Ok(Some(files)) = data_files(Path::new(local)) else {
+            return Ok(None);
+        };
+        let session = self
+            .datafusion
+            .session_store()
+            .get_session()
+            .upgrade()
+            .ok_or_else(|| DataFusionError::Plan("the SQL session has ended".into()))?;
+        let state = session
+            .read()
+            .as_any()
+            .downcast_ref::<SessionState>()
+            .cloned()
+            .ok_or_else(|| DataFusionError::Plan("the SQL session has no state".into()))?;
+        listing_table(&state, url, &files).await.map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn touch(dir: &Path, name: &str) {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, b"x").unwrap();
+    }
+
+    #[test]
+    fn a_spark_output_directory_is_parquet() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "_SUCCESS",
+            ".part-0.parquet.crc",
+            "part-0.parquet",
+            "notes.txt",
+        ] {
+            touch(dir.path(), name);
+        }
+        let files = data_files(dir.path()).unwrap().unwrap();
+        assert_eq!(files.format, DataFormat::Parquet);
+        assert_eq!(files.extension, ".parquet");
+    }
+
+    #[test]
+    fn hive_partitions_are_looked_into_and_other_directories_not() {
+        let dir = tempfile::tempdir().unwrap();
+        touch(dir.path(), "day=1/hour=2/a.PQ");
+        touch(dir.path(), "scratch/b.csv");
+        let files = data_files(dir.path()).unwrap().unwrap();
+        assert_eq!(
+            (files.format, files.extension.as_str()),
+            (DataFormat::Parquet, ".PQ")
+        );
+        let empty = tempfile::tempdir().unwrap();
+        touch(empty.path(), "_SUCCESS");
+        assert_eq!(data_files(empty.path()).unwrap(), None);
+    }
+
+    #[test]
+    fn two_data_extensions_are_refused_naming_one_file_of_each() {
+        let dir = tempfile::tempdir().unwrap();
+        touch(dir.path(), "a.parquet");
+        touch(dir.path(), "day=2/b\n.csv");
+        let err = data_files(dir.path()).unwrap_err();
+        assert!(err.contains("`.parquet` (such as 'a.parquet')"), "{err}");
+        assert!(
+            err.contains("`.csv` (such as 'day=2/b\\u{a}.csv')"),
+            "{err}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        touch(dir.path(), "a.parquet");
+        touch(dir.path(), "b.pq");
+        assert!(data_files(dir.path()).is_err());
+    }
+
+    #[test]
+    fn a_file_or_an_output_is_known_by_its_extension() {
+        let files = data_files(Path::new("/no/such/out.ndjson"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (files.format, files.extension.as_str()),
+            (DataFormat::Json, ".ndjson")
+        );
+        assert_eq!(data_files(Path::new("/no/such/out.txt")).unwrap(), None);
+        assert_eq!(data_files(Path::new("/no/such/out")).unwrap(), None);
+    }
+}
