@@ -2,13 +2,14 @@
 //! extension. One place decides it for `FROM 'path'`, `--table` and `training-set`, so
 //! that they read a directory alike.
 //!
-//! A directory is read as Spark writes one: its own files and those in `key=value`
-//! subdirectories (Hive partitions, which become columns), skipping names that start
-//! with `_` or `.` (`_SUCCESS`, `.part-0.parquet.crc`) when choosing the format, and
-//! ignoring files of other extensions (`notes.txt`). Files of two data extensions in one
-//! directory (`.csv` beside `.parquet`, or `.pq` beside `.parquet`) are refused rather
-//! than half read.
+//! A directory is read as Spark writes one: the files directly in it and in `key=value`
+//! subdirectories (Hive partitions, which become columns); files of no data extension
+//! (`_SUCCESS`, `.part-0.parquet.crc`, `notes.txt`) are left out. Refused rather than half
+//! read: files of two data extensions in one directory (`.csv` beside `.parquet`, or `.pq`
+//! beside `.parquet`), an empty (0-byte) Parquet file, a partition key that is also a
+//! column of the files.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -68,12 +69,12 @@ pub const KNOWN_EXTENSIONS: &str = ".parquet, .pq, .csv, .json, .ndjson or .json
 const MAX_ENTRIES: usize = 1_000_000;
 
 /// Levels of `key=value` subdirectories looked into.
-const MAX_DEPTH: usize = 8;
+pub const MAX_DEPTH: usize = 8;
 
 /// What `path` holds. A path that is not a directory (or does not exist yet, for an
 /// output) by its own extension; a directory by the data files in it. `Ok(None)` when
 /// there is no data file; an error (a sentence, names quoted) when a directory holds
-/// files of two data extensions.
+/// files of two data extensions or an empty Parquet file.
 pub fn data_files(path: &Path) -> std::result::Result<Option<DataFiles>, String> {
     if !path.is_dir() {
         return Ok(DataFormat::of_file(path).map(|format| DataFiles {
@@ -85,6 +86,7 @@ pub fn data_files(path: &Path) -> std::result::Result<Option<DataFiles>, String>
         root: path,
         found: None,
         seen: 0,
+        visited: HashSet::new(),
     };
     walk.dir(path, 0)?;
     Ok(walk.found.map(|(files, _)| files))
@@ -97,60 +99,93 @@ struct Walk<'a> {
     found: Option<(DataFiles, PathBuf)>,
     /// Entries looked at so far.
     seen: usize,
+    /// Directories walked (as resolved), so that a link back up is walked once.
+    visited: HashSet<PathBuf>,
 }
 
 impl Walk<'_> {
     fn dir(&mut self, dir: &Path, depth: usize) -> std::result::Result<(), String> {
+        let resolved = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        if !self.visited.insert(resolved) {
+            return Ok(());
+        }
         let Ok(entries) = std::fs::read_dir(dir) else {
             return Ok(());
         };
-        let mut names: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        // Only names that may matter (a data extension, or `=` for a partition) are
+        // looked at further, so that a directory of many other files costs no `stat`.
+        let mut names: Vec<(PathBuf, Option<DataFormat>)> = entries
+            .filter_map(|e| {
+                let path = e.ok()?.path();
+                let name = path.file_name()?.to_str()?;
+                let format = DataFormat::of_file(Path::new(name));
+                (format.is_some() || name.contains('=')).then_some((path, format))
+            })
+            .collect();
         // By name, so that the files named in a message do not depend on the file system.
-        names.sort();
-        for entry in names {
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        for (entry, format) in names {
             self.seen += 1;
             if self.seen > MAX_ENTRIES {
                 return Ok(());
             }
-            let Some(name) = entry.file_name().and_then(|n| n.to_str()) else {
+            // Links followed, as the reader follows them.
+            let Ok(metadata) = std::fs::metadata(&entry) else {
                 continue;
             };
-            if name.starts_with('_') || name.starts_with('.') {
-                continue;
-            }
-            if entry.is_dir() {
-                if name.contains('=') && depth < MAX_DEPTH {
+            if metadata.is_dir() {
+                let partition = entry
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.contains('='));
+                if partition && depth < MAX_DEPTH {
                     self.dir(&entry, depth + 1)?;
                 }
                 continue;
             }
-            let Some(format) = DataFormat::of_file(&entry).filter(|_| entry.is_file()) else {
+            let Some(format) = format.filter(|_| metadata.is_file()) else {
                 continue;
             };
+            if format == DataFormat::Parquet && metadata.len() == 0 {
+                return Err(format!(
+                    "the directory holds an empty (0-byte) Parquet file, '{}', which the \
+                     reader would skip: a Parquet file holds at least its footer",
+                    self.relative(&entry)
+                ));
+            }
             let extension = extension_of(&entry);
             match &self.found {
                 None => self.found = Some((DataFiles { format, extension }, entry)),
                 Some((first, first_path)) if first.extension != extension => {
-                    let relative = |p: &Path| {
-                        quote(
-                            &p.strip_prefix(self.root).unwrap_or(p).to_string_lossy(),
-                            200,
-                        )
-                    };
                     return Err(format!(
                         "the directory holds files of two data extensions, `{}` (such as \
                          '{}') and `{}` (such as '{}'); a table reads files of one \
                          extension: move the others out",
                         quote(&first.extension, 40),
-                        relative(first_path),
+                        self.relative(first_path),
                         quote(&extension, 40),
-                        relative(&entry),
+                        self.relative(&entry),
                     ));
                 }
                 Some(_) => {}
             }
         }
         Ok(())
+    }
+
+    /// A file's path within the directory, quoted, and cut at the front when long, so
+    /// that the file's own name is kept.
+    fn relative(&self, path: &Path) -> String {
+        let text = path
+            .strip_prefix(self.root)
+            .unwrap_or(path)
+            .to_string_lossy();
+        let chars = text.chars().count();
+        if chars <= 200 {
+            return quote(&text, 200);
+        }
+        let tail: String = text.chars().skip(chars - 200).collect();
+        format!("…{}", quote(&tail, 200))
     }
 }
 
@@ -163,10 +198,11 @@ fn extension_of(path: &Path) -> String {
 
 /// The table a local file or directory holds, read as DataFusion reads `FROM 'path'`
 /// (Hive partitions in `key=value` directories become columns), with the format and
-/// extension `files` gives.
+/// extension `files` gives. `path` is taken literally: `[`, `*` or `?` in a name are not
+/// patterns.
 pub async fn listing_table(
     state: &SessionState,
-    path: &str,
+    path: &Path,
     files: &DataFiles,
 ) -> Result<Arc<dyn TableProvider>> {
     let config = state.config();
@@ -185,23 +221,68 @@ pub async fn listing_table(
             .file_extension(extension)
             .to_listing_options(config, table_options),
     };
-    let table = ListingTableConfig::new(ListingTableUrl::parse(path)?)
+    let table = ListingTableConfig::new(literal_url(path)?)
         .with_listing_options(options)
         .infer_partitions_from_path(state)
         .await?
         .infer_schema(state)
         .await?;
+    if let (Some(schema), Some(options)) = (&table.file_schema, &table.options) {
+        if let Some((key, _)) = options
+            .table_partition_cols
+            .iter()
+            .find(|(key, _)| schema.field_with_name(key).is_ok())
+        {
+            return Err(DataFusionError::Plan(format!(
+                "the files hold a column `{}` that is also the key of `{}=...` \
+                 subdirectories; rename the column or the directories",
+                quote(key, 100),
+                quote(key, 100)
+            )));
+        }
+    }
     Ok(Arc::new(ListingTable::try_new(table)?))
 }
 
-/// The path on this machine that a table name or location names: itself, or a `file://`
-/// URL's path; `None` for other URLs (object stores).
-pub fn local_path(name: &str) -> Option<&str> {
-    match name.split_once("://") {
-        Some(("file", path)) => Some(path),
-        Some(_) => None,
-        None => Some(name),
+/// A `file://` URL for `path` (made absolute), so that the reader takes every character
+/// of it literally.
+fn literal_url(path: &Path) -> Result<ListingTableUrl> {
+    let absolute = std::path::absolute(path)?;
+    let url = if absolute.is_dir() {
+        url::Url::from_directory_path(&absolute)
+    } else {
+        url::Url::from_file_path(&absolute)
     }
+    .map_err(|()| {
+        DataFusionError::Plan(format!(
+            "'{}' is not a path a file URL can hold",
+            quote(&absolute.to_string_lossy(), 200)
+        ))
+    })?;
+    ListingTableUrl::try_new(url, None)
+}
+
+/// The path on this machine that a table name or location names: itself, or a `file://`
+/// URL's path (%-decoded); `None` for other URLs (object stores) and for `file://` URLs
+/// that name no local path (`file://host/...`).
+pub fn local_path(name: &str) -> Option<PathBuf> {
+    if !name.contains("://") {
+        return Some(PathBuf::from(name));
+    }
+    let url = url::Url::parse(name).ok()?;
+    (url.scheme() == "file")
+        .then(|| url.to_file_path().ok())
+        .flatten()
+}
+
+/// Whether a name in `FROM` is meant as a path: it holds a `/` (or `\`), ends with a
+/// data extension, or is a `file://` URL. A bare name (`FROM events`) is a table's, even
+/// when a directory of that name sits in the working directory.
+pub fn path_like(name: &str) -> bool {
+    name.contains('/')
+        || name.contains('\\')
+        || name.starts_with("file://")
+        || DataFormat::of_file(Path::new(name)).is_some()
 }
 
 /// Tables for paths in `FROM 'path'`: local files and directories through
@@ -236,14 +317,22 @@ impl LocalDataTables {
 #[async_trait]
 impl UrlTableFactory for LocalDataTables {
     async fn try_new(&self, url: &str) -> Result<Option<Arc<dyn TableProvider>>> {
-        let local = local_path(url)
-            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() || m.is_dir()));
-        let Some(local) = local else {
+        if url.contains("://") && !url.starts_with("file://") {
             return self.datafusion.try_new(url).await;
+        }
+        // Bare names are tables' (`CREATE VIEW out` beside a directory `out/`).
+        if !path_like(url) {
+            return Ok(None);
+        }
+        let Some(local) = local_path(url) else {
+            return Ok(None);
         };
         // Names that hold no data or two extensions were refused with their reason
         // before planning; here they are simply not tables.
-        let Ok(Some(files)) = data_files(Path::new(local)) else {
+        if !std::fs::metadata(&local).is_ok_and(|m| m.is_file() || m.is_dir()) {
+            return Ok(None);
+        }
+        let Ok(Some(files)) = data_files(&local) else {
             return Ok(None);
         };
         let session = self
@@ -258,7 +347,7 @@ impl UrlTableFactory for LocalDataTables {
             .downcast_ref::<SessionState>()
             .cloned()
             .ok_or_else(|| DataFusionError::Plan("the SQL session has no state".into()))?;
-        listing_table(&state, url, &files).await.map(Some)
+        listing_table(&state, &local, &files).await.map(Some)
     }
 }
 
@@ -318,6 +407,51 @@ mod tests {
         touch(dir.path(), "a.parquet");
         touch(dir.path(), "b.pq");
         assert!(data_files(dir.path()).is_err());
+    }
+
+    #[test]
+    fn hidden_data_files_count_as_the_reader_reads_them_and_empty_parquet_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        touch(dir.path(), "a.parquet");
+        touch(dir.path(), ".b.csv");
+        assert!(data_files(dir.path()).unwrap_err().contains("'.b.csv'"));
+        let dir = tempfile::tempdir().unwrap();
+        touch(dir.path(), "a.parquet");
+        std::fs::write(dir.path().join("b.parquet"), b"").unwrap();
+        let err = data_files(dir.path()).unwrap_err();
+        assert!(
+            err.contains("empty (0-byte) Parquet file, 'b.parquet'"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_long_path_is_cut_at_the_front_keeping_the_file_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let deep = format!(
+            "k={}/l={}/m={}",
+            "a".repeat(100),
+            "b".repeat(100),
+            "c".repeat(100)
+        );
+        touch(dir.path(), "a.parquet");
+        touch(dir.path(), &format!("{deep}/the_culprit.csv"));
+        let err = data_files(dir.path()).unwrap_err();
+        assert!(err.contains("the_culprit.csv')"), "{err}");
+        assert!(err.contains("(such as '…"), "{err}");
+    }
+
+    #[test]
+    fn paths_and_file_urls() {
+        assert_eq!(local_path("a/b c"), Some(PathBuf::from("a/b c")));
+        assert_eq!(
+            local_path("file:///x/a%20b/"),
+            Some(PathBuf::from("/x/a b/"))
+        );
+        assert_eq!(local_path("file://host/x"), None);
+        assert_eq!(local_path("s3://bucket/x"), None);
+        assert!(path_like("out/") && path_like("x.PQ") && path_like("file:///x"));
+        assert!(!path_like("events"));
     }
 
     #[test]

@@ -15,7 +15,8 @@ use datafusion::sql::sqlparser::dialect::dialect_from_str;
 use futures::StreamExt;
 
 use crate::data_files::{
-    data_files, listing_table, local_path, DataFiles, LocalDataTables, KNOWN_EXTENSIONS,
+    data_files, listing_table, local_path, path_like, DataFiles, LocalDataTables, KNOWN_EXTENSIONS,
+    MAX_DEPTH,
 };
 use crate::{CliError, CliResult};
 use arrowfeat_validator::text::quote;
@@ -96,7 +97,12 @@ pub fn session() -> SessionContext {
 /// The file format of `path` ("parquet", "csv" or "json"): see [`data_files`]. `None`
 /// also for a directory holding two data extensions, which reading refuses.
 pub fn format_of(path: &str) -> Option<&'static str> {
-    data_files(Path::new(path))
+    format_of_path(Path::new(path))
+}
+
+/// [`format_of`] a path.
+pub fn format_of_path(path: &Path) -> Option<&'static str> {
+    data_files(path)
         .ok()
         .flatten()
         .map(|files| files.format.name())
@@ -153,7 +159,6 @@ fn local_dirs<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<std::path::Pa
     paths
         .into_iter()
         .filter_map(local_path)
-        .map(std::path::PathBuf::from)
         .filter(|p| p.is_dir())
         .collect()
 }
@@ -306,8 +311,10 @@ pub fn parquet_files(
                 .table_exist(datafusion::common::TableReference::bare(name.as_str()))
                 .unwrap_or(false);
             // Object-store URLs too: they are read all the same.
-            let path = local_path(&name).unwrap_or(&name);
-            let parquet = format_of(path) == Some("parquet");
+            let parquet = match local_path(&name) {
+                Some(path) => format_of_path(&path),
+                None => format_of(&name),
+            } == Some("parquet");
             if !registered && parquet {
                 push(&mut files, format!("'{name}'"));
                 push_dirs(&mut files.dirs, local_dirs([name.as_str()]));
@@ -383,8 +390,8 @@ pub fn input_error(what: &str, path: &Path, e: datafusion::error::DataFusionErro
 
 /// A Parquet file of 0 bytes is refused: the reader would take it for an empty table and
 /// the query would pass on no data.
-pub fn empty_parquet(what: &str, path: &str, metadata: &std::fs::Metadata) -> CliResult<()> {
-    if metadata.is_file() && metadata.len() == 0 && format_of(path) == Some("parquet") {
+pub fn empty_parquet(what: &str, path: &Path, metadata: &std::fs::Metadata) -> CliResult<()> {
+    if metadata.is_file() && metadata.len() == 0 && format_of_path(path) == Some("parquet") {
         return Err(CliError::failure(format!(
             "{what}: cannot read the Parquet file: it is empty (0 bytes), not a Parquet file"
         )));
@@ -398,9 +405,14 @@ pub fn empty_parquet(what: &str, path: &str, metadata: &std::fs::Metadata) -> Cl
 pub async fn open_table(
     ctx: &SessionContext,
     what: &str,
-    path: &Path,
+    name: &str,
 ) -> CliResult<Arc<dyn TableProvider>> {
-    let text = path.to_string_lossy();
+    let path = local_path(name).ok_or_else(|| {
+        CliError::usage(format!(
+            "{what}: expected a local file or directory, or a file:///absolute/path URL"
+        ))
+    })?;
+    let path = path.as_path();
     let metadata = std::fs::metadata(path)
         .map_err(|_| CliError::usage(format!("{what}: no such file or directory")))?;
     if !(metadata.is_file() || metadata.is_dir()) {
@@ -408,9 +420,9 @@ pub async fn open_table(
             "{what}: expected a regular file or a directory, found a FIFO, socket or device"
         )));
     }
-    empty_parquet(what, &text, &metadata)?;
+    empty_parquet(what, path, &metadata)?;
     let files = known_data_files(what, path, metadata.is_dir())?;
-    listing_table(&ctx.state(), &text, &files)
+    listing_table(&ctx.state(), path, &files)
         .await
         .map_err(|e| input_error(what, path, e))
 }
@@ -421,7 +433,7 @@ fn known_data_files(what: &str, path: &Path, is_dir: bool) -> CliResult<DataFile
         Ok(Some(files)) => Ok(files),
         Ok(None) if is_dir => Err(CliError::usage(format!(
             "{what}: no data file in the directory: expected {KNOWN_EXTENSIONS} files in \
-             it or in its key=value subdirectories (names starting with _ or . are skipped)"
+             it or in its key=value subdirectories (up to {MAX_DEPTH} levels down)"
         ))),
         Ok(None) => Err(CliError::usage(format!(
             "{what}: unknown file format: expected a {KNOWN_EXTENSIONS} file"
@@ -434,7 +446,7 @@ fn known_data_files(what: &str, path: &Path, is_dir: bool) -> CliResult<DataFile
 pub async fn register_tables(ctx: &SessionContext, tables: &[TableArg]) -> CliResult<()> {
     for TableArg { name, path } in tables {
         let what = format!("--table {name}={path}");
-        let table = open_table(ctx, &what, Path::new(path)).await?;
+        let table = open_table(ctx, &what, path).await?;
         ctx.register_table(name.as_str(), table)
             .map_err(|e| input_error(&what, Path::new(path), e))?;
     }
@@ -545,7 +557,7 @@ fn check_file_references(
             let Some(local) = local_path(location) else {
                 continue;
             };
-            if std::fs::metadata(local).is_ok_and(|m| !(m.is_file() || m.is_dir())) {
+            if std::fs::metadata(&local).is_ok_and(|m| !(m.is_file() || m.is_dir())) {
                 return Err(CliError::usage(format!(
                     "LOCATION '{}': expected a regular file or a directory, found a \
                      FIFO, socket or device",
@@ -564,11 +576,26 @@ fn check_file_references(
         // Local paths, also `file://` URLs and names without an extension: anything on
         // disk is checked, since a FIFO or device would block the reader forever.
         let Some(local) = local_path(&name) else {
+            if name.starts_with("file://") {
+                return Err(CliError::usage(format!(
+                    "{place}: expected a file URL of a path on this machine, \
+                     file:///absolute/path"
+                )));
+            }
             continue;
         };
-        let path_like = local.contains('/') || format_of(local).is_some();
-        match std::fs::metadata(local) {
+        let path_like = path_like(&name);
+        match std::fs::metadata(&local) {
             Err(_) if !path_like => {}
+            // A bare name is a table's; the file or directory of that name is read only
+            // when written as a path.
+            Ok(_) if !path_like => {
+                return Err(CliError::usage(format!(
+                    "{place}: no table of that name; to read the file or directory of \
+                     that name, write it as a path: './{}'",
+                    quote(&name, 200)
+                )))
+            }
             Err(_) => {
                 return Err(CliError::usage(format!(
                     "{place}: no such file or directory"
@@ -580,8 +607,8 @@ fn check_file_references(
             )))
             }
             Ok(m) => {
-                empty_parquet(&place, local, &m)?;
-                known_data_files(&place, Path::new(local), m.is_dir())?;
+                empty_parquet(&place, &local, &m)?;
+                known_data_files(&place, &local, m.is_dir())?;
             }
         }
     }

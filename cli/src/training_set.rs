@@ -90,7 +90,7 @@ async fn read(
     path: &Path,
 ) -> CliResult<DataFrame> {
     let what = format!("--{flag} {}", path.display());
-    let table = sql::open_table(ctx, &what, path).await?;
+    let table = sql::open_table(ctx, &what, &path.to_string_lossy()).await?;
     ctx.read_table(table)
         .map_err(|e| sql::input_error(&what, path, e))
 }

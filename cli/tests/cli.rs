@@ -1000,3 +1000,142 @@ fn spark_output_directories_read_as_one_table_and_mixed_ones_are_refused() {
         stderr(&out)
     );
 }
+
+fn arrowfeat_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arrowfeat"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run arrowfeat")
+}
+
+#[test]
+fn table_paths_are_literal_and_hostile_directories_are_refused() {
+    let tmp = tempdir("literal-paths");
+    let dir = tmp.path();
+    let events = std::fs::read(repo().join("examples/data/events.parquet")).unwrap();
+    let users = std::fs::read(repo().join("examples/data/users.csv")).unwrap();
+    let count = |out: &Output| -> String {
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(out));
+        stdout(out).lines().nth(1).unwrap_or_default().to_string()
+    };
+    let csv = ["--format", "csv"];
+    // `[1]` is part of the name, not a pattern matching `f1.parquet`.
+    std::fs::write(dir.join("f[1].csv"), &users).unwrap();
+    std::fs::write(dir.join("f1.csv"), b"user_id\n1\n").unwrap();
+    let users_rows = count(&arrowfeat(
+        &[
+            &["sql", "SELECT count(*) FROM 'examples/data/users.csv'"][..],
+            &csv[..],
+        ]
+        .concat(),
+    ));
+    let out = arrowfeat_in(
+        dir,
+        &[&["sql", "SELECT count(*) FROM 'f[1].csv'"][..], &csv[..]].concat(),
+    );
+    assert_eq!(count(&out), users_rows);
+    let out = arrowfeat_in(
+        dir,
+        &[
+            &["sql", "SELECT count(*) FROM t", "--table", "t=f[1].csv"][..],
+            &csv[..],
+        ]
+        .concat(),
+    );
+    assert_eq!(count(&out), users_rows);
+    // A `file://` URL is %-decoded: `a%20b` names `a b`.
+    std::fs::create_dir(dir.join("a b")).unwrap();
+    std::fs::write(dir.join("a b/x.csv"), &users).unwrap();
+    let url = format!("file://{}/a%20b/", dir.display());
+    let out = arrowfeat(
+        &[
+            &["sql", &format!("SELECT count(*) FROM '{url}'")][..],
+            &csv[..],
+        ]
+        .concat(),
+    );
+    assert_eq!(count(&out), users_rows);
+    let out = arrowfeat(
+        &[
+            &[
+                "sql",
+                "SELECT count(*) FROM t",
+                "--table",
+                &format!("t={url}"),
+            ][..],
+            &csv[..],
+        ]
+        .concat(),
+    );
+    assert_eq!(count(&out), users_rows);
+    let out = arrowfeat(&["sql", "SELECT count(*) FROM 'file://host/x.csv'"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("file:///absolute/path"),
+        "{}",
+        stderr(&out)
+    );
+    // A bare name is a table's, not the directory's beside it: a view of that name can
+    // be made, and reading the directory asks for a path.
+    std::fs::create_dir(dir.join("spark")).unwrap();
+    std::fs::write(dir.join("spark/part-0.parquet"), &events).unwrap();
+    let out = arrowfeat_in(
+        dir,
+        &[
+            &[
+                "sql",
+                "CREATE VIEW spark AS SELECT 42 AS x; SELECT x FROM spark",
+            ][..],
+            &csv[..],
+        ]
+        .concat(),
+    );
+    assert_eq!(count(&out), "42");
+    let out = arrowfeat_in(dir, &["sql", "SELECT count(*) FROM spark"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("write it as a path: './spark'"),
+        "{}",
+        stderr(&out)
+    );
+    // An empty Parquet file in a directory: refused, as a lone one is, not skipped.
+    std::fs::write(dir.join("spark/part-1.parquet"), b"").unwrap();
+    let out = arrowfeat_in(dir, &["sql", "SELECT count(*) FROM 'spark/'"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("an empty (0-byte) Parquet file, 'part-1.parquet'"),
+        "{}",
+        stderr(&out)
+    );
+    // A partition key that is also a column of the files.
+    std::fs::create_dir_all(dir.join("clash/user_id=1")).unwrap();
+    std::fs::write(dir.join("clash/user_id=1/a.csv"), &users).unwrap();
+    let out = arrowfeat_in(dir, &["sql", "SELECT 1", "--table", "t=clash"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("a column `user_id` that is also the key of `user_id=...`"),
+        "{}",
+        stderr(&out)
+    );
+    // A link back up is walked once, not until the entry limit.
+    #[cfg(unix)]
+    {
+        std::fs::create_dir(dir.join("loop")).unwrap();
+        std::fs::write(dir.join("loop/a.txt"), b"").unwrap();
+        for k in 0..10 {
+            std::os::unix::fs::symlink(".", dir.join(format!("loop/k{k}=v"))).unwrap();
+        }
+        let start = std::time::Instant::now();
+        let out = arrowfeat_in(dir, &["sql", "SELECT 1 FROM 'loop/'"]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("no data file in the directory"),
+            "{}",
+            stderr(&out)
+        );
+        // Not a timing assertion on the code's speed: a walk of every path through ten
+        // links eight deep would not end within the test's lifetime.
+        assert!(start.elapsed() < std::time::Duration::from_secs(60));
+    }
+}

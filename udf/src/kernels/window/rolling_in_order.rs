@@ -48,16 +48,15 @@ pub(super) fn rolling_in_row_order(
     aggregation: Aggregation,
     threads: usize,
 ) -> Option<(ArrayRef, bool)> {
-    debug_assert!(ts.is_sorted() && (ids.is_empty() || ids.len() == ts.len()));
+    debug_assert!(ts.is_sorted() && ids.len() == ts.len());
     if groups > MOST_KEYS || matches!(aggregation, Aggregation::Min | Aggregation::Max) {
         return None;
     }
-    let keys = Keys { ids };
     let mean = aggregation == Aggregation::Mean;
     let overflow = AtomicBool::new(false);
     let out = match values {
         NumericValues::Validity(nulls) => run::<Int64Type>(
-            keys,
+            ids,
             groups,
             ts,
             window,
@@ -69,7 +68,7 @@ pub(super) fn rolling_in_row_order(
         NumericValues::Int(array) if mean => {
             let v = array.values();
             run::<Float64Type>(
-                keys,
+                ids,
                 groups,
                 ts,
                 window,
@@ -82,7 +81,7 @@ pub(super) fn rolling_in_row_order(
         NumericValues::Int(array) => {
             let v = array.values();
             run::<Int64Type>(
-                keys,
+                ids,
                 groups,
                 ts,
                 window,
@@ -104,10 +103,10 @@ pub(super) fn rolling_in_row_order(
         }
         NumericValues::Float(array) => {
             let v = array.values();
-            let units = key_units(keys, groups, v, array.nulls(), threads)?;
+            let units = key_units(ids, groups, v, array.nulls(), threads)?;
             let units = &units[..];
             run::<Float64Type>(
-                keys,
+                ids,
                 groups,
                 ts,
                 window,
@@ -130,27 +129,10 @@ pub(super) fn rolling_in_row_order(
     Some((out, overflow.into_inner()))
 }
 
-/// Each row's key (every row key 0 without ids).
-#[derive(Clone, Copy)]
-struct Keys<'a> {
-    ids: &'a [u32],
-}
-
-impl Keys<'_> {
-    #[inline(always)]
-    fn of(self, row: usize) -> u32 {
-        if self.ids.is_empty() {
-            0
-        } else {
-            self.ids[row]
-        }
-    }
-}
-
 /// One fixed point per key for all of its non-null values, or `None` when some key has
 /// none (see [`RunUnit::of`]). Read on up to `threads` threads.
 fn key_units(
-    keys: Keys<'_>,
+    ids: &[u32],
     groups: usize,
     values: &[f64],
     nulls: Option<&NullBuffer>,
@@ -166,7 +148,7 @@ fn key_units(
         let mut extremes = vec![RunExtremes::default(); groups];
         for row in chunk {
             if nulls.is_none_or(|n| n.is_valid(row)) {
-                extremes[keys.of(row) as usize].include(values[row]);
+                extremes[ids[row] as usize].include(values[row]);
             }
         }
         extremes
@@ -186,7 +168,7 @@ fn key_units(
 /// count)`: the result of a window holding `count` values whose terms sum to `sum`.
 #[allow(clippy::too_many_arguments)]
 fn run<T: ArrowPrimitiveType>(
-    keys: Keys<'_>,
+    ids: &[u32],
     groups: usize,
     ts: &[i64],
     window: Window,
@@ -201,7 +183,7 @@ fn run<T: ArrowPrimitiveType>(
     let mut valid = vec![false; rows];
     let slices = split_pair(&mut values, &mut valid, parts.iter().map(|p| p.len()));
     let reads = Reads {
-        keys,
+        ids,
         ts,
         nulls: nulls.filter(|n| n.null_count() > 0),
         term: &term,
@@ -229,7 +211,8 @@ fn run<T: ArrowPrimitiveType>(
 
 /// What a slide reads.
 struct Reads<'a, F, R> {
-    keys: Keys<'a>,
+    /// Each row's key.
+    ids: &'a [u32],
     ts: &'a [i64],
     nulls: Option<&'a NullBuffer>,
     term: &'a F,
@@ -361,6 +344,22 @@ fn best_slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
     slide::<F, R, N, INCLUDE_CURRENT, INCLUDE_OLDEST>(reads, warm_up, part, values, valid)
 }
 
+/// How many rows ahead [`slide`] asks for the links its evictions will read.
+const AHEAD: usize = 24;
+
+/// A hint to bring `value`'s cache line in; no effect on results.
+#[inline(always)]
+fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch never faults and reads nothing into the program.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
 /// Slides every key's window over the rows from `warm_up` to the part's end in order,
 /// writing the results of the rows in `part` (`values[0]` is row `part.start`). Rows of
 /// one time are peers: with the current time included each sees all of them, else none.
@@ -376,16 +375,14 @@ fn slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
     R: Fn(u32, i128, i64) -> Option<N>,
     N: Copy,
 {
-    let Reads {
-        keys, ts, nulls, ..
-    } = reads;
+    let Reads { ids, ts, nulls, .. } = reads;
     let is_valid = |row: usize| nulls.is_none_or(|n| n.is_valid(row));
     // Each row's next row of the same key plus one (0: none yet), from `warm_up` on
     // (indices from it): zeros, so that the allocator hands out zeroed pages unwritten.
     let mut next = vec![0u32; part.end - warm_up];
     let mut last = vec![NO_ROW; reads.groups];
     for row in warm_up..part.end {
-        let key = keys.of(row) as usize;
+        let key = ids[row] as usize;
         if last[key] != NO_ROW {
             next[last[key] as usize - warm_up] = row as u32 + 1;
         }
@@ -394,7 +391,7 @@ fn slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
     drop(last);
     let mut windows = vec![EMPTY; reads.groups];
     let push = |windows: &mut [KeyWindow], row: usize| {
-        let key = keys.of(row);
+        let key = ids[row];
         let w = &mut windows[key as usize];
         if w.oldest == NO_ROW {
             w.oldest = row as u32;
@@ -408,6 +405,14 @@ fn slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
     };
     let mut row = warm_up;
     while row < part.end {
+        // The row AHEAD rows on will drop its key's oldest row, likely: ask for its link
+        // now, so that the eviction's chain of dependent loads starts from the cache.
+        if let Some(&key) = ids.get(row + AHEAD) {
+            let oldest = windows[key as usize].oldest;
+            if let Some(link) = next.get((oldest as usize).wrapping_sub(warm_up)) {
+                prefetch(link);
+            }
+        }
         let t = ts[row];
         let mut end = row + 1;
         while end < part.end && ts[end] == t {
@@ -422,7 +427,7 @@ fn slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
             // When `t - period` is below i64::MIN, no time is that old: nothing leaves.
             let oldest = t.checked_sub(reads.period);
             for peer in row..end {
-                let key = keys.of(peer);
+                let key = ids[peer];
                 let w = &mut windows[key as usize];
                 if let Some(oldest) = oldest {
                     // An empty window's `i64::MAX` is never older.
