@@ -344,22 +344,6 @@ fn best_slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
     slide::<F, R, N, INCLUDE_CURRENT, INCLUDE_OLDEST>(reads, warm_up, part, values, valid)
 }
 
-/// How many rows ahead [`slide`] asks for the links its evictions will read.
-const AHEAD: usize = 24;
-
-/// A hint to bring `value`'s cache line in; no effect on results.
-#[inline(always)]
-fn prefetch<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch never faults and reads nothing into the program.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
-}
-
 /// Slides every key's window over the rows from `warm_up` to the part's end in order,
 /// writing the results of the rows in `part` (`values[0]` is row `part.start`). Rows of
 /// one time are peers: with the current time included each sees all of them, else none.
@@ -381,8 +365,8 @@ fn slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
     // (indices from it): zeros, so that the allocator hands out zeroed pages unwritten.
     let mut next = vec![0u32; part.end - warm_up];
     let mut last = vec![NO_ROW; reads.groups];
-    for row in warm_up..part.end {
-        let key = ids[row] as usize;
+    for (row, &key) in (warm_up..).zip(&ids[warm_up..part.end]) {
+        let key = key as usize;
         if last[key] != NO_ROW {
             next[last[key] as usize - warm_up] = row as u32 + 1;
         }
@@ -405,14 +389,6 @@ fn slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
     };
     let mut row = warm_up;
     while row < part.end {
-        // The row AHEAD rows on will drop its key's oldest row, likely: ask for its link
-        // now, so that the eviction's chain of dependent loads starts from the cache.
-        if let Some(&key) = ids.get(row + AHEAD) {
-            let oldest = windows[key as usize].oldest;
-            if let Some(link) = next.get((oldest as usize).wrapping_sub(warm_up)) {
-                prefetch(link);
-            }
-        }
         let t = ts[row];
         let mut end = row + 1;
         while end < part.end && ts[end] == t {
