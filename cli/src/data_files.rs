@@ -23,6 +23,8 @@ use datafusion::execution::options::{
     CsvReadOptions, JsonReadOptions, ParquetReadOptions, ReadOptions,
 };
 
+use arrowfeat_udf::sql::table_paths::extension;
+pub use arrowfeat_udf::sql::table_paths::{is_file_url, local_path, path_like};
 use arrowfeat_validator::text::quote;
 
 /// A format arrowfeat reads and writes.
@@ -36,7 +38,7 @@ pub enum DataFormat {
 impl DataFormat {
     /// The format of a file by its extension (any case), if it is a data file.
     pub fn of_file(path: &Path) -> Option<Self> {
-        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+        match extension(path.to_str()?)?.to_ascii_lowercase().as_str() {
             "parquet" | "pq" => Some(Self::Parquet),
             "csv" => Some(Self::Csv),
             "json" | "ndjson" | "jsonl" => Some(Self::Json),
@@ -189,10 +191,10 @@ impl Walk<'_> {
     }
 }
 
-/// `.ext` of a file name, as written.
+/// `.ext` of a file name, as written (`.parquet` for a file named `.parquet`).
 fn extension_of(path: &Path) -> String {
-    path.extension()
-        .map(|e| format!(".{}", e.to_string_lossy()))
+    extension(&path.to_string_lossy())
+        .map(|e| format!(".{e}"))
         .unwrap_or_default()
 }
 
@@ -234,8 +236,9 @@ pub async fn listing_table(
             .find(|(key, _)| schema.field_with_name(key).is_ok())
         {
             return Err(DataFusionError::Plan(format!(
-                "the files hold a column `{}` that is also the key of `{}=...` \
+                "the files of '{}' hold a column `{}` that is also the key of `{}=...` \
                  subdirectories; rename the column or the directories",
+                quote(&path.to_string_lossy(), 200),
                 quote(key, 100),
                 quote(key, 100)
             )));
@@ -244,10 +247,10 @@ pub async fn listing_table(
     Ok(Arc::new(ListingTable::try_new(table)?))
 }
 
-/// A `file://` URL for `path` (made absolute), so that the reader takes every character
-/// of it literally.
+/// A `file://` URL for `path` (resolved: no `..`, no links), so that the reader takes
+/// every character of it literally.
 fn literal_url(path: &Path) -> Result<ListingTableUrl> {
-    let absolute = std::path::absolute(path)?;
+    let absolute = std::fs::canonicalize(path)?;
     let url = if absolute.is_dir() {
         url::Url::from_directory_path(&absolute)
     } else {
@@ -260,29 +263,6 @@ fn literal_url(path: &Path) -> Result<ListingTableUrl> {
         ))
     })?;
     ListingTableUrl::try_new(url, None)
-}
-
-/// The path on this machine that a table name or location names: itself, or a `file://`
-/// URL's path (%-decoded); `None` for other URLs (object stores) and for `file://` URLs
-/// that name no local path (`file://host/...`).
-pub fn local_path(name: &str) -> Option<PathBuf> {
-    if !name.contains("://") {
-        return Some(PathBuf::from(name));
-    }
-    let url = url::Url::parse(name).ok()?;
-    (url.scheme() == "file")
-        .then(|| url.to_file_path().ok())
-        .flatten()
-}
-
-/// Whether a name in `FROM` is meant as a path: it holds a `/` (or `\`), ends with a
-/// data extension, or is a `file://` URL. A bare name (`FROM events`) is a table's, even
-/// when a directory of that name sits in the working directory.
-pub fn path_like(name: &str) -> bool {
-    name.contains('/')
-        || name.contains('\\')
-        || name.starts_with("file://")
-        || DataFormat::of_file(Path::new(name)).is_some()
 }
 
 /// Tables for paths in `FROM 'path'`: local files and directories through
@@ -317,7 +297,7 @@ impl LocalDataTables {
 #[async_trait]
 impl UrlTableFactory for LocalDataTables {
     async fn try_new(&self, url: &str) -> Result<Option<Arc<dyn TableProvider>>> {
-        if url.contains("://") && !url.starts_with("file://") {
+        if url.contains("://") && !is_file_url(url) {
             return self.datafusion.try_new(url).await;
         }
         // Bare names are tables' (`CREATE VIEW out` beside a directory `out/`).
@@ -442,16 +422,11 @@ mod tests {
     }
 
     #[test]
-    fn paths_and_file_urls() {
-        assert_eq!(local_path("a/b c"), Some(PathBuf::from("a/b c")));
-        assert_eq!(
-            local_path("file:///x/a%20b/"),
-            Some(PathBuf::from("/x/a b/"))
-        );
-        assert_eq!(local_path("file://host/x"), None);
-        assert_eq!(local_path("s3://bucket/x"), None);
-        assert!(path_like("out/") && path_like("x.PQ") && path_like("file:///x"));
-        assert!(!path_like("events"));
+    fn a_file_named_only_by_its_extension_is_one() {
+        let dir = tempfile::tempdir().unwrap();
+        touch(dir.path(), "a.parquet");
+        std::fs::write(dir.path().join(".parquet"), b"").unwrap();
+        assert!(data_files(dir.path()).unwrap_err().contains("'.parquet'"));
     }
 
     #[test]

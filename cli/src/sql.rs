@@ -15,8 +15,8 @@ use datafusion::sql::sqlparser::dialect::dialect_from_str;
 use futures::StreamExt;
 
 use crate::data_files::{
-    data_files, listing_table, local_path, path_like, DataFiles, LocalDataTables, KNOWN_EXTENSIONS,
-    MAX_DEPTH,
+    data_files, is_file_url, listing_table, local_path, path_like, DataFiles, LocalDataTables,
+    KNOWN_EXTENSIONS, MAX_DEPTH,
 };
 use crate::{CliError, CliResult};
 use arrowfeat_validator::text::quote;
@@ -576,10 +576,10 @@ fn check_file_references(
         // Local paths, also `file://` URLs and names without an extension: anything on
         // disk is checked, since a FIFO or device would block the reader forever.
         let Some(local) = local_path(&name) else {
-            if name.starts_with("file://") {
+            if is_file_url(&name) {
                 return Err(CliError::usage(format!(
                     "{place}: expected a file URL of a path on this machine, \
-                     file:///absolute/path"
+                     file:///absolute/path, with `?` and `#` written %3F and %23"
                 )));
             }
             continue;
@@ -587,15 +587,9 @@ fn check_file_references(
         let path_like = path_like(&name);
         match std::fs::metadata(&local) {
             Err(_) if !path_like => {}
-            // A bare name is a table's; the file or directory of that name is read only
-            // when written as a path.
-            Ok(_) if !path_like => {
-                return Err(CliError::usage(format!(
-                    "{place}: no table of that name; to read the file or directory of \
-                     that name, write it as a path: './{}'",
-                    quote(&name, 200)
-                )))
-            }
+            // A bare name is a table's (also the one a CREATE statement makes): the file
+            // or directory of that name is not read.
+            Ok(_) if !path_like => {}
             Err(_) => {
                 return Err(CliError::usage(format!(
                     "{place}: no such file or directory"

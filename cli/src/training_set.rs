@@ -98,22 +98,29 @@ async fn read(
 /// The Parquet files among the spine and events, as `--flag path`, and whether the
 /// output is a Parquet file.
 pub fn parquet_inputs(args: &TrainingSetArgs) -> sql::ParquetFiles {
-    sql::ParquetFiles {
-        read: [("spine", &args.spine), ("events", &args.events)]
+    // (flag, path as given, path on this machine)
+    let parquet: Vec<(&str, &PathBuf, PathBuf)> =
+        [("spine", &args.spine), ("events", &args.events)]
             .into_iter()
-            .filter(|(_, path)| sql::format_of(&path.to_string_lossy()) == Some("parquet"))
-            .map(|(flag, path)| format!("--{flag} {}", path.display()))
+            .map(|(flag, path)| {
+                let local = crate::data_files::local_path(&path.to_string_lossy());
+                (flag, path, local.unwrap_or_else(|| path.clone()))
+            })
+            .filter(|(_, _, local)| sql::format_of_path(local) == Some("parquet"))
+            .collect();
+    sql::ParquetFiles {
+        read: parquet
+            .iter()
+            .map(|(flag, path, _)| format!("--{flag} {}", path.display()))
             .collect(),
         written: args
             .output
             .as_ref()
-            .is_some_and(|o| sql::format_of(&o.to_string_lossy()) == Some("parquet")),
-        dirs: [&args.spine, &args.events]
+            .is_some_and(|o| sql::format_of_path(o) == Some("parquet")),
+        dirs: parquet
             .into_iter()
-            .filter(|path| {
-                path.is_dir() && sql::format_of(&path.to_string_lossy()) == Some("parquet")
-            })
-            .cloned()
+            .map(|(_, _, local)| local)
+            .filter(|local| local.is_dir())
             .collect(),
     }
 }

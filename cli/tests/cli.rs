@@ -1076,29 +1076,50 @@ fn table_paths_are_literal_and_hostile_directories_are_refused() {
         "{}",
         stderr(&out)
     );
-    // A bare name is a table's, not the directory's beside it: a view of that name can
-    // be made, and reading the directory asks for a path.
+    // A bare name is a table's, not the directory's beside it: a view or table of that
+    // name can be made, also over that directory.
     std::fs::create_dir(dir.join("spark")).unwrap();
     std::fs::write(dir.join("spark/part-0.parquet"), &events).unwrap();
-    let out = arrowfeat_in(
+    let sql =
+        |statements: &str, cwd: &Path| arrowfeat_in(cwd, &["sql", statements, "--format", "csv"]);
+    let out = sql(
+        "CREATE VIEW spark AS SELECT 42 AS x; SELECT x FROM spark",
         dir,
-        &[
-            &[
-                "sql",
-                "CREATE VIEW spark AS SELECT 42 AS x; SELECT x FROM spark",
-            ][..],
-            &csv[..],
-        ]
-        .concat(),
     );
     assert_eq!(count(&out), "42");
-    let out = arrowfeat_in(dir, &["sql", "SELECT count(*) FROM spark"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("write it as a path: './spark'"),
-        "{}",
-        stderr(&out)
+    let out = sql(
+        "CREATE TABLE spark AS SELECT 42 AS x; SELECT x FROM spark",
+        dir,
     );
+    assert_eq!(count(&out), "42");
+    let rows = count(&sql(
+        "SELECT count(*) FROM 'examples/data/events.parquet'",
+        &repo(),
+    ));
+    let out = sql(
+        "CREATE EXTERNAL TABLE spark STORED AS PARQUET LOCATION 'spark/'; \
+         SELECT count(*) FROM spark",
+        dir,
+    );
+    assert_eq!(count(&out), rows);
+    // `..` in a path.
+    let parent = format!("../../{}/spark/", dir.file_name().unwrap().to_string_lossy());
+    let out = sql(
+        &format!("SELECT count(*) FROM '{parent}'"),
+        &dir.join("spark"),
+    );
+    assert_eq!(count(&out), rows);
+    // A file named only by its extension is one (the reader reads it).
+    std::fs::write(dir.join("spark/.parquet"), &events).unwrap();
+    let out = sql("SELECT count(*) FROM 'spark/'", dir);
+    assert_eq!(count(&out), (2 * rows.parse::<u64>().unwrap()).to_string());
+    std::fs::remove_file(dir.join("spark/.parquet")).unwrap();
+    // A `?` or `#` in a file URL would be dropped by the reader: refused.
+    let out = arrowfeat(&[
+        "sql",
+        &format!("SELECT 1 FROM 'file://{}/spark/?x'", dir.display()),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     // An empty Parquet file in a directory: refused, as a lone one is, not skipped.
     std::fs::write(dir.join("spark/part-1.parquet"), b"").unwrap();
     let out = arrowfeat_in(dir, &["sql", "SELECT count(*) FROM 'spark/'"]);

@@ -42,6 +42,15 @@ fn engine_batches(column: &dyn Array) -> Vec<ArrayRef> {
 }
 
 /// Medians of `baseline` and `candidate`, timed alternately.
+/// A call of `call` on each batch in turn, its results dropped.
+fn each_batch<'a, B, R>(batches: &'a [B], call: impl Fn(&B) -> R + 'a) -> impl FnMut() + 'a {
+    move || {
+        for batch in batches {
+            drop(black_box(call(batch)));
+        }
+    }
+}
+
 fn pair(mut baseline: impl FnMut(), mut candidate: impl FnMut()) -> (Duration, Duration) {
     baseline();
     candidate();
@@ -207,13 +216,9 @@ fn kernel_vs_memcpy() -> Vec<Row> {
         .step_by(BATCH_ROWS)
         .map(|start| ids.slice(start, BATCH_ROWS.min(ROWS - start)))
         .collect();
-    let bucket_batches = || {
-        for batch in &batches {
-            drop(black_box(
-                hash::hash_bucket(&[batch as &dyn Datum], &scalar_i64(1000)).unwrap(),
-            ));
-        }
-    };
+    let bucket_batches = each_batch(&batches, |batch| {
+        hash::hash_bucket(&[batch as &dyn Datum], &scalar_i64(1000)).unwrap()
+    });
     let (base, ours) = pair(
         || {
             for batch in &batches {
@@ -234,11 +239,9 @@ fn kernel_vs_memcpy() -> Vec<Row> {
     });
     // What Spark's pmod adds to the hash: the same batches, hashed only.
     let (base, ours) = pair(
-        || {
-            for batch in &batches {
-                drop(black_box(hash::xxhash64(&[batch as &dyn Datum]).unwrap()));
-            }
-        },
+        each_batch(&batches, |batch| {
+            hash::xxhash64(&[batch as &dyn Datum]).unwrap()
+        }),
         bucket_batches,
     );
     rows.push(Row {
@@ -487,16 +490,10 @@ fn spark_hash_vs_datafusion_spark() -> Vec<Row> {
     for (name, column) in &cases {
         let batches = engine_batches(column.as_ref());
         let (base, ours) = pair(
-            || {
-                for batch in &batches {
-                    drop(black_box(datafusion_spark_xxhash64(&udf, batch)));
-                }
-            },
-            || {
-                for batch in &batches {
-                    drop(black_box(hash::xxhash64(&[batch as &dyn Datum]).unwrap()));
-                }
-            },
+            each_batch(&batches, |batch| datafusion_spark_xxhash64(&udf, batch)),
+            each_batch(&batches, |batch| {
+                hash::xxhash64(&[batch as &dyn Datum]).unwrap()
+            }),
         );
         rows.push(Row {
             what: format!("xxhash64, 10M {name}, 8192-row batches"),
@@ -528,18 +525,10 @@ fn spark_hash_vs_datafusion_spark() -> Vec<Row> {
     let batches = engine_batches(ids.as_ref());
     let buckets = scalar_i64(1000);
     let (base, ours) = pair(
-        || {
-            for batch in &batches {
-                drop(black_box(datafusion_spark_xxhash64(&udf, batch)));
-            }
-        },
-        || {
-            for batch in &batches {
-                drop(black_box(
-                    hash::hash_bucket(&[batch as &dyn Datum], &buckets).unwrap(),
-                ));
-            }
-        },
+        each_batch(&batches, |batch| datafusion_spark_xxhash64(&udf, batch)),
+        each_batch(&batches, |batch| {
+            hash::hash_bucket(&[batch as &dyn Datum], &buckets).unwrap()
+        }),
     );
     rows.push(Row {
         what: "hash_bucket(1000), 10M 16-byte utf8, 8192-row batches".into(),

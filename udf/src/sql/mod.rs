@@ -25,6 +25,7 @@ mod hash;
 mod numeric;
 pub mod point_in_time;
 pub mod point_in_time_table;
+pub mod table_paths;
 mod window;
 
 use std::fmt::Debug;

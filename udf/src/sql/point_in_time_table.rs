@@ -13,7 +13,6 @@
 //! [`super::point_in_time::point_in_time_join`], run when the plan executes.
 
 use std::future::Future;
-use std::path::Path;
 use std::pin::pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
@@ -37,6 +36,7 @@ use super::point_in_time::{
     check_join, join_batches, parse_ttl, point_in_time_join, resolved_options, FeatureSpec,
     PointInTimeJoin,
 };
+use super::table_paths::{local_path, path_like};
 use crate::kernels::window::Closed;
 use crate::kernels::KernelError;
 
@@ -118,26 +118,8 @@ fn describe(expr: &Expr) -> String {
     }
 }
 
-/// The file extensions DataFusion reads as tables by name.
+/// The file extensions the error below names.
 const TABLE_FILES: [&str; 3] = [".parquet", ".csv", ".json"];
-
-/// Whether `name` reads as a file path rather than a table name.
-fn path_like(name: &str) -> bool {
-    name.contains('/')
-        || name.contains('\\')
-        || TABLE_FILES
-            .iter()
-            .any(|ext| name.to_ascii_lowercase().ends_with(ext))
-}
-
-/// The local path `name` denotes, if any: itself, or a `file://` URL's path.
-fn local_path(name: &str) -> Option<&str> {
-    match name.split_once("://") {
-        Some(("file", path)) => Some(path),
-        Some(_) => None,
-        None => Some(name),
-    }
-}
 
 /// Waits for `future` without a `Future`-aware caller: on a multi-threaded Tokio runtime
 /// by blocking this worker in place; otherwise only if it is ready at once (registered
@@ -179,7 +161,7 @@ fn resolve(
     if !registered {
         // Anything that is on disk is checked, named like a file or not: a FIFO or device
         // would block the reader forever.
-        match local_path(name).map(|p| std::fs::metadata(Path::new(p))) {
+        match local_path(name).map(std::fs::metadata) {
             Some(Err(_)) if path_like(name) => {
                 return Err(error(
                     argument,
@@ -205,7 +187,7 @@ fn resolve(
         }
     }
     let missing = || {
-        let what = if local_path(name).is_some_and(|p| Path::new(p).exists()) {
+        let what = if local_path(name).is_some_and(|p| p.exists()) {
             format!(
                 "it exists but is not readable as a table (an empty directory, or not a {} file?)",
                 TABLE_FILES.join(", ")
