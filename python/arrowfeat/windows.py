@@ -512,7 +512,7 @@ def hop_aggregate(
     (without ``key`` when ``by`` is None). Runs in O(rows + windows) and jumps over gaps."""
     f = "hop_aggregate"
     agg = _check_agg(f, agg)
-    batch = _native.hop_aggregate(
+    batches = _native.hop_aggregate(
         _keys(f, by),
         _times(f, ts),
         _values(f, value),
@@ -522,7 +522,8 @@ def hop_aggregate(
         agg,
         _threads(f, threads),
     )
-    return pa.Table.from_batches([batch])
+    # One chunk per thread that made windows: no copy into one.
+    return pa.Table.from_batches(batches)
 
 
 @overload
@@ -557,7 +558,8 @@ def session_aggregate(
     key then start (without ``key`` when ``by`` is None)."""
     f = "session_aggregate"
     agg = _check_agg(f, agg)
-    batch = _native.session_aggregate(
+    batches = _native.session_aggregate(
         _keys(f, by), _times(f, ts), _values(f, value), to_nanoseconds(f, "gap", gap), agg, _threads(f, threads)
     )
-    return pa.Table.from_batches([batch])
+    # One chunk per thread that made windows: no copy into one.
+    return pa.Table.from_batches(batches)

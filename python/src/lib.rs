@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use arrow::array::{make_array, Array, ArrayData, ArrayRef, Datum, Float64Array, Scalar};
 use arrow::datatypes::DataType;
+use arrow::record_batch::RecordBatch;
 use arrow_pyarrow::{FromPyArrow, ToPyArrow};
 use arrowfeat_udf::kernels::window::{
     self, Aggregation, Closed, PitAggregation, PointInTimeFeature, PointInTimeOptions,
@@ -550,7 +551,7 @@ fn hop_aggregate(
     let ts = import_column("hop_aggregate", "ts", ts)?;
     let values = import_column("hop_aggregate", "values", values)?;
     let out = detach(py, "hop_aggregate", || {
-        window::hop_aggregate(
+        window::hop_aggregate_batches(
             keys.as_ref(),
             ts.as_ref(),
             values.as_ref(),
@@ -561,7 +562,7 @@ fn hop_aggregate(
             threads,
         )
     })?;
-    Ok(out.map_err(to_py_err)?.to_pyarrow(py)?.unbind())
+    batches_to_pyarrow(py, out.map_err(to_py_err)?)
 }
 
 #[pyfunction]
@@ -598,7 +599,7 @@ fn session_aggregate(
     let ts = import_column("session_aggregate", "ts", ts)?;
     let values = import_column("session_aggregate", "values", values)?;
     let out = detach(py, "session_aggregate", || {
-        window::session_aggregate(
+        window::session_aggregate_batches(
             keys.as_ref(),
             ts.as_ref(),
             values.as_ref(),
@@ -607,7 +608,16 @@ fn session_aggregate(
             threads,
         )
     })?;
-    Ok(out.map_err(to_py_err)?.to_pyarrow(py)?.unbind())
+    batches_to_pyarrow(py, out.map_err(to_py_err)?)
+}
+
+/// The batches as a Python list of `pyarrow.RecordBatch` (zero-copy).
+fn batches_to_pyarrow(py: Python<'_>, batches: Vec<RecordBatch>) -> PyResult<Py<PyAny>> {
+    let list = PyList::empty(py);
+    for batch in batches {
+        list.append(batch.to_pyarrow(py)?)?;
+    }
+    Ok(list.into_any().unbind())
 }
 
 /// Text from someone's data (a column name, say) made safe to put in a message: the one

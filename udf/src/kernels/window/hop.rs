@@ -13,7 +13,7 @@ use arrow::record_batch::RecordBatch;
 
 use super::accumulate::{with_accumulator, Accumulator, Results, SortedValues};
 use super::duration::ensure_hop;
-use super::groups::{group_and_sort, map_units, parallel_chunks, threads_for, Grouping};
+use super::groups::{group_and_sort, map_units, threads_for, Grouping};
 use super::tumble::{out_of_range, window_start};
 use super::{ensure_len, event_times, numeric_values, Aggregation, KernelError, Result};
 
@@ -108,19 +108,47 @@ pub(crate) fn aggregate_schema(
     Arc::new(Schema::new(fields))
 }
 
-/// Assembles an aggregate result from per-window parts.
-#[allow(clippy::too_many_arguments)] // the columns of one result, each named at the call
-pub(crate) fn aggregate_batch(
+/// Assembles an aggregate result from [`run_parts`]' parts (at least one): one batch per
+/// part holding windows, or one empty batch when none does.
+pub(crate) fn aggregate_batches(
     function: &'static str,
     keys: Option<&ArrayRef>,
-    key_rows: Vec<u32>,
     bound_type: &DataType,
     bounds: [&str; 2],
-    starts: Vec<i64>,
-    ends: Vec<i64>,
-    value: ArrayRef,
+    parts: Vec<WindowColumns>,
+) -> Result<Vec<RecordBatch>> {
+    let value_type = parts[0].values.data_type().clone();
+    let schema = aggregate_schema(keys, bound_type, bounds, value_type);
+    let mut batches = Vec::with_capacity(parts.len());
+    for part in parts {
+        if part.starts.is_empty() && !batches.is_empty() {
+            continue;
+        }
+        batches.push(aggregate_batch(function, keys, bound_type, &schema, part)?);
+        if batches.len() == 2 && batches[0].num_rows() == 0 {
+            batches.remove(0);
+        }
+    }
+    if batches.is_empty() {
+        batches.push(RecordBatch::new_empty(schema));
+    }
+    Ok(batches)
+}
+
+/// One part's windows as a batch of `schema`.
+fn aggregate_batch(
+    function: &'static str,
+    keys: Option<&ArrayRef>,
+    bound_type: &DataType,
+    schema: &Arc<Schema>,
+    part: WindowColumns,
 ) -> Result<RecordBatch> {
-    let schema = aggregate_schema(keys, bound_type, bounds, value.data_type().clone());
+    let WindowColumns {
+        key_rows,
+        starts,
+        ends,
+        values: value,
+    } = part;
     let mut columns = Vec::with_capacity(4);
     if let Some(keys) = keys {
         let key_rows = UInt32Array::from(key_rows);
@@ -135,7 +163,22 @@ pub(crate) fn aggregate_batch(
     columns.push(super::bounds_array(bound_type, starts, None));
     columns.push(super::bounds_array(bound_type, ends, None));
     columns.push(value);
-    RecordBatch::try_new(schema, columns).map_err(|e| {
+    RecordBatch::try_new(Arc::clone(schema), columns).map_err(|e| {
+        KernelError::new(
+            function,
+            "values",
+            format!("cannot assemble the result: {e}"),
+        )
+    })
+}
+
+/// The batches as one (a copy only when there are several).
+pub(crate) fn one_batch(function: &'static str, mut batches: Vec<RecordBatch>) -> Result<RecordBatch> {
+    if batches.len() == 1 {
+        return Ok(batches.remove(0));
+    }
+    let schema = batches[0].schema();
+    arrow::compute::concat_batches(&schema, &batches).map_err(|e| {
         KernelError::new(
             function,
             "values",
@@ -173,6 +216,32 @@ pub fn hop_aggregate(
     aggregation: Aggregation,
     threads: usize,
 ) -> Result<RecordBatch> {
+    let batches = hop_aggregate_batches(
+        keys,
+        ts,
+        values,
+        size,
+        step,
+        offset,
+        aggregation,
+        threads,
+    )?;
+    one_batch("hop_aggregate", batches)
+}
+
+/// [`hop_aggregate`] as the batches the threads made, in order, without copying them into
+/// one: the same rows, in chunks that depend on the number of threads.
+#[allow(clippy::too_many_arguments)]
+pub fn hop_aggregate_batches(
+    keys: Option<&ArrayRef>,
+    ts: &dyn Array,
+    values: &dyn Array,
+    size: i64,
+    step: i64,
+    offset: i64,
+    aggregation: Aggregation,
+    threads: usize,
+) -> Result<Vec<RecordBatch>> {
     const NAME: &str = "hop_aggregate";
     ensure_hop(NAME, size, step)?;
     let times = event_times(NAME, "ts", ts)?;
@@ -192,22 +261,19 @@ pub fn hop_aggregate(
     ensure_window_limit(&grouping, hop)?;
     let pieces = pieces(&grouping, hop);
     let runs = runs_of_pieces(&pieces, threads);
-    let windows = with_accumulator!(aggregation, &sorted, make => run_parts(NAME, runs, Some(size), make, |acc, run| {
+    let parts = with_accumulator!(aggregation, &sorted, make => run_parts(NAME, runs, Some(size), make, |acc, run| {
         hop_windows_of(acc, &grouping, &pieces[run], hop)
     }))?;
     // Exact, after the parts: the early stops above only ever fire when this would.
-    if windows.starts.len() > MAX_WINDOWS {
+    if parts.iter().map(|p| p.starts.len()).sum::<usize>() > MAX_WINDOWS {
         return Err(too_many_windows());
     }
-    aggregate_batch(
+    aggregate_batches(
         NAME,
         keys,
-        windows.key_rows,
         &times.bound_type,
         ["window_start", "window_end"],
-        windows.starts,
-        windows.ends,
-        windows.values,
+        parts,
     )
 }
 
@@ -277,7 +343,7 @@ impl<T: arrow::datatypes::ArrowPrimitiveType> Windows<T> {
     }
 }
 
-/// All windows, with the aggregate as an array.
+/// The windows of one part, with the aggregate as an array.
 pub(crate) struct WindowColumns {
     pub key_rows: Vec<u32>,
     pub starts: Vec<i64>,
@@ -286,99 +352,46 @@ pub(crate) struct WindowColumns {
 }
 
 /// Runs `each` with a fresh accumulator from `make` over each unit of work (runs of
-/// groups, or of pieces of groups), one thread per unit, and concatenates the windows in
-/// unit order. `size` gives the ends of fixed-length windows. An integer sum outside
-/// Int64 is an error of `function`.
+/// groups, or of pieces of groups), one thread per unit, and gives each unit's windows
+/// as columns, in unit order: not concatenated, since copying every window's start, end
+/// and value once more cost more than making them (the result is a table of chunks).
+/// `size` gives the ends of fixed-length windows. An integer sum outside Int64 is an
+/// error of `function`.
 pub(crate) fn run_parts<A: Accumulator, U: Send>(
     function: &'static str,
     units: Vec<U>,
     size: Option<i64>,
     make: impl Fn() -> A + Sync,
     each: impl Fn(&mut A, U) -> Result<Windows<A::Out>> + Sync,
-) -> Result<WindowColumns> {
+) -> Result<Vec<WindowColumns>> {
     let part = |unit: U| {
         let mut acc = make();
         let windows = each(&mut acc, unit)?;
         if acc.overflowed() {
             return Err(overflow_error(function));
         }
-        Ok(windows)
-    };
-    let mut results: Vec<Result<Windows<A::Out>>> = map_units(units, part);
-    if results.is_empty() {
-        results.push(Ok(Windows::new(false, false)));
-    }
-    let parts = results.into_iter().collect::<Result<Vec<_>>>()?;
-    let keyed = parts.iter().all(|p| p.key_rows.is_some());
-    let varying = parts.iter().all(|p| p.ends.is_some());
-    let threads = parts.len();
-    let mut key_rows = Vec::with_capacity(parts.len());
-    let mut starts = Vec::with_capacity(parts.len());
-    let mut ends = Vec::with_capacity(parts.len());
-    let mut values = Vec::with_capacity(parts.len());
-    let mut valid = Vec::with_capacity(parts.len());
-    for part in parts {
-        key_rows.push(part.key_rows.unwrap_or_default());
-        starts.push(part.starts);
-        ends.push(part.ends.unwrap_or_default());
-        values.push(part.results.values);
-        valid.push(part.results.valid);
-    }
-    let starts = concat_parallel(starts, threads);
-    // Each window's end was checked to fit i64 when the window was made.
-    let ends = if varying {
-        concat_parallel(ends, threads)
-    } else {
-        let size = size.unwrap_or(0);
-        let mut ends = vec![0i64; starts.len()];
-        parallel_chunks(threads, &mut ends, &starts, |dst, from| {
-            dst.iter_mut().zip(from).for_each(|(e, s)| *e = s + size)
+        // Each window's end was checked to fit i64 when the window was made.
+        let ends = windows.ends.unwrap_or_else(|| {
+            let size = size.unwrap_or(0);
+            windows.starts.iter().map(|s| s + size).collect()
         });
-        ends
+        Ok(WindowColumns {
+            key_rows: windows.key_rows.unwrap_or_default(),
+            starts: windows.starts,
+            ends,
+            values: windows.results.into_array(),
+        })
     };
-    let results = Results::<A::Out> {
-        values: concat_parallel(values, threads),
-        valid: concat_parallel(valid, threads),
-    };
-    Ok(WindowColumns {
-        key_rows: if keyed {
-            concat_parallel(key_rows, threads)
-        } else {
-            Vec::new()
-        },
-        starts,
-        ends,
-        values: results.into_array(),
-    })
-}
-
-/// The parts one after the other, each copied by its own thread (up to `threads`).
-fn concat_parallel<T: Copy + Default + Send + Sync>(
-    mut parts: Vec<Vec<T>>,
-    threads: usize,
-) -> Vec<T> {
-    if parts.len() <= 1 {
-        return parts.pop().unwrap_or_default();
+    if units.is_empty() {
+        // No work: one empty part, so that the result still has its types.
+        return Ok(vec![WindowColumns {
+            key_rows: Vec::new(),
+            starts: Vec::new(),
+            ends: Vec::new(),
+            values: Results::<A::Out>::new().into_array(),
+        }]);
     }
-    let total = parts.iter().map(Vec::len).sum();
-    let mut out = vec![T::default(); total];
-    if threads <= 1 {
-        let mut at = 0;
-        for part in &parts {
-            out[at..at + part.len()].copy_from_slice(part);
-            at += part.len();
-        }
-        return out;
-    }
-    std::thread::scope(|scope| {
-        let mut rest = &mut out[..];
-        for part in &parts {
-            let (mine, tail) = rest.split_at_mut(part.len());
-            rest = tail;
-            scope.spawn(move || mine.copy_from_slice(part));
-        }
-    });
-    out
+    map_units(units, part).into_iter().collect()
 }
 
 /// Events of one key that a piece of it covers before the next piece starts.

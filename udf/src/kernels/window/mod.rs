@@ -48,12 +48,12 @@ use arrow::compute::{cast_with_options, CastOptions};
 use arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit};
 
 pub use duration::{format_nanos, parse_duration};
-pub use hop::{hop_aggregate, hop_windows};
+pub use hop::{hop_aggregate, hop_aggregate_batches, hop_windows};
 pub use point_in_time::{
     name_value_column, point_in_time, PitAggregation, PointInTimeFeature, PointInTimeOptions,
 };
 pub use rolling::{rolling, rolling_name};
-pub use session::{session_aggregate, session_window};
+pub use session::{session_aggregate, session_aggregate_batches, session_window};
 pub use tumble::tumble_start;
 
 use super::{KernelError, Result};

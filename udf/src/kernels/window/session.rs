@@ -7,7 +7,7 @@ use arrow::record_batch::RecordBatch;
 use super::accumulate::{with_accumulator, Accumulator, SortedValues};
 use super::duration::ensure_positive;
 use super::groups::{group_and_sort, threads_for, Grouping};
-use super::hop::{aggregate_batch, run_parts, Windows};
+use super::hop::{aggregate_batches, one_batch, run_parts, Windows};
 use super::tumble::out_of_range;
 use super::{ensure_len, event_times, numeric_values, Aggregation, Result};
 
@@ -97,6 +97,20 @@ pub fn session_aggregate(
     aggregation: Aggregation,
     threads: usize,
 ) -> Result<RecordBatch> {
+    let batches = session_aggregate_batches(keys, ts, values, gap, aggregation, threads)?;
+    one_batch("session_aggregate", batches)
+}
+
+/// [`session_aggregate`] as the batches the threads made, in order, without copying them
+/// into one: the same rows, in chunks that depend on the number of threads.
+pub fn session_aggregate_batches(
+    keys: Option<&ArrayRef>,
+    ts: &dyn Array,
+    values: &dyn Array,
+    gap: i64,
+    aggregation: Aggregation,
+    threads: usize,
+) -> Result<Vec<RecordBatch>> {
     const NAME: &str = "session_aggregate";
     ensure_positive(NAME, "gap", gap)?;
     let times = event_times(NAME, "ts", ts)?;
@@ -111,18 +125,15 @@ pub fn session_aggregate(
         .into_iter()
         .map(|(groups, _)| groups)
         .collect();
-    let windows = with_accumulator!(aggregation, &sorted, make => run_parts(NAME, runs, None, make, |acc, groups| {
+    let parts = with_accumulator!(aggregation, &sorted, make => run_parts(NAME, runs, None, make, |acc, groups| {
         sessions_of(acc, &grouping, groups, gap)
     }))?;
-    aggregate_batch(
+    aggregate_batches(
         NAME,
         keys,
-        windows.key_rows,
         &times.bound_type,
         ["session_start", "session_end"],
-        windows.starts,
-        windows.ends,
-        windows.values,
+        parts,
     )
 }
 
