@@ -1103,7 +1103,10 @@ fn table_paths_are_literal_and_hostile_directories_are_refused() {
     );
     assert_eq!(count(&out), rows);
     // `..` in a path.
-    let parent = format!("../../{}/spark/", dir.file_name().unwrap().to_string_lossy());
+    let parent = format!(
+        "../../{}/spark/",
+        dir.file_name().unwrap().to_string_lossy()
+    );
     let out = sql(
         &format!("SELECT count(*) FROM '{parent}'"),
         &dir.join("spark"),

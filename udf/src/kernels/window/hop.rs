@@ -173,7 +173,10 @@ fn aggregate_batch(
 }
 
 /// The batches as one (a copy only when there are several).
-pub(crate) fn one_batch(function: &'static str, mut batches: Vec<RecordBatch>) -> Result<RecordBatch> {
+pub(crate) fn one_batch(
+    function: &'static str,
+    mut batches: Vec<RecordBatch>,
+) -> Result<RecordBatch> {
     if batches.len() == 1 {
         return Ok(batches.remove(0));
     }
@@ -216,16 +219,8 @@ pub fn hop_aggregate(
     aggregation: Aggregation,
     threads: usize,
 ) -> Result<RecordBatch> {
-    let batches = hop_aggregate_batches(
-        keys,
-        ts,
-        values,
-        size,
-        step,
-        offset,
-        aggregation,
-        threads,
-    )?;
+    let batches =
+        hop_aggregate_batches(keys, ts, values, size, step, offset, aggregation, threads)?;
     one_batch("hop_aggregate", batches)
 }
 

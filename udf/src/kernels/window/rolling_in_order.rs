@@ -374,19 +374,24 @@ fn slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
     }
     drop(last);
     let mut windows = vec![EMPTY; reads.groups];
-    let push = |windows: &mut [KeyWindow], row: usize| {
-        let key = ids[row];
-        let w = &mut windows[key as usize];
-        if w.oldest == NO_ROW {
-            w.oldest = row as u32;
-            w.oldest_time = ts[row];
-        }
-        w.newest = row as u32;
-        if is_valid(row) {
-            w.sum += (reads.term)(key, row);
-            w.count += 1;
-        }
-    };
+    // A macro, not a closure: the closure was not inlined, and its calls took 8% of an
+    // event log's time.
+    macro_rules! push {
+        ($row:expr) => {{
+            let row: usize = $row;
+            let key = ids[row];
+            let w = &mut windows[key as usize];
+            if w.oldest == NO_ROW {
+                w.oldest = row as u32;
+                w.oldest_time = ts[row];
+            }
+            w.newest = row as u32;
+            if is_valid(row) {
+                w.sum += (reads.term)(key, row);
+                w.count += 1;
+            }
+        }};
+    }
     let mut row = warm_up;
     while row < part.end {
         let t = ts[row];
@@ -396,7 +401,7 @@ fn slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
         }
         if INCLUDE_CURRENT {
             for peer in row..end {
-                push(&mut windows, peer);
+                push!(peer);
             }
         }
         if row >= part.start {
@@ -431,7 +436,7 @@ fn slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
         }
         if !INCLUDE_CURRENT {
             for peer in row..end {
-                push(&mut windows, peer);
+                push!(peer);
             }
         }
         row = end;
