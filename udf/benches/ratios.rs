@@ -216,7 +216,7 @@ fn kernel_vs_memcpy() -> Vec<Row> {
         .step_by(BATCH_ROWS)
         .map(|start| ids.slice(start, BATCH_ROWS.min(ROWS - start)))
         .collect();
-    let bucket_batches = each_batch(&batches, |batch| {
+    let mut bucket_batches = each_batch(&batches, |batch| {
         hash::hash_bucket(&[batch as &dyn Datum], &scalar_i64(1000)).unwrap()
     });
     let (base, ours) = pair(
@@ -227,7 +227,7 @@ fn kernel_vs_memcpy() -> Vec<Row> {
                 drop(black_box(copy_bytes(&batch.value_data()[bytes])));
             }
         },
-        bucket_batches,
+        &mut bucket_batches,
     );
     rows.push(Row {
         what: "hash_bucket, 10M 16-byte utf8, 8192-row batches".into(),
