@@ -738,6 +738,13 @@ pub async fn write_stream(
     };
     let io = |e: std::io::Error| fail(e.to_string());
     let arrow = |e: datafusion::arrow::error::ArrowError| fail(e.to_string());
+    // A statement with no result columns (`CREATE VIEW`, `SET`): run, nothing to print.
+    if stream.schema().fields().is_empty() {
+        while let Some(batch) = stream.next().await {
+            batch?;
+        }
+        return Ok(());
+    }
     match format {
         OutputFormat::Table => {
             let mut batches = Vec::new();

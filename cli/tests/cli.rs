@@ -1163,3 +1163,12 @@ fn table_paths_are_literal_and_hostile_directories_are_refused() {
         assert!(start.elapsed() < std::time::Duration::from_secs(60));
     }
 }
+
+#[test]
+fn a_statement_without_result_columns_prints_nothing_and_succeeds() {
+    for format in ["table", "csv", "json", "ndjson"] {
+        let out = arrowfeat(&["sql", "CREATE VIEW v AS SELECT 1 AS a", "--format", format]);
+        assert_eq!(out.status.code(), Some(0), "{format}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "", "{format}");
+    }
+}
