@@ -573,8 +573,13 @@ fn check_file_references(
         {
             continue;
         }
-        // Local paths, also `file://` URLs and names without an extension: anything on
-        // disk is checked, since a FIFO or device would block the reader forever.
+        // A bare name is a table's (also the one a CREATE statement makes): the file or
+        // directory of that name is never read, so it is not checked.
+        if !path_like(&name) {
+            continue;
+        }
+        // Paths and `file://` URLs: what is on disk is checked, since a FIFO or device
+        // would block the reader forever.
         let Some(local) = local_path(&name) else {
             if is_file_url(&name) {
                 return Err(CliError::usage(format!(
@@ -584,12 +589,7 @@ fn check_file_references(
             }
             continue;
         };
-        let path_like = path_like(&name);
         match std::fs::metadata(&local) {
-            Err(_) if !path_like => {}
-            // A bare name is a table's (also the one a CREATE statement makes): the file
-            // or directory of that name is not read.
-            Ok(_) if !path_like => {}
             Err(_) => {
                 return Err(CliError::usage(format!(
                     "{place}: no such file or directory"
