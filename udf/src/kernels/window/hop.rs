@@ -119,18 +119,13 @@ pub(crate) fn aggregate_batches(
 ) -> Result<Vec<RecordBatch>> {
     let value_type = parts[0].values.data_type().clone();
     let schema = aggregate_schema(keys, bound_type, bounds, value_type);
-    let mut batches = Vec::with_capacity(parts.len());
-    for part in parts {
-        if part.starts.is_empty() && !batches.is_empty() {
-            continue;
-        }
-        batches.push(aggregate_batch(function, keys, bound_type, &schema, part)?);
-        if batches.len() == 2 && batches[0].num_rows() == 0 {
-            batches.remove(0);
-        }
-    }
+    let batches = parts
+        .into_iter()
+        .filter(|part| !part.starts.is_empty())
+        .map(|part| aggregate_batch(function, keys, bound_type, &schema, part))
+        .collect::<Result<Vec<_>>>()?;
     if batches.is_empty() {
-        batches.push(RecordBatch::new_empty(schema));
+        return Ok(vec![RecordBatch::new_empty(schema)]);
     }
     Ok(batches)
 }
