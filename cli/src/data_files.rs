@@ -6,8 +6,9 @@
 //! subdirectories (Hive partitions, which become columns); files of no data extension
 //! (`_SUCCESS`, `.part-0.parquet.crc`, `notes.txt`) are left out. Refused rather than half
 //! read: files of two data extensions in one directory (`.csv` beside `.parquet`, or `.pq`
-//! beside `.parquet`), an empty (0-byte) Parquet file, a partition key that is also a
-//! column of the files.
+//! beside `.parquet`), an empty (0-byte) Parquet file, CSV files whose headers differ
+//! (the reader matches CSV columns by position, so `b,a` beside `a,b` would swap values),
+//! a partition key that is also a column of the files.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -89,6 +90,7 @@ pub fn data_files(path: &Path) -> std::result::Result<Option<DataFiles>, String>
         found: None,
         seen: 0,
         visited: HashSet::new(),
+        csv_header: None,
     };
     walk.dir(path, 0)?;
     Ok(walk.found.map(|(files, _)| files))
@@ -103,6 +105,36 @@ struct Walk<'a> {
     seen: usize,
     /// Directories walked (as resolved), so that a link back up is walked once.
     visited: HashSet<PathBuf>,
+    /// The first CSV file's header, and the file.
+    csv_header: Option<(csv::ByteRecord, PathBuf)>,
+}
+
+/// Bytes a CSV header may take, at most.
+const MAX_CSV_HEADER_BYTES: u64 = 16 << 20;
+
+/// The first record of a CSV file as the reader parses it; `Ok(None)` for an empty or
+/// unreadable file (which the reader itself reports or reads as no rows).
+fn csv_header(path: &Path) -> std::result::Result<Option<csv::ByteRecord>, ()> {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(path) else {
+        return Ok(None);
+    };
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(file.take(MAX_CSV_HEADER_BYTES + 1));
+    let mut header = csv::ByteRecord::new();
+    match reader.read_byte_record(&mut header) {
+        Ok(true) if reader.position().byte() > MAX_CSV_HEADER_BYTES => Err(()),
+        Ok(true) => Ok(Some(header)),
+        Ok(false) | Err(_) => Ok(None),
+    }
+}
+
+/// A header for messages: its fields joined by commas, quoted and cut.
+fn header_text(header: &csv::ByteRecord) -> String {
+    let fields: Vec<_> = header.iter().map(String::from_utf8_lossy).collect();
+    quote(&fields.join(","), 120)
 }
 
 impl Walk<'_> {
@@ -155,6 +187,9 @@ impl Walk<'_> {
                     self.relative(&entry)
                 ));
             }
+            if format == DataFormat::Csv {
+                self.same_csv_header(&entry)?;
+            }
             let extension = extension_of(&entry);
             match &self.found {
                 None => self.found = Some((DataFiles { format, extension }, entry)),
@@ -171,6 +206,37 @@ impl Walk<'_> {
                 }
                 Some(_) => {}
             }
+        }
+        Ok(())
+    }
+
+    /// Refuses a CSV file whose header is not the first CSV file's: the reader takes
+    /// the table's columns from the headers but reads every file's fields by position.
+    fn same_csv_header(&mut self, path: &Path) -> std::result::Result<(), String> {
+        let header = csv_header(path).map_err(|()| {
+            format!(
+                "the header of '{}' is longer than {} bytes; is it a CSV file?",
+                self.relative(path),
+                MAX_CSV_HEADER_BYTES
+            )
+        })?;
+        let Some(header) = header else {
+            return Ok(());
+        };
+        match &self.csv_header {
+            None => self.csv_header = Some((header, path.to_path_buf())),
+            Some((first, first_path)) if *first != header => {
+                return Err(format!(
+                    "'{}' has the header `{}` but '{}' has `{}`; the CSV files of one \
+                     table are read by column position, so they must share one header: \
+                     write them with the same columns in the same order",
+                    self.relative(path),
+                    header_text(&header),
+                    self.relative(first_path),
+                    header_text(first),
+                ));
+            }
+            Some(_) => {}
         }
         Ok(())
     }
@@ -387,6 +453,45 @@ mod tests {
         touch(dir.path(), "a.parquet");
         touch(dir.path(), "b.pq");
         assert!(data_files(dir.path()).is_err());
+    }
+
+    #[test]
+    fn csv_files_of_one_table_share_one_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        // The same header written differently (quotes, CRLF), and an empty file: one table.
+        write("1.csv", "a,b\n1,2\n");
+        write("2.csv", "\"a\",b\r\n3,4\r\n");
+        write("3.csv", "");
+        write("day=1/4.csv", "a,b\n");
+        assert_eq!(
+            data_files(dir.path()).unwrap().unwrap().format,
+            DataFormat::Csv
+        );
+        // Reordered columns would be read by position: refused, naming both files.
+        write("day=2/5.csv", "b,a\n5,6\n");
+        assert_eq!(
+            data_files(dir.path()).unwrap_err(),
+            "'day=2/5.csv' has the header `b,a` but '1.csv' has `a,b`; the CSV files of one \
+             table are read by column position, so they must share one header: write them \
+             with the same columns in the same order"
+        );
+        write("day=2/5.csv", "a,b,c\x1b\n");
+        assert!(data_files(dir.path())
+            .unwrap_err()
+            .contains("has the header `a,b,c\\u{1b}` but"));
+        // A header past the cap is refused rather than read to the end.
+        write(
+            "day=2/5.csv",
+            &"a".repeat(MAX_CSV_HEADER_BYTES as usize + 1),
+        );
+        assert!(data_files(dir.path())
+            .unwrap_err()
+            .contains("the header of 'day=2/5.csv' is longer than"));
     }
 
     #[test]

@@ -1001,6 +1001,39 @@ fn spark_output_directories_read_as_one_table_and_mixed_ones_are_refused() {
     );
 }
 
+#[test]
+fn csv_files_with_reordered_headers_are_refused_not_read_by_position() {
+    // DataFusion takes a CSV table's columns from the headers but reads each file by
+    // position: `b,a` beside `a,b` printed a=2 for a row whose `a` is 1.
+    let tmp = tempdir("csv-headers");
+    let dir = tmp.path().join("d");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("1.csv"), "a,b\n1,2\n").unwrap();
+    std::fs::write(dir.join("2.csv"), "a,b\n3,4\n").unwrap();
+    let root = dir.display().to_string();
+    let query = format!("SELECT a, b FROM '{root}/' ORDER BY a");
+    let out = arrowfeat(&["sql", &query, "--format", "csv"]);
+    assert_eq!(stdout(&out), "a,b\n1,2\n3,4\n", "{}", stderr(&out));
+    std::fs::write(dir.join("2.csv"), "b,a\n4,3\n").unwrap();
+    for args in [
+        vec!["sql", query.as_str()],
+        vec!["sql", "SELECT * FROM t", "--table", &format!("t={root}")],
+    ] {
+        let out = arrowfeat(&args);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(
+            stderr(&out).ends_with(
+                ": '2.csv' has the header `b,a` but '1.csv' has `a,b`; the CSV files of one \
+                 table are read by column position, so they must share one header: write \
+                 them with the same columns in the same order\n"
+            ),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(stdout(&out), "");
+    }
+}
+
 fn arrowfeat_in(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_arrowfeat"))
         .args(args)
