@@ -8,7 +8,8 @@
 //! read: files of two data extensions in one directory (`.csv` beside `.parquet`, or `.pq`
 //! beside `.parquet`), an empty (0-byte) Parquet file, CSV files whose headers differ
 //! (the reader matches CSV columns by position, so `b,a` beside `a,b` would swap values),
-//! a partition key that is also a column of the files.
+//! a partition key that is also a column of the files. Spark's null partition value
+//! (`key=__HIVE_DEFAULT_PARTITION__`) reads as null, not as that string.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -62,7 +63,13 @@ impl DataFormat {
 pub struct DataFiles {
     pub format: DataFormat,
     pub extension: String,
+    /// A `key=__HIVE_DEFAULT_PARTITION__` subdirectory is there: Spark's name for the
+    /// rows whose `key` is null.
+    pub null_partitions: bool,
 }
+
+/// The partition value Spark and Hive write for null.
+const NULL_PARTITION: &str = "__HIVE_DEFAULT_PARTITION__";
 
 /// The extensions accepted, for messages.
 pub const KNOWN_EXTENSIONS: &str = ".parquet, .pq, .csv, .json, .ndjson or .jsonl";
@@ -83,6 +90,7 @@ pub fn data_files(path: &Path) -> std::result::Result<Option<DataFiles>, String>
         return Ok(DataFormat::of_file(path).map(|format| DataFiles {
             format,
             extension: extension_of(path),
+            null_partitions: false,
         }));
     }
     let mut walk = Walk {
@@ -91,9 +99,14 @@ pub fn data_files(path: &Path) -> std::result::Result<Option<DataFiles>, String>
         seen: 0,
         visited: HashSet::new(),
         csv_header: None,
+        null_partitions: false,
     };
     walk.dir(path, 0)?;
-    Ok(walk.found.map(|(files, _)| files))
+    let null_partitions = walk.null_partitions;
+    Ok(walk.found.map(|(files, _)| DataFiles {
+        null_partitions,
+        ..files
+    }))
 }
 
 /// A directory's data files in path order, until two extensions are found.
@@ -107,6 +120,8 @@ struct Walk<'a> {
     visited: HashSet<PathBuf>,
     /// The first CSV file's header, and the file.
     csv_header: Option<(csv::ByteRecord, PathBuf)>,
+    /// A partition directory of Spark's null value was walked.
+    null_partitions: bool,
 }
 
 /// Bytes a CSV header may take, at most.
@@ -171,8 +186,9 @@ impl Walk<'_> {
                 let partition = entry
                     .file_name()
                     .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.contains('='));
-                if partition && depth < MAX_DEPTH {
+                    .and_then(|n| n.split_once('='));
+                if let Some((_, value)) = partition.filter(|_| depth < MAX_DEPTH) {
+                    self.null_partitions |= value == NULL_PARTITION;
                     self.dir(&entry, depth + 1)?;
                 }
                 continue;
@@ -192,7 +208,14 @@ impl Walk<'_> {
             }
             let extension = extension_of(&entry);
             match &self.found {
-                None => self.found = Some((DataFiles { format, extension }, entry)),
+                None => {
+                    let files = DataFiles {
+                        format,
+                        extension,
+                        null_partitions: false,
+                    };
+                    self.found = Some((files, entry));
+                }
                 Some((first, first_path)) if first.extension != extension => {
                     return Err(format!(
                         "the directory holds files of two data extensions, `{}` (such as \
@@ -310,7 +333,48 @@ pub async fn listing_table(
             )));
         }
     }
-    Ok(Arc::new(ListingTable::try_new(table)?))
+    let partition_keys: Vec<String> = table
+        .options
+        .iter()
+        .flat_map(|o| o.table_partition_cols.iter().map(|(key, _)| key.clone()))
+        .collect();
+    let table: Arc<dyn TableProvider> = Arc::new(ListingTable::try_new(table)?);
+    if !files.null_partitions || partition_keys.is_empty() {
+        return Ok(table);
+    }
+    null_partitions_as_null(table, &partition_keys)
+}
+
+/// `table` with each partition key's `__HIVE_DEFAULT_PARTITION__` read as null, as Spark
+/// reads it; the reader alone gives the string. Only for directories that hold one, as
+/// the view costs partition pruning on those keys.
+fn null_partitions_as_null(
+    table: Arc<dyn TableProvider>,
+    partition_keys: &[String],
+) -> Result<Arc<dyn TableProvider>> {
+    use datafusion::datasource::{provider_as_source, ViewTable};
+    use datafusion::logical_expr::LogicalPlanBuilder;
+    use datafusion::prelude::{ident, lit, nullif};
+    use datafusion::scalar::ScalarValue;
+
+    let columns = table
+        .schema()
+        .fields()
+        .iter()
+        .map(|field| {
+            let column = ident(field.name());
+            if !partition_keys.contains(field.name()) {
+                return Ok(column);
+            }
+            let null_value =
+                ScalarValue::Utf8(Some(NULL_PARTITION.into())).cast_to(field.data_type())?;
+            Ok(nullif(column, lit(null_value)).alias(field.name()))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let plan = LogicalPlanBuilder::scan("files", provider_as_source(table), None)?
+        .project(columns)?
+        .build()?;
+    Ok(Arc::new(ViewTable::new(plan, None)))
 }
 
 /// A `file://` URL for `path` (resolved: no `..`, no links), so that the reader takes
@@ -433,6 +497,9 @@ mod tests {
             (files.format, files.extension.as_str()),
             (DataFormat::Parquet, ".PQ")
         );
+        assert!(!files.null_partitions);
+        touch(dir.path(), "day=__HIVE_DEFAULT_PARTITION__/hour=2/b.PQ");
+        assert!(data_files(dir.path()).unwrap().unwrap().null_partitions);
         let empty = tempfile::tempdir().unwrap();
         touch(empty.path(), "_SUCCESS");
         assert_eq!(data_files(empty.path()).unwrap(), None);

@@ -1002,6 +1002,71 @@ fn spark_output_directories_read_as_one_table_and_mixed_ones_are_refused() {
 }
 
 #[test]
+fn spark_null_partitions_read_as_null_and_other_partitions_are_still_pruned() {
+    // Spark writes the rows whose partition key is null under
+    // `key=__HIVE_DEFAULT_PARTITION__`; DataFusion alone read that name as the value.
+    let tmp = tempdir("null-partitions");
+    let events = std::fs::read(repo().join("examples/data/events.parquet")).unwrap();
+    let root = tmp.path().join("out");
+    for dir in [
+        "day=1/hour=__HIVE_DEFAULT_PARTITION__",
+        "day=__HIVE_DEFAULT_PARTITION__/hour=2",
+    ] {
+        std::fs::create_dir_all(root.join(dir)).unwrap();
+        std::fs::write(root.join(dir).join("part-0.parquet"), &events).unwrap();
+    }
+    let root = root.display().to_string();
+    let single = arrowfeat(&[
+        "sql",
+        "SELECT count(*) AS n FROM 'examples/data/events.parquet'",
+        "--format",
+        "csv",
+    ]);
+    let n: u64 = stdout(&single).lines().nth(1).unwrap().parse().unwrap();
+    let query = "SELECT day, hour, count(*) AS n FROM t GROUP BY day, hour ORDER BY day";
+    for (from, table) in [
+        (format!("'{root}/'"), vec![]),
+        ("t".into(), vec!["--table".to_string(), format!("t={root}")]),
+    ] {
+        let mut args = vec![
+            "sql".to_string(),
+            query.replace("FROM t", &format!("FROM {from}")),
+            "--format".into(),
+            "csv".into(),
+        ];
+        args.extend(table);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = arrowfeat(&args);
+        assert_eq!(
+            stdout(&out),
+            format!("day,hour,n\n1,,{n}\n,2,{n}\n"),
+            "{from}: {}",
+            stderr(&out)
+        );
+    }
+    let out = arrowfeat(&[
+        "sql",
+        &format!("SELECT count(*) AS n FROM '{root}/' WHERE day IS NULL AND hour = '2'"),
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(stdout(&out), format!("n\n{n}\n"), "{}", stderr(&out));
+    // A filter on a key still prunes: the plan reads one file.
+    let out = arrowfeat(&[
+        "sql",
+        &format!("EXPLAIN SELECT user_id FROM '{root}/' WHERE day = '1'"),
+        "--format",
+        "csv",
+    ]);
+    let plan = stdout(&out);
+    assert!(plan.contains("file_groups={1 group: [["), "{plan}");
+    assert!(
+        !plan.contains("day=__HIVE_DEFAULT_PARTITION__/hour=2"),
+        "{plan}"
+    );
+}
+
+#[test]
 fn csv_files_with_reordered_headers_are_refused_not_read_by_position() {
     // DataFusion takes a CSV table's columns from the headers but reads each file by
     // position: `b,a` beside `a,b` printed a=2 for a row whose `a` is 1.
