@@ -3,9 +3,9 @@
 //!
 //! The general way sorts the rows by key, slides each key's window over its own rows, and
 //! scatters the results back to the input rows, at random. Rows in time order need
-//! neither: each key's window is a chain of its own rows (each row linked to the next row
-//! of its key in a first pass), its state a few words in a table by key, and every result
-//! is written where its row is. Sums are exact (integers in 128 bits, floats in one fixed
+//! neither: each key's window is a sum and a count in a table by key; a row enters its
+//! key's window when it is read and leaves when a second cursor, one period behind, passes
+//! it; and every result is written where its row is. Sums are exact (integers in 128 bits, floats in one fixed
 //! point per key, [`RunUnit`]), so the results are bit for bit the general way's.
 
 use std::ops::Range;
@@ -21,10 +21,7 @@ use super::groups::{map_units, split_pair, threads_for};
 use super::window_sum::{RunExtremes, RunUnit};
 use super::{Aggregation, Closed, NumericValues};
 
-/// No row: the ends of an empty window, the last row of a key not yet seen.
-const NO_ROW: u32 = u32::MAX;
-
-/// Most keys the one pass takes: their windows' states (48 bytes each) stay in cache.
+/// Most keys the one pass takes: their windows' states (32 bytes each) stay in cache.
 /// More keys take the general way.
 const MOST_KEYS: usize = 1 << 16;
 
@@ -281,26 +278,13 @@ fn warm_up_start(ts: &[i64], start: usize, period: i64) -> usize {
     }
 }
 
-/// The state of one key's window: its oldest and newest rows (`NO_ROW` when it is
-/// empty), the oldest row's time (`i64::MAX` when empty: nothing leaves), the sum of its
-/// non-null values' terms, and how many they are.
-#[derive(Clone, Copy)]
+/// The state of one key's window: the sum of its non-null values' terms, and how many
+/// they are.
+#[derive(Clone, Copy, Default)]
 struct KeyWindow {
-    oldest: u32,
-    newest: u32,
-    /// Kept here so that whether anything leaves is known from the state alone.
-    oldest_time: i64,
     sum: i128,
     count: i64,
 }
-
-const EMPTY: KeyWindow = KeyWindow {
-    oldest: NO_ROW,
-    newest: NO_ROW,
-    oldest_time: i64::MAX,
-    sum: 0,
-    count: 0,
-};
 
 /// [`slide`] compiled with the bit-manipulation instructions when the CPU has them (as
 /// `with_bit_instructions!` does; that macro takes one type parameter, this has five).
@@ -361,32 +345,20 @@ fn slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
 {
     let Reads { ids, ts, nulls, .. } = reads;
     let is_valid = |row: usize| nulls.is_none_or(|n| n.is_valid(row));
-    // Each row's next row of the same key plus one (0: none yet), from `warm_up` on
-    // (indices from it): zeros, so that the allocator hands out zeroed pages unwritten.
-    let mut next = vec![0u32; part.end - warm_up];
-    let mut last = vec![NO_ROW; reads.groups];
-    for (row, &key) in (warm_up..).zip(&ids[warm_up..part.end]) {
-        let key = key as usize;
-        if last[key] != NO_ROW {
-            next[last[key] as usize - warm_up] = row as u32 + 1;
-        }
-        last[key] = row as u32;
-    }
-    drop(last);
-    let mut windows = vec![EMPTY; reads.groups];
+    let mut windows = vec![KeyWindow::default(); reads.groups];
+    // A row leaves its key's window when the time passes its own by the period, so rows
+    // leave in row order, whatever their keys: one cursor through the rows, behind the
+    // row being read, takes them out. (Links from each row to the next of its key, walked
+    // per key, made each leaving row wait on the loads of the one before it.)
+    let mut leaving = warm_up;
     // A macro, not a closure: the closure was not inlined, and its calls took 8% of an
     // event log's time.
     macro_rules! push {
         ($row:expr) => {{
             let row: usize = $row;
-            let key = ids[row];
-            let w = &mut windows[key as usize];
-            if w.oldest == NO_ROW {
-                w.oldest = row as u32;
-                w.oldest_time = ts[row];
-            }
-            w.newest = row as u32;
             if is_valid(row) {
+                let key = ids[row];
+                let w = &mut windows[key as usize];
                 w.sum += (reads.term)(key, row);
                 w.count += 1;
             }
@@ -406,28 +378,25 @@ fn slide<F, R, N, const INCLUDE_CURRENT: bool, const INCLUDE_OLDEST: bool>(
         }
         if row >= part.start {
             // When `t - period` is below i64::MIN, no time is that old: nothing leaves.
-            let oldest = t.checked_sub(reads.period);
+            if let Some(oldest) = t.checked_sub(reads.period) {
+                // Only rows already in a window leave (the period is positive, so this
+                // bounds nothing but a window that excludes the current time).
+                let pushed = if INCLUDE_CURRENT { end } else { row };
+                while leaving < pushed
+                    && (ts[leaving] < oldest || (!INCLUDE_OLDEST && ts[leaving] == oldest))
+                {
+                    if is_valid(leaving) {
+                        let key = ids[leaving];
+                        let w = &mut windows[key as usize];
+                        w.sum -= (reads.term)(key, leaving);
+                        w.count -= 1;
+                    }
+                    leaving += 1;
+                }
+            }
             for peer in row..end {
                 let key = ids[peer];
-                let w = &mut windows[key as usize];
-                if let Some(oldest) = oldest {
-                    // An empty window's `i64::MAX` is never older.
-                    while w.oldest_time < oldest || (!INCLUDE_OLDEST && w.oldest_time == oldest) {
-                        let leaving = w.oldest as usize;
-                        if is_valid(leaving) {
-                            w.sum -= (reads.term)(key, leaving);
-                            w.count -= 1;
-                        }
-                        if w.oldest == w.newest {
-                            w.oldest = NO_ROW;
-                            w.oldest_time = i64::MAX;
-                        } else {
-                            // Not the newest, so it has a next row (its index + 1).
-                            w.oldest = next[leaving - warm_up] - 1;
-                            w.oldest_time = ts[w.oldest as usize];
-                        }
-                    }
-                }
+                let w = windows[key as usize];
                 if let Some(v) = (reads.result)(key, w.sum, w.count) {
                     values[peer - part.start] = v;
                     valid[peer - part.start] = true;

@@ -1048,6 +1048,85 @@ fn results_do_not_depend_on_the_thread_count() {
     }
 }
 
+/// Rows in time order take the one pass in row order, split where the time changes and
+/// each part warmed up one period back: on long windows over many keys, with peers,
+/// nulls and every choice of ends, it matches the general way (the same rows reversed)
+/// bit for bit on every thread count.
+#[test]
+fn rolling_in_time_order_split_over_threads_matches_the_general_way() {
+    let rows = 60_000usize;
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut t = -1_000_000i64;
+    let mut ts = Vec::with_capacity(rows);
+    let mut keys = Vec::with_capacity(rows);
+    let mut floats = Vec::with_capacity(rows);
+    let mut ints = Vec::with_capacity(rows);
+    for _ in 0..rows {
+        // A quarter of the rows share the time before them (peers).
+        t += [0, 1, 3, 40][(next() % 4) as usize];
+        ts.push(t);
+        keys.push((next() % 300) as i64);
+        let null = next() % 13 == 0;
+        let x = next() % 100_000;
+        floats.push((!null).then_some(x as f64 / 64.0 - 700.0));
+        ints.push((!null).then_some(x as i64 * 1_000_003 - i64::MAX / 4_000_000));
+    }
+    let reversed = |a: &dyn Array| {
+        let order = arrow::array::UInt32Array::from_iter_values((0..rows as u32).rev());
+        arrow::compute::take(a, &order, None).unwrap()
+    };
+    let keys: ArrayRef = Arc::new(Int64Array::from(keys));
+    let ts = Int64Array::from(ts);
+    let values: [ArrayRef; 2] = [
+        Arc::new(Float64Array::from(floats)),
+        Arc::new(Int64Array::from(ints)),
+    ];
+    let (rkeys, rts) = (reversed(keys.as_ref()), reversed(&ts));
+    let rts = rts.as_primitive::<Int64Type>();
+    for values in &values {
+        let rvalues = reversed(values.as_ref());
+        for closed in [Closed::Right, Closed::Left, Closed::Both, Closed::Neither] {
+            for aggregation in [Aggregation::Sum, Aggregation::Mean, Aggregation::Count] {
+                for period in [1, 500, 20_000] {
+                    let general = rolling(
+                        Some(&rkeys),
+                        rts,
+                        rvalues.as_ref(),
+                        period,
+                        closed,
+                        aggregation,
+                        1,
+                    )
+                    .unwrap();
+                    let general = reversed(general.as_ref());
+                    for threads in [1, 2, 3, 4] {
+                        let ordered = rolling(
+                            Some(&keys),
+                            &ts,
+                            values.as_ref(),
+                            period,
+                            closed,
+                            aggregation,
+                            threads,
+                        )
+                        .unwrap();
+                        assert!(
+                            same_bits(ordered.as_ref(), general.as_ref()),
+                            "{aggregation:?} {closed:?} period {period}, {threads} threads"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn float_keys_group_negative_zero_with_zero_and_every_nan_together() {
     // Spark groups -0.0 with 0.0 and all NaNs as one key; the row format alone would not.
