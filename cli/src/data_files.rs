@@ -8,15 +8,17 @@
 //! read: files of two data extensions in one directory (`.csv` beside `.parquet`, or `.pq`
 //! beside `.parquet`), an empty (0-byte) Parquet file, CSV files whose headers differ
 //! (the reader matches CSV columns by position, so `b,a` beside `a,b` would swap values),
-//! a partition key that is also a column of the files. Spark's null partition value
-//! (`key=__HIVE_DEFAULT_PARTITION__`) reads as null, not as that string.
+//! partitions nested deeper than [`MAX_DEPTH`], a partition key that is also a column of
+//! the files. Null partition values (Spark's `key=__HIVE_DEFAULT_PARTITION__`,
+//! DataFusion's `key=`) read as null, not as those strings. `CREATE EXTERNAL TABLE`
+//! locations are read the same way.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use datafusion::catalog::{TableProvider, UrlTableFactory};
+use datafusion::catalog::{TableProvider, TableProviderFactory, UrlTableFactory};
 use datafusion::datasource::dynamic_file::DynamicListTableFactory;
 use datafusion::datasource::listing::{ListingTable, ListingTableConfig, ListingTableUrl};
 use datafusion::error::{DataFusionError, Result};
@@ -86,6 +88,15 @@ pub const MAX_DEPTH: usize = 8;
 /// there is no data file; an error (a sentence, names quoted) when a directory holds
 /// files of two data extensions or an empty Parquet file.
 pub fn data_files(path: &Path) -> std::result::Result<Option<DataFiles>, String> {
+    data_files_with(path, true)
+}
+
+/// [`data_files`]; `csv_headers`: whether CSV files start with a header (then all must
+/// share one).
+pub fn data_files_with(
+    path: &Path,
+    csv_headers: bool,
+) -> std::result::Result<Option<DataFiles>, String> {
     if !path.is_dir() {
         return Ok(DataFormat::of_file(path).map(|format| DataFiles {
             format,
@@ -98,7 +109,8 @@ pub fn data_files(path: &Path) -> std::result::Result<Option<DataFiles>, String>
         found: None,
         seen: 0,
         visited: HashSet::new(),
-        csv_header: None,
+        first_csv: FirstCsv::None,
+        csv_headers,
         null_partitions: false,
     };
     walk.dir(path, 0)?;
@@ -118,10 +130,20 @@ struct Walk<'a> {
     seen: usize,
     /// Directories walked (as resolved), so that a link back up is walked once.
     visited: HashSet<PathBuf>,
-    /// The first CSV file's header, and the file.
-    csv_header: Option<(csv::ByteRecord, PathBuf)>,
+    /// The first CSV file with a header, to which the others' are compared.
+    first_csv: FirstCsv,
+    /// Whether CSV files start with a header.
+    csv_headers: bool,
     /// A partition directory of Spark's null value was walked.
     null_partitions: bool,
+}
+
+/// The first CSV file of a directory: read only when a second one makes its header
+/// matter.
+enum FirstCsv {
+    None,
+    Unread(PathBuf),
+    Read(PathBuf, csv::ByteRecord),
 }
 
 /// Bytes a CSV header may take, at most.
@@ -146,10 +168,16 @@ fn csv_header(path: &Path) -> std::result::Result<Option<csv::ByteRecord>, ()> {
     }
 }
 
-/// A header for messages: its fields joined by commas, quoted and cut.
-fn header_text(header: &csv::ByteRecord) -> String {
-    let fields: Vec<_> = header.iter().map(String::from_utf8_lossy).collect();
-    quote(&fields.join(","), 120)
+/// A header's field for messages: quoted, cut, bytes that are not UTF-8 as `\xNN`.
+fn field_text(field: &[u8]) -> String {
+    let mut text = String::new();
+    for chunk in field.utf8_chunks() {
+        text.push_str(chunk.valid());
+        for byte in chunk.invalid() {
+            text.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    format!("`{}`", quote(&text, 100))
 }
 
 impl Walk<'_> {
@@ -176,7 +204,10 @@ impl Walk<'_> {
         for (entry, format) in names {
             self.seen += 1;
             if self.seen > MAX_ENTRIES {
-                return Ok(());
+                return Err(format!(
+                    "the directory holds more than {MAX_ENTRIES} files and partition \
+                     directories; split the table"
+                ));
             }
             // Links followed, as the reader follows them.
             let Ok(metadata) = std::fs::metadata(&entry) else {
@@ -187,8 +218,17 @@ impl Walk<'_> {
                     .file_name()
                     .and_then(|n| n.to_str())
                     .and_then(|n| n.split_once('='));
-                if let Some((_, value)) = partition.filter(|_| depth < MAX_DEPTH) {
-                    self.null_partitions |= value == NULL_PARTITION;
+                if let Some((_, value)) = partition {
+                    if depth == MAX_DEPTH {
+                        // The reader would read them, unchecked.
+                        return Err(format!(
+                            "partition directories nest more than {MAX_DEPTH} levels deep \
+                             ('{}')",
+                            self.relative(&entry)
+                        ));
+                    }
+                    // DataFusion writes a null key as `key=`.
+                    self.null_partitions |= value == NULL_PARTITION || value.is_empty();
                     self.dir(&entry, depth + 1)?;
                 }
                 continue;
@@ -203,9 +243,6 @@ impl Walk<'_> {
                     self.relative(&entry)
                 ));
             }
-            if format == DataFormat::Csv {
-                self.same_csv_header(&entry)?;
-            }
             let extension = extension_of(&entry);
             match &self.found {
                 None => {
@@ -214,7 +251,7 @@ impl Walk<'_> {
                         extension,
                         null_partitions: false,
                     };
-                    self.found = Some((files, entry));
+                    self.found = Some((files, entry.clone()));
                 }
                 Some((first, first_path)) if first.extension != extension => {
                     return Err(format!(
@@ -229,39 +266,68 @@ impl Walk<'_> {
                 }
                 Some(_) => {}
             }
+            if format == DataFormat::Csv && self.csv_headers {
+                self.csv_file(&entry)?;
+            }
         }
         Ok(())
     }
 
     /// Refuses a CSV file whose header is not the first CSV file's: the reader takes
     /// the table's columns from the headers but reads every file's fields by position.
-    fn same_csv_header(&mut self, path: &Path) -> std::result::Result<(), String> {
-        let header = csv_header(path).map_err(|()| {
-            format!(
-                "the header of '{}' is longer than {} bytes; is it a CSV file?",
-                self.relative(path),
-                MAX_CSV_HEADER_BYTES
-            )
-        })?;
-        let Some(header) = header else {
-            return Ok(());
-        };
-        match &self.csv_header {
-            None => self.csv_header = Some((header, path.to_path_buf())),
-            Some((first, first_path)) if *first != header => {
-                return Err(format!(
-                    "'{}' has the header `{}` but '{}' has `{}`; the CSV files of one \
-                     table are read by column position, so they must share one header: \
-                     write them with the same columns in the same order",
-                    self.relative(path),
-                    header_text(&header),
-                    self.relative(first_path),
-                    header_text(first),
-                ));
+    /// Empty files have no header and take no part.
+    fn csv_file(&mut self, path: &Path) -> std::result::Result<(), String> {
+        match std::mem::replace(&mut self.first_csv, FirstCsv::None) {
+            FirstCsv::None => self.first_csv = FirstCsv::Unread(path.to_path_buf()),
+            FirstCsv::Unread(first) => match self.header(&first)? {
+                None => self.first_csv = FirstCsv::Unread(path.to_path_buf()),
+                Some(header) => {
+                    self.first_csv = FirstCsv::Read(first, header);
+                    self.same_header(path)?;
+                }
+            },
+            read @ FirstCsv::Read(..) => {
+                self.first_csv = read;
+                self.same_header(path)?;
             }
-            Some(_) => {}
         }
         Ok(())
+    }
+
+    fn header(&self, path: &Path) -> std::result::Result<Option<csv::ByteRecord>, String> {
+        csv_header(path).map_err(|()| {
+            format!(
+                "the header of '{}' is longer than {} MiB; is it a CSV file?",
+                self.relative(path),
+                MAX_CSV_HEADER_BYTES >> 20
+            )
+        })
+    }
+
+    fn same_header(&self, path: &Path) -> std::result::Result<(), String> {
+        let FirstCsv::Read(first_path, first) = &self.first_csv else {
+            return Ok(());
+        };
+        let Some(header) = self.header(path)? else {
+            return Ok(());
+        };
+        let Some(at) = (0..first.len().max(header.len())).find(|&i| first.get(i) != header.get(i))
+        else {
+            return Ok(());
+        };
+        let column = |h: &csv::ByteRecord| match h.get(at) {
+            Some(name) => format!("{} as column {}", field_text(name), at + 1),
+            None => format!("no column {} ({} columns)", at + 1, h.len()),
+        };
+        Err(format!(
+            "'{}' has {} where '{}' has {}; the CSV files of one table are read by column \
+             position, so they must share one header: write them with the same columns in \
+             the same order",
+            self.relative(path),
+            column(&header),
+            self.relative(first_path),
+            column(first),
+        ))
     }
 
     /// A file's path within the directory, quoted, and cut at the front when long, so
@@ -345,14 +411,15 @@ pub async fn listing_table(
     null_partitions_as_null(table, &partition_keys)
 }
 
-/// `table` with each partition key's `__HIVE_DEFAULT_PARTITION__` read as null, as Spark
-/// reads it; the reader alone gives the string. Only for directories that hold one, as
-/// the view costs partition pruning on those keys.
+/// `table` with each partition key's null values read as null: Spark's
+/// `key=__HIVE_DEFAULT_PARTITION__` and DataFusion's own `key=`, which the reader alone
+/// gives as those strings. Only for directories that hold one, as the view costs partition
+/// pruning on those keys.
 fn null_partitions_as_null(
     table: Arc<dyn TableProvider>,
     partition_keys: &[String],
 ) -> Result<Arc<dyn TableProvider>> {
-    use datafusion::datasource::{provider_as_source, ViewTable};
+    use datafusion::datasource::provider_as_source;
     use datafusion::logical_expr::LogicalPlanBuilder;
     use datafusion::prelude::{ident, lit, nullif};
     use datafusion::scalar::ScalarValue;
@@ -366,15 +433,75 @@ fn null_partitions_as_null(
             if !partition_keys.contains(field.name()) {
                 return Ok(column);
             }
-            let null_value =
-                ScalarValue::Utf8(Some(NULL_PARTITION.into())).cast_to(field.data_type())?;
-            Ok(nullif(column, lit(null_value)).alias(field.name()))
+            let null_value = |text: &str| {
+                ScalarValue::Utf8(Some(text.into()))
+                    .cast_to(field.data_type())
+                    .map(lit)
+            };
+            Ok(
+                nullif(nullif(column, null_value(NULL_PARTITION)?), null_value("")?)
+                    .alias(field.name()),
+            )
         })
         .collect::<Result<Vec<_>>>()?;
-    let plan = LogicalPlanBuilder::scan("files", provider_as_source(table), None)?
+    let plan = LogicalPlanBuilder::scan("files", provider_as_source(Arc::clone(&table)), None)?
         .project(columns)?
         .build()?;
-    Ok(Arc::new(ViewTable::new(plan, None)))
+    Ok(Arc::new(NullPartitions {
+        files: table,
+        view: datafusion::datasource::ViewTable::new(plan, None),
+    }))
+}
+
+/// A partitioned table read through a view that turns null partition values into nulls
+/// ([`null_partitions_as_null`]); rows inserted go to its files.
+#[derive(Debug)]
+struct NullPartitions {
+    files: Arc<dyn TableProvider>,
+    view: datafusion::datasource::ViewTable,
+}
+
+#[async_trait]
+impl TableProvider for NullPartitions {
+    fn schema(&self) -> datafusion::arrow::datatypes::SchemaRef {
+        self.view.schema()
+    }
+
+    fn table_type(&self) -> datafusion::datasource::TableType {
+        self.files.table_type()
+    }
+
+    fn get_logical_plan(
+        &self,
+    ) -> Option<std::borrow::Cow<'_, datafusion::logical_expr::LogicalPlan>> {
+        self.view.get_logical_plan()
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn datafusion::catalog::Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[datafusion::prelude::Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
+        self.view.scan(state, projection, filters, limit).await
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&datafusion::prelude::Expr],
+    ) -> Result<Vec<datafusion::logical_expr::TableProviderFilterPushDown>> {
+        self.view.supports_filters_pushdown(filters)
+    }
+
+    async fn insert_into(
+        &self,
+        state: &dyn datafusion::catalog::Session,
+        input: Arc<dyn datafusion::physical_plan::ExecutionPlan>,
+        insert_op: datafusion::logical_expr::dml::InsertOp,
+    ) -> Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
+        self.files.insert_into(state, input, insert_op).await
+    }
 }
 
 /// A `file://` URL for `path` (resolved: no `..`, no links), so that the reader takes
@@ -412,8 +539,21 @@ impl LocalDataTables {
             Arc::clone(ctx.state().catalog_list()),
             Arc::clone(&factory) as Arc<dyn UrlTableFactory>,
         ));
+        // `CREATE EXTERNAL TABLE ... LOCATION 'dir/'` reads null partitions as `FROM` does.
+        let external = ctx
+            .state()
+            .table_factories()
+            .iter()
+            .map(|(name, inner)| {
+                let factory: Arc<dyn TableProviderFactory> = Arc::new(ExternalTables {
+                    inner: Arc::clone(inner),
+                });
+                (name.clone(), factory)
+            })
+            .collect();
         let state = datafusion::execution::SessionStateBuilder::new_from_existing(ctx.state())
             .with_catalog_list(catalogs)
+            .with_table_factories(external)
             .build();
         let ctx = datafusion::prelude::SessionContext::new_with_state(state);
         factory
@@ -458,6 +598,52 @@ impl UrlTableFactory for LocalDataTables {
             .cloned()
             .ok_or_else(|| DataFusionError::Plan("the SQL session has no state".into()))?;
         listing_table(&state, &local, &files).await.map(Some)
+    }
+}
+
+/// DataFusion's factory for `CREATE EXTERNAL TABLE`, with null partition values of a
+/// local directory read as null (see [`null_partitions_as_null`]). The statement's other
+/// checks (headers, depth) are made before it runs, where the statement is read.
+#[derive(Debug)]
+struct ExternalTables {
+    inner: Arc<dyn TableProviderFactory>,
+}
+
+#[async_trait]
+impl TableProviderFactory for ExternalTables {
+    async fn create(
+        &self,
+        state: &dyn datafusion::catalog::Session,
+        cmd: &datafusion::logical_expr::CreateExternalTable,
+    ) -> Result<Arc<dyn TableProvider>> {
+        let table = self.inner.create(state, cmd).await?;
+        let null_partitions = cmd.locations.iter().any(|location| {
+            (!location.contains("://") || is_file_url(location))
+                && local_path(location).is_some_and(|local| {
+                    local.is_dir()
+                        && data_files_with(&local, false)
+                            .ok()
+                            .flatten()
+                            .is_some_and(|files| files.null_partitions)
+                })
+        });
+        let any: &dyn std::any::Any = table.as_ref();
+        let Some(listing) = any
+            .downcast_ref::<ListingTable>()
+            .filter(|_| null_partitions)
+        else {
+            return Ok(table);
+        };
+        let keys: Vec<String> = listing
+            .options()
+            .table_partition_cols
+            .iter()
+            .map(|(key, _)| key.clone())
+            .collect();
+        if keys.is_empty() {
+            return Ok(table);
+        }
+        null_partitions_as_null(table, &keys)
     }
 }
 
@@ -539,26 +725,52 @@ mod tests {
             data_files(dir.path()).unwrap().unwrap().format,
             DataFormat::Csv
         );
-        // Reordered columns would be read by position: refused, naming both files.
+        // Reordered columns would be read by position: refused, naming both files and
+        // the first column that differs.
         write("day=2/5.csv", "b,a\n5,6\n");
         assert_eq!(
             data_files(dir.path()).unwrap_err(),
-            "'day=2/5.csv' has the header `b,a` but '1.csv' has `a,b`; the CSV files of one \
-             table are read by column position, so they must share one header: write them \
-             with the same columns in the same order"
+            "'day=2/5.csv' has `b` as column 1 where '1.csv' has `a` as column 1; the CSV \
+             files of one table are read by column position, so they must share one header: \
+             write them with the same columns in the same order"
         );
-        write("day=2/5.csv", "a,b,c\x1b\n");
+        // Headerless files (an external table's option) are not compared.
+        assert!(data_files_with(dir.path(), false).is_ok());
+        write("day=2/5.csv", "a,b,\"c\x1b,\u{202e}\"\n");
+        assert!(data_files(dir.path()).unwrap_err().contains(
+            "has `c\\u{1b},\\u{202e}` as column 3 where '1.csv' has no column 3 (2 columns)"
+        ));
+        std::fs::write(dir.path().join("day=2/5.csv"), b"a,\xff\n").unwrap();
         assert!(data_files(dir.path())
             .unwrap_err()
-            .contains("has the header `a,b,c\\u{1b}` but"));
-        // A header past the cap is refused rather than read to the end.
+            .contains("has `\\xff` as column 2 where '1.csv' has `b` as column 2"));
+        // A header past the cap is refused rather than read to the end; a lone file is
+        // not read at all.
         write(
             "day=2/5.csv",
             &"a".repeat(MAX_CSV_HEADER_BYTES as usize + 1),
         );
         assert!(data_files(dir.path())
             .unwrap_err()
-            .contains("the header of 'day=2/5.csv' is longer than"));
+            .contains("the header of 'day=2/5.csv' is longer than 16 MiB"));
+        assert!(data_files(&dir.path().join("day=2")).is_ok());
+    }
+
+    #[test]
+    fn partitions_deeper_than_the_walk_goes_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let nine: String = (1..=9).map(|level| format!("k{level}=1/")).collect();
+        touch(dir.path(), &format!("{nine}a.parquet"));
+        let err = data_files(dir.path()).unwrap_err();
+        assert!(
+            err.contains("nest more than 8 levels deep ('k1=1/"),
+            "{err}"
+        );
+        let eight: String = (1..=8).map(|level| format!("k{level}=/")).collect();
+        let dir = tempfile::tempdir().unwrap();
+        touch(dir.path(), &format!("{eight}a.parquet"));
+        // `key=`: DataFusion's name for a null key.
+        assert!(data_files(dir.path()).unwrap().unwrap().null_partitions);
     }
 
     #[test]

@@ -15,8 +15,8 @@ use datafusion::sql::sqlparser::dialect::dialect_from_str;
 use futures::StreamExt;
 
 use crate::data_files::{
-    data_files, is_file_url, listing_table, local_path, path_like, DataFiles, LocalDataTables,
-    KNOWN_EXTENSIONS, MAX_DEPTH,
+    data_files, data_files_with, is_file_url, listing_table, local_path, path_like, DataFiles,
+    LocalDataTables, KNOWN_EXTENSIONS, MAX_DEPTH,
 };
 use crate::{CliError, CliResult};
 use arrowfeat_validator::text::quote;
@@ -505,6 +505,7 @@ pub async fn run_statements(
             .statement_to_plan(statement)
             .await
             .map_err(CliError::from)?;
+        refuse_reading_settings(&plan)?;
         // Read-only unless asked: a query from a pull request must not write files.
         if !allow_write && writes(&plan) {
             return Err(CliError::usage(
@@ -550,19 +551,37 @@ fn check_file_references(
         .collect();
     named.extend(point_in_time_tables(statement));
     // `CREATE EXTERNAL TABLE ... LOCATION 'path'` reads its location at the next query.
-    // It may be a glob or a directory an `INSERT` creates: refused only if it names an
-    // existing FIFO, socket or device.
+    // It may be a directory an `INSERT` creates; an existing one is checked as `FROM`
+    // checks it (a FIFO would block the reader; CSV headers that differ would be read by
+    // position).
     if let datafusion::sql::parser::Statement::CreateExternalTable(create) = statement {
         for location in &create.locations {
+            if location.contains("://") && !is_file_url(location) {
+                continue;
+            }
+            let place = format!("LOCATION '{}'", quote(location, 400));
             let Some(local) = local_path(location) else {
                 continue;
             };
-            if std::fs::metadata(&local).is_ok_and(|m| !(m.is_file() || m.is_dir())) {
-                return Err(CliError::usage(format!(
-                    "LOCATION '{}': expected a regular file or a directory, found a \
-                     FIFO, socket or device",
-                    quote(location, 400)
-                )));
+            match std::fs::metadata(&local) {
+                Ok(m) if !(m.is_file() || m.is_dir()) => {
+                    return Err(CliError::usage(format!(
+                        "{place}: expected a regular file or a directory, found a FIFO, \
+                         socket or device"
+                    )));
+                }
+                Ok(_) => {
+                    data_files_with(&local, has_header(ctx, create))
+                        .map_err(|e| CliError::usage(format!("{place}: {e}")))?;
+                }
+                // The reader would take `*`, `?` and `[` as a pattern over files that
+                // are then not checked.
+                Err(_) if location.contains(['*', '?', '[']) => {
+                    return Err(CliError::usage(format!(
+                        "{place}: patterns are not read; name a file or a directory"
+                    )));
+                }
+                Err(_) => {}
             }
         }
     }
@@ -609,6 +628,22 @@ fn check_file_references(
     Ok(())
 }
 
+/// Whether the CSV files of `create` start with a header: its `format.has_header` option,
+/// else the session's default.
+fn has_header(ctx: &SessionContext, create: &datafusion::sql::parser::CreateExternalTable) -> bool {
+    create
+        .options
+        .iter()
+        .find(|(key, _)| key.eq_ignore_ascii_case("format.has_header"))
+        .map(|(_, value)| {
+            value
+                .to_string()
+                .trim_matches(['\'', '"'])
+                .eq_ignore_ascii_case("true")
+        })
+        .unwrap_or_else(|| ctx.state().config().options().catalog.has_header)
+}
+
 /// The spine and events tables named in `point_in_time('spine', 'events', ...)` calls, as
 /// (where, name): they are files or tables just like names in `FROM`.
 fn point_in_time_tables(statement: &datafusion::sql::parser::Statement) -> Vec<(String, String)> {
@@ -653,6 +688,29 @@ fn point_in_time_tables(statement: &datafusion::sql::parser::Statement) -> Vec<(
         let _ = inner.visit(&mut finder);
     }
     finder.0
+}
+
+/// Settings that would make the reader read files the checks of [`check_file_references`]
+/// do not see.
+const READING_SETTINGS: [&str; 1] = ["datafusion.execution.listing_table_ignore_subdirectory"];
+
+/// Refuses `SET` of a [`READING_SETTINGS`] entry: with subdirectories read, CSV files
+/// that were never compared would be read by column position.
+fn refuse_reading_settings(plan: &datafusion::logical_expr::LogicalPlan) -> CliResult<()> {
+    use datafusion::logical_expr::{LogicalPlan, Statement};
+    if let LogicalPlan::Statement(Statement::SetVariable(set)) = plan {
+        if READING_SETTINGS
+            .iter()
+            .any(|name| set.variable.eq_ignore_ascii_case(name))
+        {
+            return Err(CliError::usage(format!(
+                "SET {}: arrowfeat reads a directory's files and its `key=value` \
+                 subdirectories, as Spark writes them; this setting is fixed",
+                quote(&set.variable, 100)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Whether `plan` writes files or tables: `COPY ... TO` and `INSERT` (in-memory tables
