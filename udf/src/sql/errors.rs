@@ -18,8 +18,11 @@ pub enum ErrorCause {
 pub fn error_cause(e: &DataFusionError) -> ErrorCause {
     let root = e.find_root();
     let parquet = match root {
-        // Kernel errors already name the function and argument.
-        DataFusionError::Execution(message) => return ErrorCause::Other(message.clone()),
+        // Kernel errors already name the function and argument; planning errors say what
+        // is wrong without the "Error during planning: " label.
+        DataFusionError::Execution(message) | DataFusionError::Plan(message) => {
+            return ErrorCause::Other(message.clone())
+        }
         DataFusionError::ParquetError(e) => e.to_string(),
         DataFusionError::ArrowError(e, _) => match e.as_ref() {
             ArrowError::ParquetError(text) => text.clone(),
