@@ -27,6 +27,7 @@ use datafusion::execution::options::{
     CsvReadOptions, JsonReadOptions, ParquetReadOptions, ReadOptions,
 };
 
+use crate::parquet_schemas::MergedStringsParquet;
 use arrowfeat_udf::sql::table_paths::extension;
 pub use arrowfeat_udf::sql::table_paths::{is_file_url, local_path, path_like};
 use arrowfeat_validator::text::quote;
@@ -366,11 +367,15 @@ pub async fn listing_table(
     let table_options = state.default_table_options();
     let extension = files.extension.as_str();
     let options = match files.format {
-        DataFormat::Parquet => ParquetReadOptions {
-            file_extension: extension,
-            ..Default::default()
+        DataFormat::Parquet => {
+            let mut options = ParquetReadOptions {
+                file_extension: extension,
+                ..Default::default()
+            }
+            .to_listing_options(config, table_options);
+            options.format = MergedStringsParquet::wrap(options.format);
+            options
         }
-        .to_listing_options(config, table_options),
         DataFormat::Csv => CsvReadOptions::new()
             .file_extension(extension)
             .to_listing_options(config, table_options),

@@ -5,6 +5,7 @@ pub mod check;
 pub mod data_files;
 pub mod feast;
 pub mod functions;
+pub mod parquet_schemas;
 pub mod sql;
 pub mod training_set;
 

@@ -1,0 +1,114 @@
+//! Parquet directories whose files spell one string column two ways. pyarrow writes a
+//! string column as `string` or `string_view` in the Arrow schema it embeds, DataFusion's
+//! own `COPY` writes `string_view`, Spark embeds none. DataFusion reads every such column
+//! as a view but merges the files' schemas before it does, so one `COPY` output beside
+//! another writer's files failed the whole directory ("Fail to merge schema field").
+//! Here each file's schema is read as the reader will read it, views included, and only
+//! then merged.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::arrow::datatypes::{Schema, SchemaRef};
+use datafusion::catalog::Session;
+use datafusion::common::Statistics;
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
+use datafusion::datasource::file_format::parquet::ParquetFormat;
+use datafusion::datasource::file_format::FileFormat;
+use datafusion::datasource::physical_plan::{FileScanConfig, FileSinkConfig, FileSource};
+use datafusion::error::Result;
+use datafusion::object_store::{ObjectMeta, ObjectStore};
+use datafusion::physical_expr::LexRequirement;
+use datafusion::physical_plan::ExecutionPlan;
+
+/// A [`ParquetFormat`], with each file's schema taken on its own before they are merged.
+#[derive(Debug)]
+pub struct MergedStringsParquet {
+    inner: Arc<dyn FileFormat>,
+}
+
+impl MergedStringsParquet {
+    /// `format` wrapped if it is Parquet; other formats as they are.
+    pub fn wrap(format: Arc<dyn FileFormat>) -> Arc<dyn FileFormat> {
+        let any: &dyn std::any::Any = format.as_ref();
+        if any.is::<ParquetFormat>() {
+            Arc::new(Self { inner: format })
+        } else {
+            format
+        }
+    }
+}
+
+#[async_trait]
+impl FileFormat for MergedStringsParquet {
+    fn get_ext(&self) -> String {
+        self.inner.get_ext()
+    }
+
+    fn get_ext_with_compression(&self, compression: &FileCompressionType) -> Result<String> {
+        self.inner.get_ext_with_compression(compression)
+    }
+
+    fn compression_type(&self) -> Option<FileCompressionType> {
+        self.inner.compression_type()
+    }
+
+    async fn infer_schema(
+        &self,
+        state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        objects: &[ObjectMeta],
+    ) -> Result<SchemaRef> {
+        // In path order, as the reader orders them, so that columns come in one order.
+        let mut objects: Vec<&ObjectMeta> = objects.iter().collect();
+        objects.sort_by(|a, b| a.location.cmp(&b.location));
+        let mut schemas = Vec::with_capacity(objects.len());
+        for object in objects {
+            let schema = self
+                .inner
+                .infer_schema(state, store, std::slice::from_ref(object))
+                .await?;
+            schemas.push(Arc::unwrap_or_clone(schema));
+        }
+        Ok(Arc::new(Schema::try_merge(schemas)?))
+    }
+
+    async fn infer_stats(
+        &self,
+        state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        table_schema: SchemaRef,
+        object: &ObjectMeta,
+    ) -> Result<Statistics> {
+        self.inner
+            .infer_stats(state, store, table_schema, object)
+            .await
+    }
+
+    async fn create_physical_plan(
+        &self,
+        state: &dyn Session,
+        conf: FileScanConfig,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.inner.create_physical_plan(state, conf).await
+    }
+
+    async fn create_writer_physical_plan(
+        &self,
+        input: Arc<dyn ExecutionPlan>,
+        state: &dyn Session,
+        conf: FileSinkConfig,
+        order_requirements: Option<LexRequirement>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.inner
+            .create_writer_physical_plan(input, state, conf, order_requirements)
+            .await
+    }
+
+    fn file_source(
+        &self,
+        table_schema: datafusion::datasource::table_schema::TableSchema,
+    ) -> Arc<dyn FileSource> {
+        self.inner.file_source(table_schema)
+    }
+}
