@@ -20,6 +20,7 @@ use datafusion::error::Result;
 use datafusion::object_store::{ObjectMeta, ObjectStore};
 use datafusion::physical_expr::LexRequirement;
 use datafusion::physical_plan::ExecutionPlan;
+use futures::{StreamExt, TryStreamExt};
 
 /// A [`ParquetFormat`], with each file's schema taken on its own before they are merged.
 #[derive(Debug)]
@@ -62,15 +63,25 @@ impl FileFormat for MergedStringsParquet {
         // In path order, as the reader orders them, so that columns come in one order.
         let mut objects: Vec<&ObjectMeta> = objects.iter().collect();
         objects.sort_by(|a, b| a.location.cmp(&b.location));
-        let mut schemas = Vec::with_capacity(objects.len());
-        for object in objects {
-            let schema = self
-                .inner
-                .infer_schema(state, store, std::slice::from_ref(object))
-                .await?;
-            schemas.push(Arc::unwrap_or_clone(schema));
-        }
-        Ok(Arc::new(Schema::try_merge(schemas)?))
+        // As many footers read at once as DataFusion reads.
+        let at_once = state
+            .config_options()
+            .execution
+            .meta_fetch_concurrency
+            .get();
+        let schemas: Vec<SchemaRef> = futures::stream::iter(objects)
+            .map(|object| {
+                self.inner
+                    .infer_schema(state, store, std::slice::from_ref(object))
+            })
+            // A boxed stream, for the compiler (rust-lang/rust#64552).
+            .boxed()
+            .buffered(at_once)
+            .try_collect()
+            .await?;
+        Ok(Arc::new(Schema::try_merge(
+            schemas.into_iter().map(Arc::unwrap_or_clone),
+        )?))
     }
 
     async fn infer_stats(
