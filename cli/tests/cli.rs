@@ -24,6 +24,11 @@ fn stderr(o: &Output) -> String {
 }
 
 /// A fresh directory, removed when the guard drops (even if the test panics).
+/// `arrowfeat sql QUERY --format csv`.
+fn sql_csv(query: &str) -> Output {
+    arrowfeat(&["sql", query, "--format", "csv"])
+}
+
 fn tempdir(name: &str) -> tempfile::TempDir {
     tempfile::Builder::new()
         .prefix(&format!("arrowfeat-{name}-"))
@@ -64,12 +69,7 @@ fn csv_and_json_output() {
 
 #[test]
 fn files_can_be_named_in_from() {
-    let out = arrowfeat(&[
-        "sql",
-        "SELECT count(*) AS n FROM 'examples/data/users.csv'",
-        "--format",
-        "csv",
-    ]);
+    let out = sql_csv("SELECT count(*) AS n FROM 'examples/data/users.csv'");
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "n\n200\n");
 }
@@ -619,12 +619,7 @@ fn output_never_echoes_control_characters_and_parquet_is_not_written_as_text() {
 fn spark_int96_timestamps_keep_their_value() {
     // Spark writes timestamps as INT96 by default: read as microseconds, year 1 stays year
     // 1 (as nanoseconds it wrapped to 1754) and hashes as in Spark.
-    let out = arrowfeat(&[
-        "sql",
-        "SELECT t, xxhash64(t) AS h FROM 'tests/fixtures/int96_timestamps.parquet'",
-        "--format",
-        "csv",
-    ]);
+    let out = sql_csv("SELECT t, xxhash64(t) AS h FROM 'tests/fixtures/int96_timestamps.parquet'");
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         stdout(&out),
@@ -945,12 +940,7 @@ fn spark_output_directories_read_as_one_table_and_mixed_ones_are_refused() {
     std::fs::write(out_dir.join("day=1/_SUCCESS"), b"").unwrap();
     std::fs::write(out_dir.join("day=2/part-1.parquet"), &events).unwrap();
     let root = out_dir.display().to_string();
-    let single = arrowfeat(&[
-        "sql",
-        "SELECT count(*) AS n FROM 'examples/data/events.parquet'",
-        "--format",
-        "csv",
-    ]);
+    let single = sql_csv("SELECT count(*) AS n FROM 'examples/data/events.parquet'");
     let n: u64 = stdout(&single).lines().nth(1).unwrap().parse().unwrap();
     for from in [format!("'{root}/'"), format!("'{root}'"), "t".to_string()] {
         let out = arrowfeat(&[
@@ -968,12 +958,7 @@ fn spark_output_directories_read_as_one_table_and_mixed_ones_are_refused() {
     // A `.pq` file by itself, and a directory of them, read as Parquet.
     std::fs::write(tmp.path().join("one.pq"), &events).unwrap();
     let pq = tmp.path().join("one.pq").display().to_string();
-    let out = arrowfeat(&[
-        "sql",
-        &format!("SELECT count(*) AS n FROM '{pq}'"),
-        "--format",
-        "csv",
-    ]);
+    let out = sql_csv(&format!("SELECT count(*) AS n FROM '{pq}'"));
     assert_eq!(stdout(&out), format!("n\n{n}\n"), "{}", stderr(&out));
     // Two data extensions: refused, naming one file of each, rather than half read.
     std::fs::write(out_dir.join("day=2/extra.csv"), b"a\n1\n").unwrap();
@@ -1018,12 +1003,7 @@ fn spark_null_partitions_read_as_null_and_other_partitions_are_still_pruned() {
         std::fs::write(root.join(dir).join("part-0.parquet"), &events).unwrap();
     }
     let root = root.display().to_string();
-    let single = arrowfeat(&[
-        "sql",
-        "SELECT count(*) AS n FROM 'examples/data/events.parquet'",
-        "--format",
-        "csv",
-    ]);
+    let single = sql_csv("SELECT count(*) AS n FROM 'examples/data/events.parquet'");
     let n: u64 = stdout(&single).lines().nth(1).unwrap().parse().unwrap();
     let query = "SELECT day, hour, count(*) AS n FROM t GROUP BY day, hour ORDER BY day";
     for (from, table) in [
@@ -1046,20 +1026,14 @@ fn spark_null_partitions_read_as_null_and_other_partitions_are_still_pruned() {
             stderr(&out)
         );
     }
-    let out = arrowfeat(&[
-        "sql",
-        &format!("SELECT count(*) AS n FROM '{root}/' WHERE day IS NULL AND hour = '2'"),
-        "--format",
-        "csv",
-    ]);
+    let out = sql_csv(&format!(
+        "SELECT count(*) AS n FROM '{root}/' WHERE day IS NULL AND hour = '2'"
+    ));
     assert_eq!(stdout(&out), format!("n\n{n}\n"), "{}", stderr(&out));
     // A filter on a key still prunes: the plan reads one file.
-    let out = arrowfeat(&[
-        "sql",
-        &format!("EXPLAIN SELECT user_id FROM '{root}/' WHERE day = '1'"),
-        "--format",
-        "csv",
-    ]);
+    let out = sql_csv(&format!(
+        "EXPLAIN SELECT user_id FROM '{root}/' WHERE day = '1'"
+    ));
     let plan = stdout(&out);
     assert!(plan.contains("file_groups={1 group: [["), "{plan}");
     assert!(
@@ -1077,12 +1051,9 @@ fn spark_null_partitions_read_as_null_and_other_partitions_are_still_pruned() {
         "--allow-write",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let out = arrowfeat(&[
-        "sql",
-        &format!("SELECT count(*) AS n FROM '{copied}/' WHERE day IS NULL"),
-        "--format",
-        "csv",
-    ]);
+    let out = sql_csv(&format!(
+        "SELECT count(*) AS n FROM '{copied}/' WHERE day IS NULL"
+    ));
     assert_eq!(stdout(&out), format!("n\n{n}\n"), "{}", stderr(&out));
     // An external table reads them alike, and takes inserts.
     let out = arrowfeat(&[
@@ -1097,12 +1068,9 @@ fn spark_null_partitions_read_as_null_and_other_partitions_are_still_pruned() {
         "--allow-write",
     ]);
     assert_eq!(stdout(&out), format!("n\n{}\n", 2 * n), "{}", stderr(&out));
-    let out = arrowfeat(&[
-        "sql",
-        &format!("SELECT count(*) AS n FROM '{root}/' WHERE hour = '3'"),
-        "--format",
-        "csv",
-    ]);
+    let out = sql_csv(&format!(
+        "SELECT count(*) AS n FROM '{root}/' WHERE hour = '3'"
+    ));
     assert_eq!(stdout(&out), format!("n\n{n}\n"), "{}", stderr(&out));
 }
 
@@ -1126,12 +1094,9 @@ fn a_copy_output_beside_another_writers_parquet_reads_as_one_table() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let count = |from: &str| {
-        let out = arrowfeat(&[
-            "sql",
-            &format!("SELECT count(*) AS n, count(channel) AS c FROM {from}"),
-            "--format",
-            "csv",
-        ]);
+        let out = sql_csv(&format!(
+            "SELECT count(*) AS n, count(channel) AS c FROM {from}"
+        ));
         assert_eq!(out.status.code(), Some(0), "{from}: {}", stderr(&out));
         stdout(&out)
     };
@@ -1184,15 +1149,10 @@ fn csv_files_with_reordered_headers_are_refused_not_read_by_position() {
     // External tables are checked as `FROM` is; headerless files are not compared, and a
     // pattern (whose files would go unchecked) is refused.
     let external = |location: &str, options: &str| {
-        arrowfeat(&[
-            "sql",
-            &format!(
-                "CREATE EXTERNAL TABLE t STORED AS CSV LOCATION '{location}' {options}; \
+        sql_csv(&format!(
+            "CREATE EXTERNAL TABLE t STORED AS CSV LOCATION '{location}' {options}; \
                  SELECT count(*) AS n FROM t"
-            ),
-            "--format",
-            "csv",
-        ])
+        ))
     };
     let out = external(&format!("{root}/"), "");
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));

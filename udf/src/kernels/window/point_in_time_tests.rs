@@ -1184,13 +1184,7 @@ proptest! {
 #[ignore]
 fn timing_on_skewed_keys() {
     let (n_events, n_spine) = (2_000_000usize, 200_000usize);
-    let mut state = 0x9e3779b97f4a7c15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = crate::kernels::window::tests::xorshift(0x9e37_79b9_7f4a_7c15);
     // A third of the events on key 0, the rest over 10,000 keys.
     let key = |r: u64| {
         if r.is_multiple_of(3) {

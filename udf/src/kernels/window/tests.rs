@@ -982,18 +982,22 @@ fn hop_windows_caps_the_windows_of_one_call() {
     assert!(e.message.contains("by row 1677"), "{e}");
 }
 
+/// A xorshift generator from `seed` (not 0): fixed pseudo-random inputs for large tests.
+pub(super) fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
 /// The caller owns the threads (DataFusion and Spark pass 1); the results are the same for
 /// every thread count, on inputs large enough to be split (2^17 rows per thread).
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
     let rows = 300_000usize;
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
     let keys: ArrayRef = Arc::new(Int64Array::from_iter_values(
         (0..rows).map(|_| (next() % 500) as i64),
     ));
@@ -1055,13 +1059,7 @@ fn results_do_not_depend_on_the_thread_count() {
 #[test]
 fn rolling_in_time_order_split_over_threads_matches_the_general_way() {
     let rows = 60_000usize;
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = xorshift(0x2545_f491_4f6c_dd1d);
     let mut t = -1_000_000i64;
     let mut ts = Vec::with_capacity(rows);
     let mut keys = Vec::with_capacity(rows);
@@ -1072,7 +1070,7 @@ fn rolling_in_time_order_split_over_threads_matches_the_general_way() {
         t += [0, 1, 3, 40][(next() % 4) as usize];
         ts.push(t);
         keys.push((next() % 300) as i64);
-        let null = next() % 13 == 0;
+        let null = next().is_multiple_of(13);
         let x = next() % 100_000;
         floats.push((!null).then_some(x as f64 / 64.0 - 700.0));
         ints.push((!null).then_some(x as i64 * 1_000_003 - i64::MAX / 4_000_000));
