@@ -58,6 +58,10 @@ __all__ = [
 AGGREGATIONS = ("sum", "count", "mean", "min", "max")
 
 
+# More threads than any machine has; bounded so that the count fits the native size.
+MOST_THREADS = 1 << 16
+
+
 def default_threads() -> int:
     """Threads for one in-process call: the cores, at most 8 (the kernels' results do not
     depend on it). Spark and DataFusion pass 1: they parallelise already."""
@@ -67,8 +71,10 @@ def default_threads() -> int:
 def _threads(function: str, threads: Any) -> int:
     if threads is None:
         return default_threads()
-    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
-        raise ArrowfeatValueError(f"{function}: argument `threads`: expected an int >= 1 or None, found {threads!r}")
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or not 1 <= int(threads) <= MOST_THREADS:
+        raise ArrowfeatValueError(
+            f"{function}: argument `threads`: expected an int from 1 to {MOST_THREADS} or None, found {threads!r}"
+        )
     return int(threads)
 
 

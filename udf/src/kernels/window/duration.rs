@@ -63,6 +63,14 @@ pub fn parse_duration(function: &'static str, argument: &str, text: &str) -> Res
         if unit.is_empty() {
             return Err(error(format!("the number {number} has no unit")));
         }
+        // pandas reads these as month end and month start; here they would be minutes
+        // and milliseconds, a window 43,000 times too short or too long.
+        if matches!(unit, "M" | "MS" | "Ms") {
+            return Err(error(format!(
+                "`{unit}` is ambiguous: write `m` or `min` for minutes, `ms` for \
+                 milliseconds (months have no fixed length)"
+            )));
+        }
         let lower = unit.to_lowercase();
         if CALENDAR_UNITS.contains(&lower.as_str()) {
             return Err(error(format!(
@@ -204,6 +212,13 @@ mod tests {
         assert!(message("").contains("it is empty"));
         assert!(message("300y").contains("no fixed length"));
         assert!(message("200000d").contains("longer than 292 years"));
+        // pandas' month end and month start; Spark's upper-case words still read.
+        for ambiguous in ["5M", "5MS", "1h 5Ms"] {
+            assert!(message(ambiguous).contains("is ambiguous"), "{ambiguous}");
+        }
+        assert_eq!(parse("5 MINUTES").unwrap(), 300_000_000_000);
+        assert_eq!(parse("5MIN").unwrap(), 300_000_000_000);
+        assert_eq!(parse("5H").unwrap(), 18_000_000_000_000);
         let e = parse("m").unwrap_err();
         assert_eq!(e.function, "f");
         assert_eq!(e.argument, "size");

@@ -112,7 +112,7 @@ pub(crate) fn key_ids(
     }
     match keys {
         Some(keys) => {
-            ensure_len(function, "keys", keys.len(), rows)?;
+            ensure_len(function, "by", keys.len(), rows)?;
             group_ids(function, keys, threads_for(rows, threads))
         }
         None => Ok((Vec::new(), 1)),

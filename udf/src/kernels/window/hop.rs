@@ -150,7 +150,7 @@ fn aggregate_batch(
         columns.push(take(keys.as_ref(), &key_rows, None).map_err(|e| {
             KernelError::new(
                 function,
-                "keys",
+                "by",
                 format!("cannot copy keys of type {}: {e}", keys.data_type()),
             )
         })?);
@@ -161,7 +161,7 @@ fn aggregate_batch(
     RecordBatch::try_new(Arc::clone(schema), columns).map_err(|e| {
         KernelError::new(
             function,
-            "values",
+            "value",
             format!("cannot assemble the result: {e}"),
         )
     })
@@ -179,7 +179,7 @@ pub(crate) fn one_batch(
     arrow::compute::concat_batches(&schema, &batches).map_err(|e| {
         KernelError::new(
             function,
-            "values",
+            "value",
             format!("cannot assemble the result: {e}"),
         )
     })
@@ -188,7 +188,7 @@ pub(crate) fn one_batch(
 pub(crate) fn overflow_error(function: &'static str) -> KernelError {
     KernelError::new(
         function,
-        "values",
+        "value",
         "expected window sums within the Int64 range; cast the values to double for a float sum"
             .to_string(),
     )
@@ -235,8 +235,8 @@ pub fn hop_aggregate_batches(
     const NAME: &str = "hop_aggregate";
     ensure_hop(NAME, size, step)?;
     let times = event_times(NAME, "ts", ts)?;
-    ensure_len(NAME, "values", values.len(), times.len())?;
-    let values = numeric_values(NAME, "values", values, aggregation)?;
+    ensure_len(NAME, "value", values.len(), times.len())?;
+    let values = numeric_values(NAME, "value", values, aggregation)?;
     let mut grouping = group_and_sort(NAME, keys, &times, values.words(), threads)?;
     let threads = threads_for(grouping.len(), threads);
     let carried = grouping.take_carried();

@@ -114,8 +114,8 @@ pub fn session_aggregate_batches(
     const NAME: &str = "session_aggregate";
     ensure_positive(NAME, "gap", gap)?;
     let times = event_times(NAME, "ts", ts)?;
-    ensure_len(NAME, "values", values.len(), times.len())?;
-    let values = numeric_values(NAME, "values", values, aggregation)?;
+    ensure_len(NAME, "value", values.len(), times.len())?;
+    let values = numeric_values(NAME, "value", values, aggregation)?;
     let mut grouping = group_and_sort(NAME, keys, &times, values.words(), threads)?;
     let threads = threads_for(grouping.len(), threads);
     let carried = grouping.take_carried();

@@ -706,7 +706,7 @@ fn errors_name_function_argument_and_expectation() {
     .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "session_aggregate: argument `values`: expected 2 rows like argument `ts`, found 1 rows"
+        "session_aggregate: argument `value`: expected 2 rows like argument `ts`, found 1 rows"
     );
     let far = arrow::array::TimestampSecondArray::from(vec![0, 10_000_000_000]);
     let e = tumble_start(&far, 10, 0).unwrap_err();
