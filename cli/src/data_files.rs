@@ -556,10 +556,16 @@ impl LocalDataTables {
                 (name.clone(), factory)
             })
             .collect();
-        let state = datafusion::execution::SessionStateBuilder::new_from_existing(ctx.state())
+        let mut state = datafusion::execution::SessionStateBuilder::new_from_existing(ctx.state())
             .with_catalog_list(catalogs)
             .with_table_factories(external)
             .build();
+        // `STORED AS PARQUET` reads files whose strings were written two ways. (This
+        // cannot fail: the factory DataFusion registered is replaced.)
+        let _ = state.register_file_format(
+            Arc::new(crate::parquet_schemas::MergedStringsParquetFactory::default()),
+            true,
+        );
         let ctx = datafusion::prelude::SessionContext::new_with_state(state);
         factory
             .datafusion

@@ -4,7 +4,8 @@
 //! as a view but merges the files' schemas before it does, so one `COPY` output beside
 //! another writer's files failed the whole directory ("Fail to merge schema field").
 //! Here each file's schema is read as the reader will read it, views included, and only
-//! then merged.
+//! then merged: for `FROM 'path'` and `--table` ([`MergedStringsParquet::wrap`]) and for
+//! `CREATE EXTERNAL TABLE ... STORED AS PARQUET` ([`MergedStringsParquetFactory`]).
 
 use std::sync::Arc;
 
@@ -13,8 +14,8 @@ use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::catalog::Session;
 use datafusion::common::Statistics;
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
-use datafusion::datasource::file_format::parquet::ParquetFormat;
-use datafusion::datasource::file_format::FileFormat;
+use datafusion::datasource::file_format::parquet::{ParquetFormat, ParquetFormatFactory};
+use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
 use datafusion::datasource::physical_plan::{FileScanConfig, FileSinkConfig, FileSource};
 use datafusion::error::Result;
 use datafusion::object_store::{ObjectMeta, ObjectStore};
@@ -121,5 +122,34 @@ impl FileFormat for MergedStringsParquet {
         table_schema: datafusion::datasource::table_schema::TableSchema,
     ) -> Arc<dyn FileSource> {
         self.inner.file_source(table_schema)
+    }
+}
+
+/// DataFusion's Parquet format factory (`STORED AS PARQUET`), its formats wrapped in
+/// [`MergedStringsParquet`].
+#[derive(Debug, Default)]
+pub struct MergedStringsParquetFactory {
+    inner: ParquetFormatFactory,
+}
+
+impl datafusion::common::GetExt for MergedStringsParquetFactory {
+    fn get_ext(&self) -> String {
+        self.inner.get_ext()
+    }
+}
+
+impl FileFormatFactory for MergedStringsParquetFactory {
+    fn create(
+        &self,
+        state: &dyn Session,
+        format_options: &std::collections::HashMap<String, String>,
+    ) -> Result<Arc<dyn FileFormat>> {
+        Ok(MergedStringsParquet::wrap(
+            self.inner.create(state, format_options)?,
+        ))
+    }
+
+    fn default(&self) -> Arc<dyn FileFormat> {
+        MergedStringsParquet::wrap(self.inner.default())
     }
 }

@@ -1113,6 +1113,16 @@ fn a_copy_output_beside_another_writers_parquet_reads_as_one_table() {
         count(&format!("'{root}/'")),
         format!("n,c\n{},{}\n", n + 3, n + 3)
     );
+    let out = sql_csv(&format!(
+        "CREATE EXTERNAL TABLE t STORED AS PARQUET LOCATION '{root}/'; \
+         SELECT count(*) AS n, count(channel) AS c FROM t"
+    ));
+    assert_eq!(
+        stdout(&out),
+        format!("n,c\n{},{}\n", n + 3, n + 3),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
