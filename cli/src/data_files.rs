@@ -89,14 +89,69 @@ pub const MAX_DEPTH: usize = 8;
 /// there is no data file; an error (a sentence, names quoted) when a directory holds
 /// files of two data extensions or an empty Parquet file.
 pub fn data_files(path: &Path) -> std::result::Result<Option<DataFiles>, String> {
-    data_files_with(path, true)
+    data_files_with(path, Some(CsvDialect::default()))
 }
 
-/// [`data_files`]; `csv_headers`: whether CSV files start with a header (then all must
-/// share one).
+/// How a table's CSV files are parsed, as far as their header goes: DataFusion's
+/// `format.delimiter`, `format.quote`, `format.escape`, `format.comment` and
+/// `format.terminator`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CsvDialect {
+    pub delimiter: u8,
+    pub quote: u8,
+    pub escape: Option<u8>,
+    pub comment: Option<u8>,
+    pub terminator: Option<u8>,
+}
+
+impl Default for CsvDialect {
+    fn default() -> Self {
+        Self {
+            delimiter: b',',
+            quote: b'"',
+            escape: None,
+            comment: None,
+            terminator: None,
+        }
+    }
+}
+
+impl CsvDialect {
+    /// The dialect `options` (`format.*` keys, any case; values of one byte) give, or a
+    /// sentence saying which option cannot be followed.
+    pub fn of_options<'a>(
+        options: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> std::result::Result<Self, String> {
+        let mut dialect = Self::default();
+        for (key, value) in options {
+            let key = key.to_ascii_lowercase();
+            let name = key.strip_prefix("format.").unwrap_or(&key);
+            let slot = match name {
+                "delimiter" => &mut dialect.delimiter,
+                "quote" => &mut dialect.quote,
+                "escape" => dialect.escape.insert(0),
+                "comment" => dialect.comment.insert(0),
+                "terminator" => dialect.terminator.insert(0),
+                _ => continue,
+            };
+            let [byte] = value.as_bytes() else {
+                return Err(format!(
+                    "option `{}`: expected one character, found '{}'",
+                    quote(&key, 60),
+                    quote(value, 60)
+                ));
+            };
+            *slot = *byte;
+        }
+        Ok(dialect)
+    }
+}
+
+/// [`data_files`]; `csv_headers`: how CSV files are parsed when they start with a header
+/// (then all must share one), `None` when they have none.
 pub fn data_files_with(
     path: &Path,
-    csv_headers: bool,
+    csv_headers: Option<CsvDialect>,
 ) -> std::result::Result<Option<DataFiles>, String> {
     if !path.is_dir() {
         return Ok(DataFormat::of_file(path).map(|format| DataFiles {
@@ -133,8 +188,8 @@ struct Walk<'a> {
     visited: HashSet<PathBuf>,
     /// The first CSV file with a header, to which the others' are compared.
     first_csv: FirstCsv,
-    /// Whether CSV files start with a header.
-    csv_headers: bool,
+    /// How CSV files with a header are parsed; `None`: they have none.
+    csv_headers: Option<CsvDialect>,
     /// A partition directory of Spark's null value was walked.
     null_partitions: bool,
 }
@@ -152,7 +207,10 @@ const MAX_CSV_HEADER_BYTES: u64 = 16 << 20;
 
 /// The first record of a CSV file as the reader parses it; `Ok(None)` for an empty or
 /// unreadable file (which the reader itself reports or reads as no rows).
-fn csv_header(path: &Path) -> std::result::Result<Option<csv::ByteRecord>, ()> {
+fn csv_header(
+    path: &Path,
+    dialect: CsvDialect,
+) -> std::result::Result<Option<csv::ByteRecord>, ()> {
     use std::io::Read;
     let Ok(file) = std::fs::File::open(path) else {
         return Ok(None);
@@ -160,6 +218,15 @@ fn csv_header(path: &Path) -> std::result::Result<Option<csv::ByteRecord>, ()> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
+        .delimiter(dialect.delimiter)
+        .quote(dialect.quote)
+        .escape(dialect.escape)
+        .comment(dialect.comment)
+        .terminator(
+            dialect
+                .terminator
+                .map_or(csv::Terminator::CRLF, csv::Terminator::Any),
+        )
         .from_reader(file.take(MAX_CSV_HEADER_BYTES + 1));
     let mut header = csv::ByteRecord::new();
     match reader.read_byte_record(&mut header) {
@@ -267,7 +334,7 @@ impl Walk<'_> {
                 }
                 Some(_) => {}
             }
-            if format == DataFormat::Csv && self.csv_headers {
+            if format == DataFormat::Csv && self.csv_headers.is_some() {
                 self.csv_file(&entry)?;
             }
         }
@@ -296,7 +363,7 @@ impl Walk<'_> {
     }
 
     fn header(&self, path: &Path) -> std::result::Result<Option<csv::ByteRecord>, String> {
-        csv_header(path).map_err(|()| {
+        csv_header(path, self.csv_headers.unwrap_or_default()).map_err(|()| {
             format!(
                 "the header of '{}' is longer than {} MiB; is it a CSV file?",
                 self.relative(path),
@@ -409,11 +476,14 @@ pub async fn listing_table(
         .iter()
         .flat_map(|o| o.table_partition_cols.iter().map(|(key, _)| key.clone()))
         .collect();
-    let table: Arc<dyn TableProvider> = Arc::new(ListingTable::try_new(table)?);
-    if !files.null_partitions || partition_keys.is_empty() {
-        return Ok(table);
+    let mut table: Arc<dyn TableProvider> = Arc::new(ListingTable::try_new(table)?);
+    if files.null_partitions && !partition_keys.is_empty() {
+        table = null_partitions_as_null(table, &partition_keys)?;
     }
-    null_partitions_as_null(table, &partition_keys)
+    if files.format == DataFormat::Csv {
+        table = checked_csv_files(table, path, CsvDialect::default());
+    }
+    Ok(table)
 }
 
 /// `table` with each partition key's null values read as null: Spark's
@@ -456,6 +526,86 @@ fn null_partitions_as_null(
         files: table,
         view: datafusion::datasource::ViewTable::new(plan, None),
     }))
+}
+
+/// A directory of CSV files with headers, checked again each time it is read
+/// ([`data_files_with`]): a statement may have written a file with other columns into it
+/// since the table was made, which the reader would read by position.
+#[derive(Debug)]
+struct CheckedCsvFiles {
+    files: Arc<dyn TableProvider>,
+    dir: PathBuf,
+    dialect: CsvDialect,
+}
+
+/// `files` checked as [`CheckedCsvFiles`] if `path` is a directory.
+fn checked_csv_files(
+    files: Arc<dyn TableProvider>,
+    path: &Path,
+    dialect: CsvDialect,
+) -> Arc<dyn TableProvider> {
+    if !path.is_dir() {
+        return files;
+    }
+    Arc::new(CheckedCsvFiles {
+        files,
+        dir: path.to_path_buf(),
+        dialect,
+    })
+}
+
+#[async_trait]
+impl TableProvider for CheckedCsvFiles {
+    fn schema(&self) -> datafusion::arrow::datatypes::SchemaRef {
+        self.files.schema()
+    }
+
+    fn constraints(&self) -> Option<&datafusion::common::Constraints> {
+        self.files.constraints()
+    }
+
+    fn table_type(&self) -> datafusion::datasource::TableType {
+        self.files.table_type()
+    }
+
+    fn get_column_default(&self, column: &str) -> Option<&datafusion::prelude::Expr> {
+        self.files.get_column_default(column)
+    }
+
+    // No logical plan of its own, even over a view: the planner would inline it and
+    // never call `scan`, where the check is.
+
+    async fn scan(
+        &self,
+        state: &dyn datafusion::catalog::Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[datafusion::prelude::Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
+        data_files_with(&self.dir, Some(self.dialect)).map_err(|e| {
+            DataFusionError::Plan(format!(
+                "'{}': {e}",
+                quote(&self.dir.to_string_lossy(), 200)
+            ))
+        })?;
+        self.files.scan(state, projection, filters, limit).await
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&datafusion::prelude::Expr],
+    ) -> Result<Vec<datafusion::logical_expr::TableProviderFilterPushDown>> {
+        self.files.supports_filters_pushdown(filters)
+    }
+
+    async fn insert_into(
+        &self,
+        state: &dyn datafusion::catalog::Session,
+        input: Arc<dyn datafusion::physical_plan::ExecutionPlan>,
+        insert_op: datafusion::logical_expr::dml::InsertOp,
+    ) -> Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
+        self.files.insert_into(state, input, insert_op).await
+    }
 }
 
 /// A partitioned table read through a view that turns null partition values into nulls
@@ -612,6 +762,62 @@ impl UrlTableFactory for LocalDataTables {
     }
 }
 
+/// The local directory an external table reads, if it reads one (one location, a path or
+/// a `file://` URL, that is a directory).
+fn local_dir(cmd: &datafusion::logical_expr::CreateExternalTable) -> Option<PathBuf> {
+    let [location] = cmd.locations.as_slice() else {
+        return None;
+    };
+    if location.contains("://") && !is_file_url(location) {
+        return None;
+    }
+    local_path(location).filter(|path| path.is_dir())
+}
+
+/// How an external table's CSV files are parsed, if it is stored as CSV with headers:
+/// headers unless every `has_header` option (any case, with or without `format.`) says
+/// `false`, or none is given and the session's default is false.
+pub fn csv_headers_of_options<'a>(
+    file_type: &str,
+    options: impl IntoIterator<Item = (&'a str, &'a str)> + Clone,
+    session_default: bool,
+) -> Result<Option<CsvDialect>> {
+    if !file_type.eq_ignore_ascii_case("csv") {
+        return Ok(None);
+    }
+    let said: Vec<bool> = options
+        .clone()
+        .into_iter()
+        .filter(|(key, _)| {
+            let key = key.to_ascii_lowercase();
+            key == "format.has_header" || key == "has_header"
+        })
+        .map(|(_, value)| !value.eq_ignore_ascii_case("false"))
+        .collect();
+    let headers = if said.is_empty() {
+        session_default
+    } else {
+        said.iter().any(|&header| header)
+    };
+    if !headers {
+        return Ok(None);
+    }
+    CsvDialect::of_options(options)
+        .map(Some)
+        .map_err(DataFusionError::Plan)
+}
+
+fn csv_headers(
+    state: &dyn datafusion::catalog::Session,
+    cmd: &datafusion::logical_expr::CreateExternalTable,
+) -> Result<Option<CsvDialect>> {
+    csv_headers_of_options(
+        &cmd.file_type,
+        cmd.options.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        state.config_options().catalog.has_header,
+    )
+}
+
 /// DataFusion's factory for `CREATE EXTERNAL TABLE`, with null partition values of a
 /// local directory read as null (see [`null_partitions_as_null`]). The statement's other
 /// checks (headers, depth) are made before it runs, where the statement is read.
@@ -628,21 +834,30 @@ impl TableProviderFactory for ExternalTables {
         cmd: &datafusion::logical_expr::CreateExternalTable,
     ) -> Result<Arc<dyn TableProvider>> {
         let table = self.inner.create(state, cmd).await?;
+        let table = match (csv_headers(state, cmd)?, local_dir(cmd)) {
+            (Some(dialect), Some(dir)) => checked_csv_files(table, &dir, dialect),
+            _ => table,
+        };
         let null_partitions = cmd.locations.iter().any(|location| {
             (!location.contains("://") || is_file_url(location))
                 && local_path(location).is_some_and(|local| {
                     local.is_dir()
-                        && data_files_with(&local, false)
+                        && data_files_with(&local, None)
                             .ok()
                             .flatten()
                             .is_some_and(|files| files.null_partitions)
                 })
         });
+        // The listing table, under the CSV check if there is one.
         let any: &dyn std::any::Any = table.as_ref();
-        let Some(listing) = any
-            .downcast_ref::<ListingTable>()
-            .filter(|_| null_partitions)
-        else {
+        let listing = match any.downcast_ref::<CheckedCsvFiles>() {
+            Some(checked) => {
+                let inner: &dyn std::any::Any = checked.files.as_ref();
+                inner.downcast_ref::<ListingTable>()
+            }
+            None => any.downcast_ref::<ListingTable>(),
+        };
+        let Some(listing) = listing.filter(|_| null_partitions) else {
             return Ok(table);
         };
         let keys: Vec<String> = listing
@@ -746,7 +961,7 @@ mod tests {
              write them with the same columns in the same order"
         );
         // Headerless files (an external table's option) are not compared.
-        assert!(data_files_with(dir.path(), false).is_ok());
+        assert!(data_files_with(dir.path(), None).is_ok());
         write("day=2/5.csv", "a,b,\"c\x1b,\u{202e}\"\n");
         assert!(data_files(dir.path()).unwrap_err().contains(
             "has `c\\u{1b},\\u{202e}` as column 3 where '1.csv' has no column 3 (2 columns)"
@@ -765,6 +980,50 @@ mod tests {
             .unwrap_err()
             .contains("the header of 'day=2/5.csv' is longer than 16 MiB"));
         assert!(data_files(&dir.path().join("day=2")).is_ok());
+    }
+
+    #[test]
+    fn external_csv_options_are_read_as_the_reader_reads_them() {
+        let headers = |options: &[(&str, &str)], default| {
+            csv_headers_of_options("CSV", options.iter().copied(), default)
+        };
+        // Headers unless every `has_header` says false.
+        assert_eq!(headers(&[], true).unwrap(), Some(CsvDialect::default()));
+        assert_eq!(headers(&[], false).unwrap(), None);
+        assert_eq!(
+            headers(&[("format.has_header", "false")], true).unwrap(),
+            None
+        );
+        assert!(headers(
+            &[("format.has_header", "false"), ("HAS_HEADER", "true")],
+            false
+        )
+        .unwrap()
+        .is_some());
+        let dialect = headers(
+            &[
+                ("format.delimiter", ";"),
+                ("Format.Comment", "#"),
+                ("format.escape", "\\"),
+            ],
+            true,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            (
+                dialect.delimiter,
+                dialect.comment,
+                dialect.escape,
+                dialect.quote
+            ),
+            (b';', Some(b'#'), Some(b'\\'), b'"')
+        );
+        assert!(headers(&[("format.delimiter", ";;")], true).is_err());
+        assert_eq!(
+            csv_headers_of_options("parquet", [("format.delimiter", ";")], true).unwrap(),
+            None
+        );
     }
 
     #[test]

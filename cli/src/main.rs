@@ -112,7 +112,7 @@ async fn run(cli: Cli) -> CliResult<i32> {
         } => {
             let format = sql::output_format(format, output.as_deref())?;
             let text = sql::read_sql(query, file.as_deref())?;
-            let ctx = sql::session();
+            let ctx = sql::session()?;
             // A reader panic while registering names every Parquet table; once the query
             // is parsed, only the files it reads.
             if let Ok(mut named) = PARQUET_INPUTS.lock() {

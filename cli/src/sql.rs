@@ -83,15 +83,20 @@ impl std::str::FromStr for TableArg {
 }
 
 /// A session with every UDF registered and file paths usable as tables in `FROM`.
-pub fn session() -> SessionContext {
+pub fn session() -> CliResult<SessionContext> {
     let mut config = SessionConfig::new().with_information_schema(true);
     // Spark writes timestamps as INT96 by default; read as nanoseconds they wrap outside
     // 1677-2262 (sentinels such as 0001-01-01 or 9999-12-31). Microseconds, as Spark
     // means them, keep every value.
     config.options_mut().execution.parquet.coerce_int96 = Some("us".to_string());
-    let ctx = LocalDataTables::enable(SessionContext::new_with_config(config));
+    // Each statement lists directories afresh: with DataFusion's cache of listings, a
+    // statement reading a directory an earlier one wrote into missed the new files.
+    let runtime = datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
+        .with_object_list_cache_limit(0)
+        .build_arc()?;
+    let ctx = LocalDataTables::enable(SessionContext::new_with_config_rt(config, runtime));
     arrowfeat_udf::register_all(&ctx);
-    ctx
+    Ok(ctx)
 }
 
 /// The file format of `path` ("parquet", "csv" or "json"): see [`data_files`]. `None`
@@ -570,16 +575,17 @@ fn check_file_references(
                          socket or device"
                     )));
                 }
-                Ok(_) => {
-                    data_files_with(&local, has_header(ctx, create))
-                        .map_err(|e| CliError::usage(format!("{place}: {e}")))?;
-                }
-                // The reader would take `*`, `?` and `[` as a pattern over files that
-                // are then not checked.
-                Err(_) if location.contains(['*', '?', '[']) => {
+                // The reader takes `*`, `?` and `[` as a pattern, over files that would
+                // not be checked, even when a file of that very name exists.
+                _ if !is_file_url(location) && location.contains(['*', '?', '[']) => {
                     return Err(CliError::usage(format!(
-                        "{place}: patterns are not read; name a file or a directory"
+                        "{place}: patterns are not read; name a file or a directory (a \
+                         name holding `*`, `?` or `[` as a file:// URL)"
                     )));
+                }
+                Ok(_) => {
+                    data_files_with(&local, csv_headers(ctx, create)?)
+                        .map_err(|e| CliError::usage(format!("{place}: {e}")))?;
                 }
                 Err(_) => {}
             }
@@ -628,20 +634,27 @@ fn check_file_references(
     Ok(())
 }
 
-/// Whether the CSV files of `create` start with a header: its `format.has_header` option,
-/// else the session's default.
-fn has_header(ctx: &SessionContext, create: &datafusion::sql::parser::CreateExternalTable) -> bool {
-    create
+/// How the CSV files of `create` are parsed when they have headers (see
+/// [`crate::data_files::csv_headers_of_options`]); `None` when they have none or it is
+/// not CSV.
+fn csv_headers(
+    ctx: &SessionContext,
+    create: &datafusion::sql::parser::CreateExternalTable,
+) -> CliResult<Option<crate::data_files::CsvDialect>> {
+    let options: Vec<(String, String)> = create
         .options
         .iter()
-        .find(|(key, _)| key.eq_ignore_ascii_case("format.has_header"))
-        .map(|(_, value)| {
-            value
-                .to_string()
-                .trim_matches(['\'', '"'])
-                .eq_ignore_ascii_case("true")
+        .map(|(key, value)| {
+            let value = value.to_string();
+            (key.clone(), value.trim_matches(['\'', '"']).to_string())
         })
-        .unwrap_or_else(|| ctx.state().config().options().catalog.has_header)
+        .collect();
+    crate::data_files::csv_headers_of_options(
+        &create.file_type,
+        options.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        ctx.state().config().options().catalog.has_header,
+    )
+    .map_err(CliError::from)
 }
 
 /// The spine and events tables named in `point_in_time('spine', 'events', ...)` calls, as
@@ -692,7 +705,12 @@ fn point_in_time_tables(statement: &datafusion::sql::parser::Statement) -> Vec<(
 
 /// Settings that would make the reader read files the checks of [`check_file_references`]
 /// do not see.
-const READING_SETTINGS: [&str; 1] = ["datafusion.execution.listing_table_ignore_subdirectory"];
+const READING_SETTINGS: [&str; 3] = [
+    "datafusion.execution.listing_table_ignore_subdirectory",
+    // A cache of listings hides files written by an earlier statement.
+    "datafusion.runtime.list_files_cache_limit",
+    "datafusion.runtime.list_files_cache_ttl",
+];
 
 /// Refuses `SET` of a [`READING_SETTINGS`] entry: with subdirectories read, CSV files
 /// that were never compared would be read by column position.
@@ -705,7 +723,8 @@ fn refuse_reading_settings(plan: &datafusion::logical_expr::LogicalPlan) -> CliR
         {
             return Err(CliError::usage(format!(
                 "SET {}: arrowfeat reads a directory's files and its `key=value` \
-                 subdirectories, as Spark writes them; this setting is fixed",
+                 subdirectories, as Spark writes them, and lists them afresh for each \
+                 statement; this setting is fixed",
                 quote(&set.variable, 100)
             )));
         }
@@ -959,7 +978,7 @@ mod tests {
 
     #[tokio::test]
     async fn runs_several_statements_and_returns_the_last() {
-        let ctx = session();
+        let ctx = session().unwrap();
         let stream = run(
             &ctx,
             "CREATE TABLE t AS VALUES (1), (2); SELECT count(*) AS n FROM t;",
@@ -976,7 +995,7 @@ mod tests {
 
     #[tokio::test]
     async fn table_output_stops_at_the_row_limit_and_says_so() {
-        let ctx = session();
+        let ctx = session().unwrap();
         let query = "SELECT value FROM generate_series(1, 100000)";
         let mut out = Vec::new();
         write_stream(
@@ -1020,7 +1039,7 @@ mod tests {
 
     #[tokio::test]
     async fn errors_are_one_line() {
-        let ctx = session();
+        let ctx = session().unwrap();
         let err = run(&ctx, "SELECT standard_scale('a', 1, 2)", false)
             .await
             .err()

@@ -150,7 +150,7 @@ pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) 
             )));
         }
     }
-    let ctx = sql::session();
+    let ctx = sql::session()?;
     let inputs = parquet_inputs(args);
     let name = |e: CliError| sql::name_parquet_inputs(e, &inputs);
     let spine = read(&ctx, "spine", &args.spine).await?;
