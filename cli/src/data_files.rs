@@ -160,16 +160,7 @@ pub fn data_files_with(
             null_partitions: false,
         }));
     }
-    let mut walk = Walk {
-        root: path,
-        found: None,
-        seen: 0,
-        visited: HashSet::new(),
-        first_csv: FirstCsv::None,
-        csv_headers,
-        null_partitions: false,
-    };
-    walk.dir(path, 0)?;
+    let walk = Walk::all(path, csv_headers)?;
     let null_partitions = walk.null_partitions;
     Ok(walk.found.map(|(files, _)| DataFiles {
         null_partitions,
@@ -248,7 +239,52 @@ fn field_text(field: &[u8]) -> String {
     format!("`{}`", quote(&text, 100))
 }
 
-impl Walk<'_> {
+/// The names in the header of the first CSV file `path` holds (itself, if a file; in
+/// path order, if a directory), if there is one with a header.
+pub fn first_csv_header(
+    path: &Path,
+    dialect: CsvDialect,
+) -> std::result::Result<Option<Vec<String>>, String> {
+    let names = |header: &csv::ByteRecord| {
+        header
+            .iter()
+            .map(|name| String::from_utf8_lossy(name).into_owned())
+            .collect()
+    };
+    let file = if path.is_dir() {
+        match Walk::all(path, Some(dialect))?.first_csv {
+            FirstCsv::Read(_, header) => return Ok(Some(names(&header))),
+            FirstCsv::Unread(file) => file,
+            FirstCsv::None => return Ok(None),
+        }
+    } else {
+        path.to_path_buf()
+    };
+    let header = csv_header(&file, dialect).map_err(|()| {
+        format!(
+            "the header is longer than {} MiB",
+            MAX_CSV_HEADER_BYTES >> 20
+        )
+    })?;
+    Ok(header.as_ref().map(names))
+}
+
+impl<'a> Walk<'a> {
+    /// The walk of the whole directory `root`.
+    fn all(root: &'a Path, csv_headers: Option<CsvDialect>) -> std::result::Result<Self, String> {
+        let mut walk = Walk {
+            root,
+            found: None,
+            seen: 0,
+            visited: HashSet::new(),
+            first_csv: FirstCsv::None,
+            csv_headers,
+            null_partitions: false,
+        };
+        walk.dir(root, 0)?;
+        Ok(walk)
+    }
+
     fn dir(&mut self, dir: &Path, depth: usize) -> std::result::Result<(), String> {
         let resolved = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         if !self.visited.insert(resolved) {

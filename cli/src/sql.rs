@@ -584,8 +584,12 @@ fn check_file_references(
                     )));
                 }
                 Ok(_) => {
-                    data_files_with(&local, csv_headers(ctx, create)?)
+                    let headers = csv_headers(ctx, create)?;
+                    data_files_with(&local, headers)
                         .map_err(|e| CliError::usage(format!("{place}: {e}")))?;
+                    if let Some(dialect) = headers.filter(|_| !create.columns.is_empty()) {
+                        declared_in_header_order(&place, &local, dialect, create)?;
+                    }
                 }
                 Err(_) => {}
             }
@@ -628,6 +632,39 @@ fn check_file_references(
             Ok(m) => {
                 empty_parquet(&place, &local, &m)?;
                 known_data_files(&place, &local, m.is_dir())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Refuses declared columns that the files' header names in another order: DataFusion
+/// reads CSV fields by position, whatever the header says (`(b INT, a INT)` over a file
+/// of `a,b` gives b the values of a). Columns the header does not name are taken as
+/// renamed by position.
+fn declared_in_header_order(
+    place: &str,
+    local: &Path,
+    dialect: crate::data_files::CsvDialect,
+    create: &datafusion::sql::parser::CreateExternalTable,
+) -> CliResult<()> {
+    let header = crate::data_files::first_csv_header(local, dialect)
+        .map_err(|e| CliError::usage(format!("{place}: {e}")))?;
+    let Some(header) = header else {
+        return Ok(());
+    };
+    for (position, column) in create.columns.iter().enumerate() {
+        let name = &column.name.value;
+        if let Some(at) = header.iter().position(|h| h.eq_ignore_ascii_case(name)) {
+            if at != position {
+                return Err(CliError::usage(format!(
+                    "{place}: the table declares `{}` as column {} but the files' header \
+                     has it as column {}; CSV fields are read by position: declare the \
+                     columns in the header's order",
+                    quote(name, 100),
+                    position + 1,
+                    at + 1
+                )));
             }
         }
     }

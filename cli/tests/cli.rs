@@ -1205,6 +1205,22 @@ fn csv_files_with_reordered_headers_are_refused_not_read_by_position() {
         "{}",
         stderr(&out)
     );
+    // Declared columns in another order than the header's would be read by position.
+    std::fs::write(dir.join("2.csv"), "# made by hand\na,b\n3,4\n").unwrap();
+    let out = sql_csv(&format!(
+        "CREATE EXTERNAL TABLE t (b INT, a INT) STORED AS CSV LOCATION '{root}/' \
+         OPTIONS ('format.comment' '#'); SELECT * FROM t"
+    ));
+    assert!(
+        stderr(&out).contains("declares `b` as column 1 but the files' header has it as column 2"),
+        "{}",
+        stderr(&out)
+    );
+    let out = sql_csv(&format!(
+        "CREATE EXTERNAL TABLE t (x INT, y INT) STORED AS CSV LOCATION '{root}/' \
+         OPTIONS ('format.comment' '#'); SELECT * FROM t ORDER BY x"
+    ));
+    assert_eq!(stdout(&out), "x,y\n1,2\n3,4\n", "{}", stderr(&out));
     // A pattern is refused even where a directory of that very name exists.
     std::fs::create_dir_all(tmp.path().join("d*")).unwrap();
     let out = external(&format!("{root}*"), "");
