@@ -512,24 +512,28 @@ pub async fn listing_table(
         .iter()
         .flat_map(|o| o.table_partition_cols.iter().map(|(key, _)| key.clone()))
         .collect();
-    let mut table: Arc<dyn TableProvider> = Arc::new(ListingTable::try_new(table)?);
-    if files.null_partitions && !partition_keys.is_empty() {
-        table = null_partitions_as_null(table, &partition_keys)?;
-    }
-    if files.format == DataFormat::Csv {
-        table = checked_csv_files(table, path, CsvDialect::default());
-    }
-    Ok(table)
+    let null_partition_keys = if files.null_partitions {
+        partition_keys
+    } else {
+        Vec::new()
+    };
+    let csv_check = (files.format == DataFormat::Csv && path.is_dir())
+        .then(|| (path.to_path_buf(), CsvDialect::default()));
+    local_files_table(
+        Arc::new(ListingTable::try_new(table)?),
+        &null_partition_keys,
+        csv_check,
+    )
 }
 
-/// `table` with each partition key's null values read as null: Spark's
+/// A view of `table` with each partition key's null values read as null: Spark's
 /// `key=__HIVE_DEFAULT_PARTITION__` and DataFusion's own `key=`, which the reader alone
 /// gives as those strings. Only for directories that hold one, as the view costs partition
 /// pruning on those keys.
 fn null_partitions_as_null(
-    table: Arc<dyn TableProvider>,
+    table: &Arc<dyn TableProvider>,
     partition_keys: &[String],
-) -> Result<Arc<dyn TableProvider>> {
+) -> Result<datafusion::datasource::ViewTable> {
     use datafusion::datasource::provider_as_source;
     use datafusion::logical_expr::LogicalPlanBuilder;
     use datafusion::prelude::{ident, lit, nullif};
@@ -555,45 +559,50 @@ fn null_partitions_as_null(
             )
         })
         .collect::<Result<Vec<_>>>()?;
-    let plan = LogicalPlanBuilder::scan("files", provider_as_source(Arc::clone(&table)), None)?
+    let plan = LogicalPlanBuilder::scan("files", provider_as_source(Arc::clone(table)), None)?
         .project(columns)?
         .build()?;
-    Ok(Arc::new(NullPartitions {
-        files: table,
-        view: datafusion::datasource::ViewTable::new(plan, None),
+    Ok(datafusion::datasource::ViewTable::new(plan, None))
+}
+
+/// `files` (a listing table) as arrowfeat reads a local directory: null partition values
+/// of `null_partition_keys` read as null ([`null_partitions_as_null`]), and a CSV
+/// directory's headers checked again at each scan (`csv_check`: the directory and how its
+/// files are parsed), since a statement may have written a file with other columns into
+/// it since the table was made, which the reader would read by position. `files` itself
+/// when there is nothing to add.
+fn local_files_table(
+    files: Arc<dyn TableProvider>,
+    null_partition_keys: &[String],
+    csv_check: Option<(PathBuf, CsvDialect)>,
+) -> Result<Arc<dyn TableProvider>> {
+    if null_partition_keys.is_empty() && csv_check.is_none() {
+        return Ok(files);
+    }
+    let read: Arc<dyn TableProvider> = if null_partition_keys.is_empty() {
+        Arc::clone(&files)
+    } else {
+        Arc::new(null_partitions_as_null(&files, null_partition_keys)?)
+    };
+    Ok(Arc::new(LocalFilesTable {
+        files,
+        read,
+        csv_check,
     }))
 }
 
-/// A directory of CSV files with headers, checked again each time it is read
-/// ([`data_files_with`]): a statement may have written a file with other columns into it
-/// since the table was made, which the reader would read by position.
+/// See [`local_files_table`]: reads go through `read`, inserts to `files`.
 #[derive(Debug)]
-struct CheckedCsvFiles {
+struct LocalFilesTable {
     files: Arc<dyn TableProvider>,
-    dir: PathBuf,
-    dialect: CsvDialect,
-}
-
-/// `files` checked as [`CheckedCsvFiles`] if `path` is a directory.
-fn checked_csv_files(
-    files: Arc<dyn TableProvider>,
-    path: &Path,
-    dialect: CsvDialect,
-) -> Arc<dyn TableProvider> {
-    if !path.is_dir() {
-        return files;
-    }
-    Arc::new(CheckedCsvFiles {
-        files,
-        dir: path.to_path_buf(),
-        dialect,
-    })
+    read: Arc<dyn TableProvider>,
+    csv_check: Option<(PathBuf, CsvDialect)>,
 }
 
 #[async_trait]
-impl TableProvider for CheckedCsvFiles {
+impl TableProvider for LocalFilesTable {
     fn schema(&self) -> datafusion::arrow::datatypes::SchemaRef {
-        self.files.schema()
+        self.read.schema()
     }
 
     fn constraints(&self) -> Option<&datafusion::common::Constraints> {
@@ -608,64 +617,14 @@ impl TableProvider for CheckedCsvFiles {
         self.files.get_column_default(column)
     }
 
-    // No logical plan of its own, even over a view: the planner would inline it and
-    // never call `scan`, where the check is.
-
-    async fn scan(
-        &self,
-        state: &dyn datafusion::catalog::Session,
-        projection: Option<&Vec<usize>>,
-        filters: &[datafusion::prelude::Expr],
-        limit: Option<usize>,
-    ) -> Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
-        data_files_with(&self.dir, Some(self.dialect)).map_err(|e| {
-            DataFusionError::Plan(format!(
-                "'{}': {e}",
-                quote(&self.dir.to_string_lossy(), 200)
-            ))
-        })?;
-        self.files.scan(state, projection, filters, limit).await
-    }
-
-    fn supports_filters_pushdown(
-        &self,
-        filters: &[&datafusion::prelude::Expr],
-    ) -> Result<Vec<datafusion::logical_expr::TableProviderFilterPushDown>> {
-        self.files.supports_filters_pushdown(filters)
-    }
-
-    async fn insert_into(
-        &self,
-        state: &dyn datafusion::catalog::Session,
-        input: Arc<dyn datafusion::physical_plan::ExecutionPlan>,
-        insert_op: datafusion::logical_expr::dml::InsertOp,
-    ) -> Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
-        self.files.insert_into(state, input, insert_op).await
-    }
-}
-
-/// A partitioned table read through a view that turns null partition values into nulls
-/// ([`null_partitions_as_null`]); rows inserted go to its files.
-#[derive(Debug)]
-struct NullPartitions {
-    files: Arc<dyn TableProvider>,
-    view: datafusion::datasource::ViewTable,
-}
-
-#[async_trait]
-impl TableProvider for NullPartitions {
-    fn schema(&self) -> datafusion::arrow::datatypes::SchemaRef {
-        self.view.schema()
-    }
-
-    fn table_type(&self) -> datafusion::datasource::TableType {
-        self.files.table_type()
-    }
-
     fn get_logical_plan(
         &self,
     ) -> Option<std::borrow::Cow<'_, datafusion::logical_expr::LogicalPlan>> {
-        self.view.get_logical_plan()
+        // A view inlined by the planner is never scanned here, where the check is.
+        match self.csv_check {
+            None => self.read.get_logical_plan(),
+            Some(_) => None,
+        }
     }
 
     async fn scan(
@@ -675,14 +634,19 @@ impl TableProvider for NullPartitions {
         filters: &[datafusion::prelude::Expr],
         limit: Option<usize>,
     ) -> Result<Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
-        self.view.scan(state, projection, filters, limit).await
+        if let Some((dir, dialect)) = &self.csv_check {
+            data_files_with(dir, Some(*dialect)).map_err(|e| {
+                DataFusionError::Plan(format!("'{}': {e}", quote(&dir.to_string_lossy(), 200)))
+            })?;
+        }
+        self.read.scan(state, projection, filters, limit).await
     }
 
     fn supports_filters_pushdown(
         &self,
         filters: &[&datafusion::prelude::Expr],
     ) -> Result<Vec<datafusion::logical_expr::TableProviderFilterPushDown>> {
-        self.view.supports_filters_pushdown(filters)
+        self.read.supports_filters_pushdown(filters)
     }
 
     async fn insert_into(
@@ -870,42 +834,25 @@ impl TableProviderFactory for ExternalTables {
         cmd: &datafusion::logical_expr::CreateExternalTable,
     ) -> Result<Arc<dyn TableProvider>> {
         let table = self.inner.create(state, cmd).await?;
-        let table = match (csv_headers(state, cmd)?, local_dir(cmd)) {
-            (Some(dialect), Some(dir)) => checked_csv_files(table, &dir, dialect),
-            _ => table,
+        let Some(dir) = local_dir(cmd) else {
+            return Ok(table);
         };
-        let null_partitions = cmd.locations.iter().any(|location| {
-            (!location.contains("://") || is_file_url(location))
-                && local_path(location).is_some_and(|local| {
-                    local.is_dir()
-                        && data_files_with(&local, None)
-                            .ok()
-                            .flatten()
-                            .is_some_and(|files| files.null_partitions)
-                })
-        });
-        // The listing table, under the CSV check if there is one.
+        let csv_check = csv_headers(state, cmd)?.map(|dialect| (dir.clone(), dialect));
+        let null_partitions = data_files_with(&dir, None)
+            .ok()
+            .flatten()
+            .is_some_and(|files| files.null_partitions);
         let any: &dyn std::any::Any = table.as_ref();
-        let listing = match any.downcast_ref::<CheckedCsvFiles>() {
-            Some(checked) => {
-                let inner: &dyn std::any::Any = checked.files.as_ref();
-                inner.downcast_ref::<ListingTable>()
-            }
-            None => any.downcast_ref::<ListingTable>(),
+        let null_partition_keys: Vec<String> = match any.downcast_ref::<ListingTable>() {
+            Some(listing) if null_partitions => listing
+                .options()
+                .table_partition_cols
+                .iter()
+                .map(|(key, _)| key.clone())
+                .collect(),
+            _ => Vec::new(),
         };
-        let Some(listing) = listing.filter(|_| null_partitions) else {
-            return Ok(table);
-        };
-        let keys: Vec<String> = listing
-            .options()
-            .table_partition_cols
-            .iter()
-            .map(|(key, _)| key.clone())
-            .collect();
-        if keys.is_empty() {
-            return Ok(table);
-        }
-        null_partitions_as_null(table, &keys)
+        local_files_table(table, &null_partition_keys, csv_check)
     }
 }
 
