@@ -97,6 +97,30 @@ impl FileFormat for MergedStringsParquet {
             .await
     }
 
+    async fn infer_ordering(
+        &self,
+        state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        table_schema: SchemaRef,
+        object: &ObjectMeta,
+    ) -> Result<Option<datafusion::physical_expr::LexOrdering>> {
+        self.inner
+            .infer_ordering(state, store, table_schema, object)
+            .await
+    }
+
+    async fn infer_stats_and_ordering(
+        &self,
+        state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        table_schema: SchemaRef,
+        object: &ObjectMeta,
+    ) -> Result<datafusion::datasource::file_format::FileMeta> {
+        self.inner
+            .infer_stats_and_ordering(state, store, table_schema, object)
+            .await
+    }
+
     async fn create_physical_plan(
         &self,
         state: &dyn Session,
