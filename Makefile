@@ -5,6 +5,9 @@ PYTHON3 ?= python3
 VENV ?= .venv
 VENV_ABS := $(abspath $(VENV))
 PY := $(VENV)/bin/python
+# Package downloads retry within pip (and resume a cut wheel) and, through tools/retry,
+# as a whole: a dropped connection once failed CI in the middle of pyarrow's wheel.
+PIP_INSTALL = $(VENV)/bin/pip install --quiet --retries 10 --timeout 60 --resume-retries 10
 DEMO_TABLES = --table events=examples/data/events.parquet --table users=examples/data/users.csv
 # The Python crate is built by maturin, not by `cargo test`.
 RUST_PACKAGES = --workspace --exclude arrowfeat-python
@@ -52,13 +55,13 @@ test-rust: tools/node_modules/.installed
 	ARROWFEAT_REQUIRE_SARIF_MULTITOOL=1 $(CARGO) test $(RUST_PACKAGES) --locked
 
 tools/node_modules/.installed: tools/package.json tools/package-lock.json
-	npm ci --prefix tools --no-audit --no-fund
+	tools/retry 3 npm ci --prefix tools --no-audit --no-fund
 	touch $@
 
 $(VENV)/.installed: python/requirements-test.txt
 	$(PYTHON3) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -r python/requirements-test.txt
+	tools/retry 3 $(VENV)/bin/pip install --quiet --retries 10 --timeout 60 pip==26.3
+	tools/retry 3 $(PIP_INSTALL) -r python/requirements-test.txt
 	touch $@
 
 ## Build the extension into .venv (debug build; shares target/ with cargo).
@@ -97,10 +100,10 @@ bench-python: python-release
 
 ## Window benchmarks: arrowfeat against Polars, DataFusion, DuckDB and Spark (10M events).
 bench-windows: python-release
-	$(VENV)/bin/pip install --quiet -r python/requirements-bench.txt
+	tools/retry 3 $(PIP_INSTALL) -r python/requirements-bench.txt
 	$(PY) python/benchmarks/bench_windows.py
 
 ## Point-in-time benchmarks: arrowfeat against DuckDB, Polars and Feast (10M events, 1M labels).
 bench-point-in-time: python-release
-	$(VENV)/bin/pip install --quiet -r python/requirements-bench.txt
+	tools/retry 3 $(PIP_INSTALL) -r python/requirements-bench.txt
 	$(PY) python/benchmarks/bench_point_in_time.py
