@@ -5,6 +5,7 @@ use crate::rules::Rule;
 use crate::spec::{format_duration, SchemaFile};
 use crate::store::{StoreMetadata, StoreView};
 use crate::suggest;
+use crate::text::{list, short as q};
 use crate::types::{compare, FeatureType, TypeMatch};
 use crate::yaml::Pos;
 
@@ -19,19 +20,20 @@ pub fn check_against_store(file: &SchemaFile, store: &StoreMetadata) -> Vec<Chec
         return vec![Check::fail(
             Rule::ViewMissing,
             "feature view",
-            Expected(spec.name.clone()),
+            Expected(q(&spec.name)),
             Actual("absent"),
             name_pos,
             format!(
                 "feature view `{}` is not in the {}{suggestion}",
-                spec.name, store.description
+                q(&spec.name),
+                q(&store.description)
             ),
         )];
     };
     let mut checks = vec![Check::pass(
         Rule::ViewMissing,
         "feature view",
-        Expected(spec.name.clone()),
+        Expected(q(&spec.name)),
         Actual("present"),
         name_pos,
     )];
@@ -44,18 +46,18 @@ pub fn check_against_store(file: &SchemaFile, store: &StoreMetadata) -> Vec<Chec
 }
 
 fn version_tag(file: &SchemaFile, view: &StoreView) -> Option<Check> {
-    let declared = &file.spec.schema_version;
+    let declared = &q(&file.spec.schema_version);
     let pos = file.key_pos("/schema_version");
     let subject = "store tag schema_version";
     Some(match view.tags.get("schema_version") {
-        Some(tag) if tag == declared => Check::pass(Rule::VersionStoreTag, subject, Expected(declared.clone()), Actual(tag.clone()), pos),
+        Some(tag) if *tag == file.spec.schema_version => Check::pass(Rule::VersionStoreTag, subject, Expected(declared.clone()), Actual(q(tag)), pos),
         Some(tag) => Check::fail(
             Rule::VersionStoreTag,
             subject,
             Expected(declared.clone()),
-            Actual(tag.clone()),
+            Actual(q(tag)),
             pos,
-            format!("the store tags view `{}` with schema_version {tag}, the file declares {declared}", view.name),
+            format!("the store tags view `{}` with schema_version {}, the file declares {declared}", q(&view.name), q(tag)),
         ),
         None => Check::finding(
             Rule::VersionStoreTag,
@@ -66,7 +68,7 @@ fn version_tag(file: &SchemaFile, view: &StoreView) -> Option<Check> {
             pos,
             format!(
                 "view `{}` has no schema_version tag in the store, so its version cannot be confirmed; tag it `schema_version: {declared}`",
-                view.name
+                q(&view.name)
             ),
         ),
     })
@@ -80,10 +82,11 @@ fn type_check(
     store_type: &str,
     pos: Pos,
 ) -> Check {
+    let store_type = q(store_type);
     let actual_text = if store_type == actual.to_string() {
-        store_type.to_string()
+        store_type
     } else {
-        format!("{actual} ({store_type})")
+        format!("{} ({store_type})", q(&actual.to_string()))
     };
     match compare(declared, actual) {
         TypeMatch::Exact => Check::pass(rule, subject, Expected(declared.to_string()), Actual(actual_text), pos),
@@ -106,7 +109,7 @@ fn type_check(
             format!(
                 "{subject}: declared {declared} (Arrow {}), the store has {actual_text} (Arrow {}); these types are incompatible{}",
                 declared.arrow_type(),
-                actual.arrow_type(),
+                q(&actual.arrow_type()),
                 if why.is_empty() { String::new() } else { format!(": {why}") }
             ),
         ),
@@ -116,26 +119,30 @@ fn type_check(
 fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
     let spec = &file.spec;
     let mut checks = Vec::new();
+    // By name once, not a search of the store's features per declared feature: a view of
+    // tens of thousands of features stays linear.
+    let stored_by_name: std::collections::HashMap<&str, &crate::store::StoreField> =
+        view.features.iter().map(|f| (f.name.as_str(), f)).collect();
     for (index, feature) in spec.features.iter().enumerate() {
-        let pos = file.feature_pos(&feature.name);
-        let Some(stored) = view.feature(&feature.name) else {
+        let pos = file.key_pos(&format!("/features/{index}"));
+        let Some(stored) = stored_by_name.get(feature.name.as_str()).copied() else {
             let suggestion =
                 suggest::closest(&feature.name, view.features.iter().map(|f| f.name.as_str()))
                     .map(|s| format!("; the store has `{s}`"))
                     .unwrap_or_default();
             checks.push(Check::fail(
                 Rule::FeatureMissing,
-                format!("feature {}", feature.name),
+                format!("feature {}", q(&feature.name)),
                 Expected("present"),
                 Actual("absent"),
                 pos,
-                format!("feature `{}` is declared but view `{}` in the store has no such feature{suggestion}", feature.name, view.name),
+                format!("feature `{}` is declared but view `{}` in the store has no such feature{suggestion}", q(&feature.name), q(&view.name)),
             ));
             continue;
         };
         checks.push(Check::pass(
             Rule::FeatureMissing,
-            format!("feature {}", feature.name),
+            format!("feature {}", q(&feature.name)),
             Expected("present"),
             Actual("present"),
             pos,
@@ -144,7 +151,7 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
         if let Ok(declared) = FeatureType::parse(&feature.type_name) {
             checks.push(type_check(
                 Rule::FeatureType,
-                format!("feature {}: type", feature.name),
+                format!("feature {}: type", q(&feature.name)),
                 &declared,
                 &stored.ty,
                 &stored.store_type,
@@ -153,7 +160,7 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
         }
         if let Some(nullable) = stored.nullable {
             let show = |n: bool| if n { "nullable" } else { "not null" };
-            let subject = format!("feature {}: nullability", feature.name);
+            let subject = format!("feature {}: nullability", q(&feature.name));
             let pos = file
                 .root
                 .get(&format!("/features/{index}/nullable"))
@@ -188,13 +195,14 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
     for name in &extra {
         checks.push(Check::fail(
             Rule::FeatureExtra,
-            format!("feature {name}"),
+            format!("feature {}", q(name)),
             Expected("absent"),
             Actual("present in store"),
             features_pos,
             format!(
-                "view `{}` in the store has feature `{name}`, which the schema does not declare",
-                view.name
+                "view `{}` in the store has feature `{}`, which the schema does not declare",
+                q(&view.name),
+                q(name)
             ),
         ));
     }
@@ -219,7 +227,7 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
         .fail_unless(declared == stored, || {
             format!(
                 "the schema declares {declared} features, view `{}` in the store has {stored}",
-                view.name
+                q(&view.name)
             )
         }),
     );
@@ -231,50 +239,72 @@ fn entities(file: &SchemaFile, view: &StoreView, store: &StoreMetadata) -> Vec<C
     let mut checks = Vec::new();
     for (index, entity) in spec.entities.iter().enumerate() {
         let pos = file.entity_pos(&entity.name);
-        let subject = format!("entity {}", entity.name);
+        let subject = format!("entity {}", q(&entity.name));
         if !view.entities.contains(&entity.name) {
             let suggestion =
                 suggest::closest(&entity.name, view.entities.iter().map(String::as_str))
                     .map(|s| format!("; the store has `{s}`"))
                     .unwrap_or_default();
+            let keyed_by = list(view.entities.iter().map(String::as_str));
             let actual = if view.entities.is_empty() {
                 "none".to_string()
             } else {
-                view.entities.join(", ")
+                keyed_by.clone()
             };
             checks.push(Check::fail(
                 Rule::EntityMissing,
                 subject,
-                Expected(entity.name.clone()),
+                Expected(q(&entity.name)),
                 Actual(actual),
                 pos,
-                format!("entity `{}` is declared but view `{}` in the store is keyed by [{}]{suggestion}", entity.name, view.name, view.entities.join(", ")),
+                format!("entity `{}` is declared but view `{}` in the store is keyed by [{keyed_by}]{suggestion}", q(&entity.name), q(&view.name)),
             ));
             continue;
         }
         checks.push(Check::pass(
             Rule::EntityMissing,
             subject.clone(),
-            Expected(entity.name.clone()),
+            Expected(q(&entity.name)),
             Actual("present"),
             pos,
         ));
         let stored_entity = store.entities.get(&entity.name);
         let join_key = stored_entity.map(|e| e.join_key.as_str());
         let key_pos = file.key_pos(&format!("/entities/{index}/join_key"));
+        let type_pos = file.key_pos(&format!("/entities/{index}/type"));
+        if stored_entity.is_none() {
+            // The view names an entity the store does not define: its join key cannot
+            // be compared, which must not pass as a match.
+            checks.push(Check::fail(
+                Rule::EntityJoinKey,
+                format!("{subject}: join key"),
+                Expected(q(&entity.join_key)),
+                Actual("entity not defined in the store"),
+                key_pos,
+                format!(
+                    "entity `{}`: the join key was not checked: view `{}` in the {} names entity `{}`, which the store does not define (expected an entity with its join key and type, found none)",
+                    q(&entity.name),
+                    q(&view.name),
+                    q(&store.description),
+                    q(&entity.name)
+                ),
+            ));
+        }
         if let Some(join_key) = join_key {
             checks.push(
                 Check::pass(
                     Rule::EntityJoinKey,
                     format!("{subject}: join key"),
-                    Expected(entity.join_key.clone()),
-                    Actual(join_key),
+                    Expected(q(&entity.join_key)),
+                    Actual(q(join_key)),
                     key_pos,
                 )
                 .fail_unless(join_key == entity.join_key, || {
                     format!(
-                        "entity `{}`: declared join key `{}`, the store's is `{join_key}`",
-                        entity.name, entity.join_key
+                        "entity `{}`: declared join key `{}`, the store's is `{}`",
+                        q(&entity.name),
+                        q(&entity.join_key),
+                        q(join_key)
                     )
                 }),
             );
@@ -290,33 +320,52 @@ fn entities(file: &SchemaFile, view: &StoreView, store: &StoreMetadata) -> Vec<C
                     stored_entity?.store_type.clone()?,
                 ))
             });
-        if let (Ok(declared), Some((actual, store_type))) =
-            (FeatureType::parse(&entity.type_name), stored_type)
-        {
-            checks.push(type_check(
+        // A declared type that does not parse is `type-syntax`'s finding (and, if that is
+        // accepted, `Report::flag_unchecked_files`'); a type the store does not record is
+        // this check's own finding, never a silent pass.
+        let Ok(declared) = FeatureType::parse(&entity.type_name) else {
+            continue;
+        };
+        match stored_type {
+            Some((actual, store_type)) => checks.push(type_check(
                 Rule::EntityType,
                 format!("{subject}: type"),
                 &declared,
                 &actual,
                 &store_type,
-                file.key_pos(&format!("/entities/{index}/type")),
-            ));
+                type_pos,
+            )),
+            None => checks.push(Check::fail(
+                Rule::EntityType,
+                format!("{subject}: type"),
+                Expected(declared.to_string()),
+                Actual("unknown"),
+                type_pos,
+                format!(
+                    "entity `{}`: the type was not checked: expected the {} to record the type of join key `{}` (in its entity or the view's entity columns), found none",
+                    q(&entity.name),
+                    q(&store.description),
+                    q(join_key.unwrap_or(&entity.join_key))
+                ),
+            )),
         }
     }
     let entities_pos = file.root.locate_key("", "entities");
+    let declared_entities: std::collections::HashSet<&str> =
+        spec.entities.iter().map(|e| e.name.as_str()).collect();
     let extra: Vec<&String> = view
         .entities
         .iter()
-        .filter(|name| !spec.entities.iter().any(|e| &e.name == *name))
+        .filter(|name| !declared_entities.contains(name.as_str()))
         .collect();
     for name in &extra {
         checks.push(Check::fail(
             Rule::EntityExtra,
-            format!("entity {name}"),
+            format!("entity {}", q(name)),
             Expected("absent"),
             Actual("present in store"),
             entities_pos,
-            format!("view `{}` in the store is also keyed by entity `{name}`, which the schema does not declare", view.name),
+            format!("view `{}` in the store is also keyed by entity `{}`, which the schema does not declare", q(&view.name), q(name)),
         ));
     }
     if extra.is_empty() {
@@ -340,23 +389,23 @@ fn timestamps(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
         .map_or(Pos::UNKNOWN, |n| n.pos);
     checks.push(match &view.timestamp_field {
         Some(field) if *field == ts.name => {
-            Check::pass(Rule::TimestampField, "event timestamp: field", Expected(ts.name.clone()), Actual(field.clone()), name_pos)
+            Check::pass(Rule::TimestampField, "event timestamp: field", Expected(q(&ts.name)), Actual(q(field)), name_pos)
         }
         Some(field) => Check::fail(
             Rule::TimestampField,
             "event timestamp: field",
-            Expected(ts.name.clone()),
-            Actual(field.clone()),
+            Expected(q(&ts.name)),
+            Actual(q(field)),
             name_pos,
-            format!("event timestamp: declared column `{}`, the store's source uses `{field}` as its timestamp field", ts.name),
+            format!("event timestamp: declared column `{}`, the store's source uses `{}` as its timestamp field", q(&ts.name), q(field)),
         ),
         None => Check::fail(
             Rule::TimestampField,
             "event timestamp: field",
-            Expected(ts.name.clone()),
+            Expected(q(&ts.name)),
             Actual("none"),
             name_pos,
-            format!("event timestamp: declared column `{}`, but the store's source of view `{}` has no timestamp field", ts.name, view.name),
+            format!("event timestamp: declared column `{}`, but the store's source of view `{}` has no timestamp field", q(&ts.name), q(&view.name)),
         ),
     });
     if let (Some(actual), Some(field)) = (&view.timestamp_type, &view.timestamp_field) {
@@ -376,7 +425,7 @@ fn timestamps(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
                 Expected(declared.to_string()),
                 Actual(actual.to_string()),
                 pos,
-                format!("event timestamp `{}`: the schema declares {declared}, the store reads `{field}` as {actual}; {why}", ts.name),
+                format!("event timestamp `{}`: the schema declares {declared}, the store reads `{}` as {actual}; {why}", q(&ts.name), q(field)),
             ),
             TypeMatch::Incompatible(why) => Check::finding(
                 Rule::TimestampType,
@@ -386,8 +435,9 @@ fn timestamps(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
                 Actual(actual.to_string()),
                 pos,
                 format!(
-                    "event timestamp `{}`: the schema declares {declared}, the store reads `{field}` as {actual}; not lossless{}",
-                    ts.name,
+                    "event timestamp `{}`: the schema declares {declared}, the store reads `{}` as {actual}; not lossless{}",
+                    q(&ts.name),
+                    q(field),
                     if why.is_empty() { String::new() } else { format!(": {why}") }
                 ),
             ),
@@ -403,7 +453,7 @@ fn timestamps(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
         .root
         .get("/created_timestamp/name")
         .map_or_else(|| file.key_pos("/event_timestamp"), |n| n.pos);
-    let show = |c: Option<&str>| c.unwrap_or("none").to_string();
+    let show = |c: Option<&str>| c.map_or("none".to_string(), q);
     checks.push(
         Check::pass(
             Rule::CreatedTimestamp,
@@ -415,8 +465,8 @@ fn timestamps(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
         .fail_unless(declared_created == stored_created, || {
             format!(
                 "created timestamp: the schema declares {}, the store's source has {}",
-                declared_created.map_or("none".into(), |c| format!("`{c}`")),
-                stored_created.map_or("none".into(), |c| format!("`{c}`"))
+                declared_created.map_or("none".into(), |c| format!("`{}`", q(c))),
+                stored_created.map_or("none".into(), |c| format!("`{}`", q(c)))
             )
         }),
     );
@@ -444,4 +494,94 @@ fn ttl(file: &SchemaFile, view: &StoreView) -> Option<Check> {
             )
         }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Status;
+
+    const SCHEMA: &str = "name: v_v1\nschema_version: 1.0.0\nentities: [{name: driver, join_key: no_such_column, type: bytes}]\nevent_timestamp: {name: ts}\nfeatures: [{name: f, type: int64}]\n";
+
+    fn findings(store_json: &str, rule: Rule) -> Vec<Check> {
+        let (_, file) = crate::spec::load_bytes("v.yaml", SCHEMA.as_bytes());
+        let store = crate::store::parse(store_json.as_bytes()).unwrap();
+        check_against_store(&file.unwrap(), &store)
+            .into_iter()
+            .filter(|c| c.rule == rule && c.status.is_finding())
+            .collect()
+    }
+
+    fn feast(entities: &str, entity_columns: &str) -> String {
+        format!(
+            r#"{{"project": "p", "entities": [{entities}], "featureViews": [{{"spec": {{"name": "v_v1",
+               "entities": ["driver"], "features": [{{"name": "f", "valueType": "INT64"}}],
+               "entityColumns": [{entity_columns}], "tags": {{"schema_version": "1.0.0"}},
+               "batchSource": {{"timestampField": "ts"}}}}}}]}}"#
+        )
+    }
+
+    /// A view keyed by an entity the store does not define, or whose type it does not
+    /// record, left the join key and the type unchecked: exit 0.
+    #[test]
+    fn entities_the_store_cannot_describe_are_findings() {
+        let neutral = r#"{"format":"arrowfeat-store-metadata","format_version":1,"store":"s","feature_views":[{"name":"v_v1","entities":["driver"],"tags":{"schema_version":"1.0.0"},"event_timestamp":{"name":"ts"},"features":[{"name":"f","type":"int64"}]}]}"#;
+        let join_key = findings(neutral, Rule::EntityJoinKey);
+        assert_eq!(join_key.len(), 1, "{join_key:#?}");
+        assert_eq!(join_key[0].status, Status::Error);
+        assert!(
+            join_key[0]
+                .message
+                .contains("names entity `driver`, which the store does not define"),
+            "{}",
+            join_key[0].message
+        );
+        assert_eq!(join_key[0].line, 3);
+        let ty = findings(neutral, Rule::EntityType);
+        assert_eq!(ty.len(), 1, "{ty:#?}");
+        assert!(ty[0].message.contains("the type was not checked"), "{ty:?}");
+
+        // Feast: the entity removed from `entities`, no entity columns either.
+        let missing = feast("", "");
+        assert_eq!(findings(&missing, Rule::EntityJoinKey).len(), 1);
+        assert_eq!(findings(&missing, Rule::EntityType).len(), 1);
+        // Feast: the entity without `valueType`, no entity columns: the type is unknown.
+        let untyped = feast(
+            r#"{"spec": {"name": "driver", "joinKey": "no_such_column"}}"#,
+            "",
+        );
+        assert!(findings(&untyped, Rule::EntityJoinKey).is_empty());
+        let ty = findings(&untyped, Rule::EntityType);
+        assert_eq!(ty.len(), 1, "{ty:#?}");
+        assert_eq!(ty[0].actual, "unknown");
+        // With the type recorded, it is compared as before (bytes against INT64).
+        let typed = feast(
+            r#"{"spec": {"name": "driver", "joinKey": "no_such_column", "valueType": "INT64"}}"#,
+            "",
+        );
+        let ty = findings(&typed, Rule::EntityType);
+        assert_eq!(ty.len(), 1);
+        assert!(ty[0].message.contains("incompatible"), "{ty:?}");
+    }
+
+    /// Names from the store and the file are cut in every message and field.
+    #[test]
+    fn long_names_are_cut() {
+        let long = "x".repeat(100_000);
+        let store = format!(
+            r#"{{"format":"arrowfeat-store-metadata","format_version":1,"store":"{long}","feature_views":[{{"name":"v_v1","entities":["driver"],"features":[{{"name":"{long}","type":"int64"}}]}}]}}"#
+        );
+        let (_, file) = crate::spec::load_bytes("v.yaml", SCHEMA.as_bytes());
+        let store = crate::store::parse(store.as_bytes()).unwrap();
+        for check in check_against_store(&file.unwrap(), &store) {
+            for text in [
+                &check.subject,
+                &check.expected,
+                &check.actual,
+                &check.message,
+            ] {
+                assert!(text.len() < 1_000, "{}: {} bytes", check.rule, text.len());
+            }
+        }
+    }
 }

@@ -168,9 +168,11 @@ pub struct GateError {
 
 impl GateError {
     fn new(command: Command, message: impl AsRef<str>) -> GateError {
+        // Cut as well as escaped: a loader's message may carry a tool's whole stderr
+        // (`feast registry-dump`), and it goes into the report as well as onto stderr.
         GateError {
             command,
-            message: crate::text::clean(message.as_ref()),
+            message: crate::text::quote(message.as_ref(), crate::output::MAX_FIELD_CHARS),
         }
     }
 
@@ -595,6 +597,208 @@ mod tests {
             rendered.contains("\"executionSuccessful\": false"),
             "{rendered}"
         );
+    }
+
+    const VIEW: &str = "name: v_v1\nschema_version: VERSION\nentities: [{name: driver, join_key: driver_id, type: int64}]\nevent_timestamp: {name: ts}\nTTL\nfeatures:\n  - name: a\n    type: int64\n  - name: f\nFEATURE\n";
+    const STORE: &str = r#"{"format":"arrowfeat-store-metadata","format_version":1,"store":"s","entities":[{"name":"driver","join_key":"driver_id","type":"int64"}],"feature_views":[{"name":"v_v1","entities":["driver"],"ttl_seconds":86400,"tags":{"schema_version":"1.0.0"},"event_timestamp":{"name":"ts"},"features":[{"name":"a","type":"int64"},{"name":"f","type":"float32"}]}]}"#;
+
+    fn view(version: &str, ttl: &str, feature: &str) -> String {
+        VIEW.replace("VERSION", version)
+            .replace("TTL", ttl)
+            .replace("FEATURE", feature)
+    }
+
+    /// A check of one schema file (`schema`, in its own directory) against the store.
+    fn check_one(schema: &str, config: Config) -> RunReport {
+        let tmp = tempdir("one");
+        std::fs::write(tmp.path().join("v.yaml"), schema).unwrap();
+        run(Inputs {
+            store: Some(StoreSource::Json {
+                json: STORE.as_bytes().to_vec(),
+                label: "store".into(),
+            }),
+            config: ConfigSource::Given(config),
+            baseline: BaselineSource::None,
+            ..Inputs::check(tmp.path().join("v.yaml"))
+        })
+        .unwrap()
+    }
+
+    /// Accepting the format finding about a value (a type outside the vocabulary, a TTL
+    /// out of range) accepted the comparisons it made impossible too: exit 0 against a
+    /// store that disagrees.
+    #[test]
+    fn accepted_format_findings_do_not_hide_comparisons() {
+        let ok = check_one(
+            &view("1.0.0", "ttl: 1d", "    type: float32"),
+            Config::default(),
+        );
+        assert_eq!(
+            ok.exit_code(),
+            0,
+            "{:#?}",
+            ok.report.findings().collect::<Vec<_>>()
+        );
+        let unaccepted = check_one(
+            &view("1.0.0", "ttl: 1d", "    type: map<string,float32>"),
+            Config::default(),
+        );
+        // Reported as the type-syntax error, once: nothing else to say.
+        assert_eq!(unaccepted.exit_code(), 1);
+        assert!(statuses(&unaccepted, Rule::InputUnreadable).is_empty());
+        for schema in [
+            view(
+                "1.0.0",
+                "ttl: 1d",
+                "    # arrowfeat: ignore[type-syntax] JIRA-1\n    type: map<string,float32>",
+            ),
+            view(
+                "1.0.0",
+                "ttl: 999999999999 # arrowfeat: ignore[schema-violation] x",
+                "    type: float32",
+            ),
+        ] {
+            let run = check_one(&schema, Config::default());
+            assert_eq!(run.exit_code(), 2, "{schema}");
+            let flagged: Vec<_> = run
+                .report
+                .findings()
+                .filter(|(_, c)| c.rule == Rule::InputUnreadable)
+                .collect();
+            assert_eq!(flagged.len(), 1, "{flagged:#?}");
+            let (file, check) = flagged[0];
+            assert!(file.path.ends_with("v.yaml"));
+            assert!(check.line > 0, "{check:?}");
+            assert!(
+                check.message.contains("was not compared with the store"),
+                "{}",
+                check.message
+            );
+        }
+        // `[severity]` downgrading the format rule is the same acceptance.
+        let mut config = Config::default();
+        config
+            .severity
+            .insert(Rule::TypeSyntax, Some(crate::report::Severity::Warning));
+        let run = check_one(
+            &view("1.0.0", "ttl: 1d", "    type: map<string,float32>"),
+            config,
+        );
+        assert_eq!(run.exit_code(), 2);
+    }
+
+    fn diff_dirs(old: &str, new: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let tmp = tempdir("revisions");
+        let (o, n) = (tmp.path().join("old"), tmp.path().join("new"));
+        std::fs::create_dir_all(&o).unwrap();
+        std::fs::create_dir_all(&n).unwrap();
+        std::fs::write(o.join("v.yaml"), old).unwrap();
+        std::fs::write(n.join("v.yaml"), new).unwrap();
+        (tmp, o, n)
+    }
+
+    /// The type (or TTL) that cannot be read is still compared with the earlier revision.
+    #[test]
+    fn unreadable_values_still_count_as_changes() {
+        let old = view("1.0.0", "ttl: 1d", "    type: float32");
+        for new in [
+            view(
+                "1.0.0",
+                "ttl: 1d",
+                "    # arrowfeat: ignore[type-syntax] JIRA-1\n    type: map<string,float32>",
+            ),
+            view(
+                "1.0.0",
+                "ttl: 999999999999 # arrowfeat: ignore[schema-violation] x",
+                "    type: float32",
+            ),
+        ] {
+            let (_tmp, o, n) = diff_dirs(&old, &new);
+            let run = run(Inputs {
+                config: ConfigSource::Given(Config::default()),
+                baseline: BaselineSource::None,
+                ..Inputs::diff(o.display().to_string(), n)
+            })
+            .unwrap();
+            assert_eq!(run.exit_code(), 1, "{new}");
+            assert!(
+                !statuses(&run, Rule::CompatBreaking).is_empty()
+                    || !statuses(&run, Rule::CompatVersionBump).is_empty(),
+                "{:#?}",
+                run.report.findings().collect::<Vec<_>>()
+            );
+        }
+    }
+
+    /// A baseline accepted `a: int64 → int32` under a minor bump; `a: int64 → string`
+    /// under the same bump is another finding.
+    #[test]
+    fn baselines_of_changes_name_the_change() {
+        let old = view("1.0.0", "ttl: 1d", "    type: float32");
+        let int32 = old
+            .replace("1.0.0", "1.1.0")
+            .replace("    type: int64", "    type: int32");
+        let (tmp, o, n) = diff_dirs(&old, &int32);
+        let baseline = tmp.path().join("acc.json");
+        let diff = |baseline: BaselineSource, write: Option<PathBuf>| {
+            run(Inputs {
+                config: ConfigSource::Given(Config::default()),
+                baseline,
+                write_baseline: write,
+                ..Inputs::diff(o.display().to_string(), n.clone())
+            })
+            .unwrap()
+        };
+        let written = diff(BaselineSource::None, Some(baseline.clone()));
+        assert_eq!(written.exit_code(), 0);
+        assert_eq!(written.report.baselined, 1);
+        let again = diff(BaselineSource::File(baseline.clone()), None);
+        assert_eq!(again.exit_code(), 0);
+        std::fs::write(
+            n.join("v.yaml"),
+            int32.replace("    type: int32", "    type: string"),
+        )
+        .unwrap();
+        let changed = diff(BaselineSource::File(baseline), None);
+        assert_eq!(changed.exit_code(), 1);
+        assert_eq!(changed.report.baselined, 0);
+        assert_eq!(
+            statuses(&changed, Rule::CompatBreaking),
+            vec![Status::Error]
+        );
+    }
+
+    /// Values from files are cut in every format: a megabyte `schema_version` or feature
+    /// name gives a report of kilobytes.
+    #[test]
+    fn huge_values_do_not_flood_the_report() {
+        let long = "A".repeat(1_000_000);
+        for schema in [
+            view(&long, "ttl: 1d", "    type: float32"),
+            view("1.0.0", "ttl: 1d", "    type: float32")
+                .replace("name: f", &format!("name: {long}")),
+            view("1.0.0", "ttl: 1d", "    type: float32").replace("ttl: 1d", &format!("{long}: 1")),
+        ] {
+            let run = check_one(&schema, Config::default());
+            assert_ne!(run.exit_code(), 0);
+            for format in [Format::Text, Format::Json, Format::Github, Format::Markdown] {
+                let rendered = run.render(
+                    format,
+                    Style {
+                        color: false,
+                        verbose: true,
+                    },
+                );
+                assert!(
+                    rendered.len() < 40_000,
+                    "{format:?}: {} bytes",
+                    rendered.len()
+                );
+            }
+        }
+        let error = GateError::new(Command::Check, "x".repeat(1_000_000));
+        assert!(error.message.len() < 5_000);
+        assert!(error.render(Format::Json).len() < 5_000);
     }
 
     #[test]

@@ -41,6 +41,12 @@ pub struct Check {
     /// Where in the file; `line == 0` when the finding concerns the file as a whole.
     pub line: u64,
     pub column: u64,
+    /// What else identifies the finding for a baseline (see
+    /// [`crate::suppress::fingerprint`]), not shown: for a change between revisions, the
+    /// change itself (old and new value), which `expected`/`actual` (the version bumps)
+    /// leave out. Empty for most checks.
+    #[serde(skip)]
+    pub detail: String,
 }
 
 /// The expected side of a check (`Check::pass(rule, subject, Expected(..), Actual(..), pos)`):
@@ -101,6 +107,7 @@ impl Check {
             message: String::new(),
             line: pos.line,
             column: pos.column,
+            detail: String::new(),
         }
     }
 
@@ -179,6 +186,23 @@ pub struct FileReport {
     /// [`Report::flag_unchecked_files`].
     #[serde(skip)]
     pub unchecked: Option<&'static str>,
+    /// Values of the file that a comparison (with the store) could not read, each with
+    /// the format finding that says why: see [`Report::flag_unchecked_files`].
+    #[serde(skip)]
+    pub uncompared: Vec<Uncompared>,
+}
+
+/// A value a comparison skipped because it cannot be read (a `type` outside the
+/// vocabulary, a TTL out of range). The format finding `because` (rule and subject)
+/// reports it; if that finding is accepted, the comparison must not pass unseen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Uncompared {
+    pub because: (Rule, String),
+    /// What was not compared, e.g. "feature f: type".
+    pub subject: String,
+    /// With what: "the store", "the earlier revision".
+    pub with: &'static str,
+    pub pos: Pos,
 }
 
 impl FileReport {
@@ -190,6 +214,7 @@ impl FileReport {
             checks: Vec::new(),
             ignores: Vec::new(),
             unchecked: None,
+            uncompared: Vec::new(),
         }
     }
 
@@ -297,8 +322,40 @@ impl Report {
     /// baseline, `[severity]` or `[[ignore]]`), the run would pass without checking the
     /// file; an `input-unreadable` finding, which nothing can accept, says so instead.
     /// Call it after every suppression.
+    ///
+    /// The same for a single value a comparison could not read ([`FileReport::uncompared`]):
+    /// when the format finding about it is no longer an error, an `input-unreadable`
+    /// finding at the value says it was not compared.
     pub fn flag_unchecked_files(&mut self) {
         for file in &mut self.files {
+            let mut flags = Vec::new();
+            for skipped in &file.uncompared {
+                let (rule, subject) = &skipped.because;
+                let reported = file
+                    .checks
+                    .iter()
+                    .any(|c| c.rule == *rule && c.subject == *subject && c.status == Status::Error);
+                if reported {
+                    continue;
+                }
+                flags.push(Check::fail(
+                    crate::rules::Rule::InputUnreadable,
+                    skipped.subject.clone(),
+                    Expected(format!(
+                        "a value arrowfeat can compare with {}",
+                        skipped.with
+                    )),
+                    Actual(format!("{rule} finding accepted")),
+                    skipped.pos,
+                    format!(
+                        "{} was not compared with {}: it cannot be read (`{rule}`), and the \
+                         finding that says so was accepted (ignore comment, baseline or \
+                         configuration)",
+                        skipped.subject, skipped.with
+                    ),
+                ));
+            }
+            file.checks.extend(flags);
             let Some(reason) = file.unchecked else {
                 continue;
             };

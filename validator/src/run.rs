@@ -241,6 +241,11 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
             first_file_of_view.insert(file.spec.name.clone(), file.path.clone());
             if let Some(store) = targets.store {
                 report.checks.extend(check_against_store(file, store));
+                if store.views.contains_key(&file.spec.name) {
+                    report
+                        .uncompared
+                        .extend(spec::unreadable_values(file, "the store"));
+                }
             }
             if let Some(old) = previous.get(file.spec.name.as_str()) {
                 report

@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::report::{Actual, Check, Expected, FileReport};
 use crate::rules::Rule;
 use crate::suggest;
+use crate::text::short;
 use crate::types::{FeatureType, TimeUnit};
 use crate::yaml::{self, Node, Pos, YamlErrorKind};
 
@@ -129,10 +130,11 @@ pub struct FeatureSpec {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Constraints {
+    /// As written: integers stay exact (an int64 bound beyond 2^53 is not rounded).
     #[serde(default)]
-    pub min: Option<f64>,
+    pub min: Option<serde_json::Number>,
     #[serde(default)]
-    pub max: Option<f64>,
+    pub max: Option<serde_json::Number>,
     #[serde(default)]
     pub allowed_values: Option<Vec<Value>>,
 }
@@ -192,6 +194,14 @@ impl TtlSpec {
             ));
         }
         Ok(seconds)
+    }
+
+    /// The TTL as the file writes it (a number or a duration string), unquoted.
+    pub fn written(&self) -> String {
+        match self {
+            TtlSpec::Seconds(seconds) => seconds.to_string(),
+            TtlSpec::Duration(text) | TtlSpec::Invalid(text) => text.clone(),
+        }
     }
 
     fn text(&self) -> String {
@@ -306,6 +316,58 @@ impl SchemaFile {
     pub fn key_pos(&self, pointer: &str) -> Pos {
         self.root.locate(pointer)
     }
+}
+
+/// The values of `file` that do not parse (a `type` outside the vocabulary, a TTL out of
+/// range), each with the format finding that reports it: comparisons with `with` (e.g.
+/// "the store") skip them, and [`Report::flag_unchecked_files`](crate::report::Report::flag_unchecked_files)
+/// makes sure that skip is seen.
+pub fn unreadable_values(file: &SchemaFile, with: &'static str) -> Vec<crate::report::Uncompared> {
+    let mut out = Vec::new();
+    let mut push = |rule: Rule, because: String, subject: String, pointer: String| {
+        out.push(crate::report::Uncompared {
+            because: (rule, because),
+            subject,
+            with,
+            pos: file.root.locate(&pointer),
+        })
+    };
+    for (index, feature) in file.spec.features.iter().enumerate() {
+        if FeatureType::parse(&feature.type_name).is_err() {
+            let name = crate::text::short(&feature.name);
+            push(
+                Rule::TypeSyntax,
+                format!("feature {name}: type syntax"),
+                format!("feature {name}: type"),
+                format!("/features/{index}/type"),
+            );
+        }
+    }
+    for (index, entity) in file.spec.entities.iter().enumerate() {
+        if FeatureType::parse(&entity.type_name).is_err() {
+            let name = crate::text::short(&entity.name);
+            push(
+                Rule::TypeSyntax,
+                format!("entity {name}: type syntax"),
+                format!("entity {name}: type"),
+                format!("/entities/{index}/type"),
+            );
+        }
+    }
+    if file
+        .spec
+        .ttl
+        .as_ref()
+        .is_some_and(|ttl| ttl.seconds().is_err())
+    {
+        push(
+            Rule::SchemaViolation,
+            "ttl".into(),
+            "ttl".into(),
+            "/ttl".into(),
+        );
+    }
+    out
 }
 
 /// Reads and checks one schema file from disk. The report always names the file; the
@@ -481,9 +543,16 @@ pub fn load_bytes(label: &str, bytes: &[u8]) -> (FileReport, Option<SchemaFile>)
     report.ignores = ignores;
     report.checks.extend(malformed);
     if root.value == yaml::NodeValue::Null {
-        report.checks.push(unreadable(format!(
-            "{label} is empty; expected a feature view mapping"
-        )));
+        // The path is the finding's own prefix; say what the document is instead.
+        let found = if text.trim().is_empty() {
+            "an empty file".to_string()
+        } else {
+            format!("`{}`", short(text.trim()))
+        };
+        let mut check = unreadable(format!("expected a feature view mapping, found {found}"));
+        check.line = 1;
+        check.column = 1;
+        report.checks.push(check);
         return (report, None);
     }
     let json = root.to_json();
@@ -493,7 +562,7 @@ pub fn load_bytes(label: &str, bytes: &[u8]) -> (FileReport, Option<SchemaFile>)
         .and_then(Value::as_str)
         .map(str::to_string);
 
-    let violations = json_schema_checks(&root, &json);
+    let violations = json_schema_checks(&root, &json, text);
     let valid = violations.is_empty();
     report.checks.extend(violations);
     if valid {
@@ -531,7 +600,7 @@ pub fn load_bytes(label: &str, bytes: &[u8]) -> (FileReport, Option<SchemaFile>)
         root,
         spec,
     };
-    report.checks.extend(file_checks(&file));
+    report.checks.extend(file_checks(&file, text));
     (report, Some(file))
 }
 
@@ -569,7 +638,14 @@ fn compiled_schema() -> &'static CompiledSchema {
     })
 }
 
-fn json_schema_checks(root: &Node, json: &Value) -> Vec<Check> {
+/// The value at `pointer` as the file writes it (`1e5`, `010`, `.inf`), cut and escaped;
+/// `None` where the parser kept no source bytes.
+fn written(root: &Node, text: &str, pointer: &str) -> Option<String> {
+    let bytes = root.get(pointer)?.bytes.clone()?;
+    Some(short(text.get(bytes)?))
+}
+
+fn json_schema_checks(root: &Node, json: &Value, text: &str) -> Vec<Check> {
     let schema = compiled_schema();
     let mut checks = Vec::new();
     for error in schema.validator.iter_errors(json) {
@@ -583,17 +659,30 @@ fn json_schema_checks(root: &Node, json: &Value) -> Vec<Check> {
             ValidationErrorKind::AdditionalProperties { unexpected } => {
                 let schema_path = error.schema_path().as_str();
                 let known = known_keys(&schema.document, schema_path);
+                let one_of = format!("one of: {}", known.join(", "));
+                // Where each key is written, by name once: a search of the mapping per
+                // unknown key made 80,000 of them take minutes.
+                let positions: std::collections::HashMap<&str, Pos> =
+                    match root.get(&instance_path).map(|node| &node.value) {
+                        Some(yaml::NodeValue::Map(entries)) => entries
+                            .iter()
+                            .map(|(k, _)| (k.name.as_str(), k.pos))
+                            .collect(),
+                        _ => Default::default(),
+                    };
+                let parent_pos = root.locate(&instance_path);
                 for key in unexpected {
                     let suggestion = suggest::closest(key, known.iter().map(String::as_str))
                         .map(|s| format!("; did you mean `{s}`?"))
                         .unwrap_or_default();
+                    let shown = crate::text::short(key);
                     checks.push(Check::fail(
                         Rule::SchemaUnknownKey,
-                        format!("{subject}: key `{key}`"),
-                        Expected(format!("one of: {}", known.join(", "))),
-                        Actual(key.clone()),
-                        root.locate_key(&instance_path, key),
-                        format!("unknown key `{key}` in {subject}{suggestion}"),
+                        format!("{subject}: key `{shown}`"),
+                        Expected(one_of.clone()),
+                        Actual(shown.clone()),
+                        positions.get(key.as_str()).copied().unwrap_or(parent_pos),
+                        format!("unknown key `{shown}` in {subject}{suggestion}"),
                     ));
                 }
             }
@@ -611,7 +700,9 @@ fn json_schema_checks(root: &Node, json: &Value) -> Vec<Check> {
                 ));
             }
             _ => {
-                let found = short_json(error.instance());
+                let found = written(root, text, &instance_path)
+                    .filter(|_| !error.instance().is_object() && !error.instance().is_array())
+                    .map_or_else(|| short_json(error.instance()), |w| format!("`{w}`"));
                 let expected = expectation(&schema.document, error.schema_path().as_str());
                 let keyword = error
                     .schema_path()
@@ -624,7 +715,8 @@ fn json_schema_checks(root: &Node, json: &Value) -> Vec<Check> {
                 let message = if matches!(keyword, "oneOf" | "anyOf" | "allOf" | "not") {
                     format!("{subject}: expected {expected}, found {found}")
                 } else {
-                    format!("{subject}: {}", error.masked()).replace("  ", " ")
+                    // `masked` leaves the value out; say what was found, as written.
+                    format!("{subject}: {}, found {found}", error.masked()).replace("  ", " ")
                 };
                 checks.push(Check::fail(
                     Rule::SchemaViolation,
@@ -650,7 +742,8 @@ pub fn display_path(pointer: &str) -> String {
             if !out.is_empty() {
                 out.push('.');
             }
-            out.push_str(token);
+            // A key from the file (a tag's name): cut like every value shown.
+            out.push_str(&crate::text::short(token));
         }
     }
     out
@@ -709,7 +802,7 @@ fn short_json(value: &Value) -> String {
 }
 
 /// Checks that need only the file: types, duplicates, constraints, versions, timestamps.
-fn file_checks(file: &SchemaFile) -> Vec<Check> {
+fn file_checks(file: &SchemaFile, text: &str) -> Vec<Check> {
     let spec = &file.spec;
     let root = &file.root;
     let mut checks = Vec::new();
@@ -729,7 +822,7 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
                     rule,
                     subject.clone(),
                     Expected("a known type"),
-                    Actual(type_name),
+                    Actual(crate::text::short(type_name)),
                     root.locate(&pointer),
                     format!("{subject}: {message}"),
                 )),
@@ -738,7 +831,7 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
     for (index, feature) in spec.features.iter().enumerate() {
         typed(
             Rule::TypeSyntax,
-            format!("feature {}: type syntax", feature.name),
+            format!("feature {}: type syntax", crate::text::short(&feature.name)),
             &feature.type_name,
             format!("/features/{index}/type"),
             &mut checks,
@@ -747,7 +840,7 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
     for (index, entity) in spec.entities.iter().enumerate() {
         typed(
             Rule::TypeSyntax,
-            format!("entity {}: type syntax", entity.name),
+            format!("entity {}: type syntax", crate::text::short(&entity.name)),
             &entity.type_name,
             format!("/entities/{index}/type"),
             &mut checks,
@@ -756,24 +849,25 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
 
     // Duplicate names among features and entity join keys.
     let mut seen: HashSet<&str> = HashSet::new();
+    let join_keys: HashSet<&str> = spec.entities.iter().map(|e| e.join_key.as_str()).collect();
     let mut duplicates = 0;
     for (index, entity) in spec.entities.iter().enumerate() {
         if !seen.insert(&entity.join_key) {
             duplicates += 1;
             checks.push(Check::fail(
                 Rule::DuplicateFeature,
-                format!("entity {}: join key", entity.name),
+                format!("entity {}: join key", short(&entity.name)),
                 Expected("unique names"),
-                Actual(format!("`{}` again", entity.join_key)),
+                Actual(format!("`{}` again", short(&entity.join_key))),
                 root.locate(&format!("/entities/{index}/join_key")),
-                format!("join key `{}` is declared twice", entity.join_key),
+                format!("join key `{}` is declared twice", short(&entity.join_key)),
             ));
         }
     }
     for (index, feature) in spec.features.iter().enumerate() {
         if !seen.insert(&feature.name) {
             duplicates += 1;
-            let first = spec.entities.iter().any(|e| e.join_key == feature.name);
+            let first = join_keys.contains(feature.name.as_str());
             let what = if first {
                 "an entity join key"
             } else {
@@ -781,11 +875,14 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
             };
             checks.push(Check::fail(
                 Rule::DuplicateFeature,
-                format!("feature {}", feature.name),
+                format!("feature {}", short(&feature.name)),
                 Expected("unique names"),
-                Actual(format!("`{}` again", feature.name)),
+                Actual(format!("`{}` again", short(&feature.name))),
                 root.locate(&format!("/features/{index}/name")),
-                format!("feature `{}` has the same name as {what}", feature.name),
+                format!(
+                    "feature `{}` has the same name as {what}",
+                    short(&feature.name)
+                ),
             ));
         }
     }
@@ -805,7 +902,7 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
             continue;
         };
         let pointer = format!("/features/{index}/constraints");
-        let subject = format!("feature {}: constraints", feature.name);
+        let subject = format!("feature {}: constraints", short(&feature.name));
         let ty = FeatureType::parse(&feature.type_name).ok();
         let numeric = matches!(
             ty,
@@ -820,11 +917,16 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
         if (constraints.min.is_some() || constraints.max.is_some()) && ty.is_some() && !numeric {
             problems.push(format!(
                 "min/max need a numeric type, found {}",
-                feature.type_name
+                short(&feature.type_name)
             ));
         }
-        if let (Some(min), Some(max)) = (constraints.min, constraints.max) {
-            if min > max {
+        if let (Some(min), Some(max)) = (&constraints.min, &constraints.max) {
+            // Integers exactly: through f64, 9007199254740993 > 9007199254740992 is false.
+            let greater = match (min.as_i64(), max.as_i64()) {
+                (Some(min), Some(max)) => min > max,
+                _ => min.as_f64() > max.as_f64(),
+            };
+            if greater {
                 problems.push(format!("min {min} is greater than max {max}"));
             }
         }
@@ -875,7 +977,7 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
     if ts.kind == "datetime64" && ts.unit != "ns" && root.get("/event_timestamp/unit").is_some() {
         ts_problems.push(format!(
             "datetime64 is always in ns, found unit {}",
-            ts.unit
+            short(&ts.unit)
         ));
     }
     if ts.kind == "datetime64" && root.get("/event_timestamp/tz").is_some() && ts.tz.is_some() {
@@ -900,7 +1002,7 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
             Rule::TimestampDeclaration,
             "event timestamp: declaration",
             Expected("required timestamp"),
-            Actual(format!("{} {}", ts.name, ts.feature_type())),
+            Actual(format!("{} {}", short(&ts.name), ts.feature_type())),
             ts_pos,
         ));
     } else {
@@ -910,18 +1012,37 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
             Expected("a required timestamp"),
             Actual(ts_problems.join("; ")),
             ts_pos,
-            format!("event timestamp `{}`: {}", ts.name, ts_problems.join("; ")),
+            format!(
+                "event timestamp `{}`: {}",
+                short(&ts.name),
+                ts_problems.join("; ")
+            ),
         ));
     }
 
     // TTL: malformed or out of range is a finding at its position, never a skipped check.
     if let Some(ttl) = &spec.ttl {
         if let Err(message) = ttl.seconds() {
+            // Quote the value as written: `86400.0` and `1e5` were shown as 86400 and
+            // 100000, `9223372036854775808` as a float.
+            let found = written(root, text, "/ttl").unwrap_or_else(|| ttl.written());
+            let message = match ttl {
+                TtlSpec::Duration(_) => message,
+                _ => format!(
+                    "ttl: expected a whole number of seconds from 0 to {} (10,000 years) or a duration such as 90s, 6h, 1d12h; found `{found}`{}",
+                    crate::store::MAX_TTL_SECONDS,
+                    if found.bytes().all(|b| b.is_ascii_digit()) {
+                        ", which is out of range"
+                    } else {
+                        ""
+                    }
+                ),
+            };
             checks.push(Check::fail(
                 Rule::SchemaViolation,
                 "ttl",
                 Expected(format!("0 to {} s", crate::store::MAX_TTL_SECONDS)),
-                Actual("out of range"),
+                Actual(found),
                 root.locate("/ttl"),
                 message,
             ));
@@ -936,7 +1057,7 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
                 Rule::VersionSemver,
                 "schema_version",
                 Expected("MAJOR.MINOR.PATCH"),
-                Actual(version.to_string()),
+                Actual(short(&version.to_string())),
                 version_pos,
             ));
             let name_pos = root.locate("/name");
@@ -960,7 +1081,7 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
                         name_pos,
                     ));
                 } else {
-                    checks.push(Check::fail(Rule::VersionNameSuffix, "name suffix", Expected(format!("_v{}", version.major)), Actual(format!("_v{suffix}")), name_pos, format!("view name `{}` ends in _v{suffix} but schema_version {} has major version {}", spec.name, version, version.major)));
+                    checks.push(Check::fail(Rule::VersionNameSuffix, "name suffix", Expected(format!("_v{}", version.major)), Actual(format!("_v{suffix}")), name_pos, format!("view name `{}` ends in _v{suffix} but schema_version {} has major version {}", short(&spec.name), short(&version.to_string()), version.major)));
                 }
             }
         }
@@ -968,11 +1089,12 @@ fn file_checks(file: &SchemaFile) -> Vec<Check> {
             Rule::VersionSemver,
             "schema_version",
             Expected("MAJOR.MINOR.PATCH"),
-            Actual(spec.schema_version.clone()),
+            Actual(short(&spec.schema_version)),
             version_pos,
             format!(
-                "schema_version `{}` is not a semantic version: {error}",
-                spec.schema_version
+                "schema_version `{}` is not a semantic version (expected MAJOR.MINOR.PATCH such as 1.2.0): {}",
+                short(&spec.schema_version),
+                short(&error.to_string())
             ),
         )),
     }
@@ -994,4 +1116,130 @@ pub fn name_version_suffix(name: &str) -> Option<Result<u64, String>> {
             u64::MAX
         )
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Status;
+
+    const VIEW: &str = "name: v_v1\nschema_version: 1.0.0\nentities: [{name: driver, join_key: d, type: int64}]\nevent_timestamp: {name: ts}\nfeatures:\n  - name: f\n    type: int64\n";
+
+    fn findings(text: &str, rule: Rule) -> Vec<Check> {
+        load_bytes("v.yaml", text.as_bytes())
+            .0
+            .checks
+            .into_iter()
+            .filter(|c| c.rule == rule && c.status.is_finding())
+            .collect()
+    }
+
+    /// Compared through f64, 9007199254740993 > 9007199254740992 was false.
+    #[test]
+    fn integer_bounds_are_compared_exactly() {
+        let bounds =
+            |min: &str, max: &str| format!("{VIEW}    constraints: {{min: {min}, max: {max}}}\n");
+        let found = findings(
+            &bounds("9007199254740993", "9007199254740992"),
+            Rule::ConstraintInvalid,
+        );
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(
+            found[0]
+                .message
+                .contains("min 9007199254740993 is greater than max 9007199254740992"),
+            "{}",
+            found[0].message
+        );
+        assert!(findings(
+            &bounds("9007199254740992", "9007199254740993"),
+            Rule::ConstraintInvalid
+        )
+        .is_empty());
+        assert_eq!(
+            findings(&bounds("1.5", "1"), Rule::ConstraintInvalid).len(),
+            1
+        );
+        assert!(findings(&bounds("-1", "0.5"), Rule::ConstraintInvalid).is_empty());
+    }
+
+    /// TTLs that are not whole seconds are quoted as written, with what was expected.
+    #[test]
+    fn ttl_findings_quote_the_value_as_written() {
+        for written in [
+            "010",
+            "86400.0",
+            "1e5",
+            "9223372036854775808",
+            "-1",
+            "999999999999",
+        ] {
+            let text = VIEW.replace("features:", &format!("ttl: {written}\nfeatures:"));
+            let (report, file) = load_bytes("v.yaml", text.as_bytes());
+            let found: Vec<&Check> = report.findings().collect();
+            assert!(!found.is_empty(), "{written}");
+            let message = &found[0].message;
+            assert!(
+                message.contains(&format!("found `{written}`")),
+                "{written}: {message}"
+            );
+            if file.is_some() {
+                assert!(message.contains("whole number of seconds"), "{message}");
+                assert_eq!(found[0].actual, written);
+            }
+        }
+        let text = VIEW.replace("features:", "ttl: .inf\nfeatures:");
+        let (report, _) = load_bytes("v.yaml", text.as_bytes());
+        let message = &report.findings().next().unwrap().message;
+        assert!(!message.contains("policy"), "{message}");
+        assert!(
+            message.contains("expected a finite number, found `.inf`"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_null_document_says_what_it_is() {
+        for (text, found) in [
+            ("null\n", "found `null`"),
+            ("~", "found `~`"),
+            ("\n\n", "an empty file"),
+        ] {
+            let (report, _) = load_bytes("t.yaml", text.as_bytes());
+            let check = report.findings().next().unwrap();
+            assert_eq!(check.rule, Rule::InputUnreadable);
+            assert_eq!((check.line, check.column), (1, 1));
+            assert!(check.message.contains(found), "{}", check.message);
+            assert!(!check.message.contains("t.yaml"), "{}", check.message);
+        }
+    }
+
+    #[test]
+    fn schema_violations_say_what_was_found() {
+        let text = VIEW.replace("type: int64\n", "type: int64\n    nullable: 7\n");
+        let found = findings(&text, Rule::SchemaViolation);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(
+            found[0].message.ends_with("found `7`"),
+            "{}",
+            found[0].message
+        );
+    }
+
+    /// Each unknown key was located by a search of its mapping: 80,000 of them took
+    /// minutes. A tenth of a second each would still be slow; this bound allows a slow CI
+    /// machine and a debug build.
+    #[test]
+    fn many_unknown_keys_are_linear() {
+        let keys: String = (0..80_000).map(|i| format!("k{i}: 1\n")).collect();
+        let started = std::time::Instant::now();
+        let found = findings(&format!("{VIEW}{keys}"), Rule::SchemaUnknownKey);
+        assert_eq!(found.len(), 80_000);
+        assert!(found
+            .iter()
+            .all(|c| c.line > 7 && c.status == Status::Error));
+        let last = found.iter().find(|c| c.actual == "k79999").unwrap();
+        assert_eq!(last.line, 80_007);
+        assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    }
 }

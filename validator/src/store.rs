@@ -397,11 +397,17 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
                     let field_context = format!("{context}.spec.{key}[{i}]");
                     let field_name = string(field, "name", &field_context)?;
                     // Feast omits `valueType` when it is the proto default (INVALID).
-                    let store_type = field
-                        .get("valueType")
-                        .and_then(Value::as_str)
-                        .unwrap_or("INVALID")
-                        .to_string();
+                    // Feast omits `valueType` when it is the proto default (INVALID); a
+                    // number is not a registry-dump spelling. Either is shown as what it
+                    // is, never as a bare "INVALID".
+                    let store_type = match field.get("valueType") {
+                        Some(Value::String(name)) => name.clone(),
+                        None | Some(Value::Null) => "no valueType (INVALID)".to_string(),
+                        Some(other) => format!(
+                            "valueType {} (expected a Feast type name such as INT64)",
+                            crate::text::short(&other.to_string())
+                        ),
+                    };
                     if let Some(first) = out.iter().find(|f| f.name == field_name) {
                         return Err(duplicate_feature(
                             &format!("{context}.spec.{key}[{i}]"),
@@ -442,6 +448,13 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
                 ))
                 }
             };
+            // Tags that are not an object were read as no tags at all.
+            if let Some(other) = spec.get("tags").filter(|t| !t.is_object() && !t.is_null()) {
+                return Err(format!(
+                    "{context}.spec.tags: expected an object of tag names to values, found {}",
+                    json_kind(other)
+                ));
+            }
             let tags = spec
                 .get("tags")
                 .and_then(Value::as_object)
@@ -755,6 +768,37 @@ mod tests {
         assert!(parse(neutral.as_bytes())
             .unwrap_err()
             .contains("out of range"));
+    }
+
+    #[test]
+    fn feast_types_and_tags_are_read_or_refused_by_what_they_are() {
+        let store = |field: &str, tags: &str| {
+            parse(
+                feast(
+                    &view("v", field).replace("\"ttl\"", &format!("\"tags\": {tags}, \"ttl\"")),
+                    "",
+                )
+                .as_bytes(),
+            )
+        };
+        let untyped = store(r#"{"name": "a"}"#, "{}").unwrap();
+        assert_eq!(
+            untyped.views["v"].features[0].store_type,
+            "no valueType (INVALID)"
+        );
+        let numbered = store(r#"{"name": "a", "valueType": 6}"#, "{}").unwrap();
+        assert!(numbered.views["v"].features[0]
+            .store_type
+            .starts_with("valueType 6 (expected a Feast type name"));
+        let error = store(
+            r#"{"name": "a", "valueType": "INT64"}"#,
+            r#"["schema_version"]"#,
+        )
+        .unwrap_err();
+        assert!(
+            error.contains("featureViews[0].spec.tags: expected an object of tag names to values, found an array"),
+            "{error}"
+        );
     }
 
     #[test]

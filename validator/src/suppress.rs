@@ -58,14 +58,23 @@ fn rule_str<S: serde::Serializer>(rule: &Rule, s: S) -> Result<S::Ok, S::Error> 
     s.serialize_str(rule.as_str())
 }
 
-/// FNV-1a 64 of expected, NUL, actual: stable across Rust versions and platforms.
+/// FNV-1a 64 of expected, NUL, actual (and NUL, [`Check::detail`] when there is one: a
+/// change between revisions, so that accepting `int64 → int32` does not accept a later
+/// `int64 → string` under the same version bump): stable across Rust versions and
+/// platforms.
 pub fn fingerprint(check: &Check) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let detail = (!check.detail.is_empty()).then_some(check.detail.as_bytes());
     for byte in check
         .expected
         .bytes()
         .chain([0u8])
         .chain(check.actual.bytes())
+        .chain(
+            detail
+                .into_iter()
+                .flat_map(|d| [0u8].into_iter().chain(d.iter().copied())),
+        )
     {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(0x0000_0100_0000_01b3);

@@ -199,12 +199,23 @@ pub fn parse(text: &str) -> Result<Node, YamlError> {
                      nesting, 1000 aliases and 100000 alias-expanded nodes"
                 )
             }
+            // serde-saphyr's wording names its own configuration, not the file's problem.
+            YamlErrorKind::Syntax if message.contains("rejected by the configured policy") => {
+                let value = message
+                    .split('`')
+                    .nth(1)
+                    .map_or_else(String::new, |v| format!(" `{}`", crate::text::short(v)));
+                format!(
+                    "expected a finite number, found{value}: infinity and NaN are not accepted in schema files"
+                )
+            }
             YamlErrorKind::Syntax => message,
         };
         YamlError {
             kind,
             pos,
-            message: crate::text::clean(&message),
+            // The parser's message may quote the document: cut as well as escaped.
+            message: crate::text::quote(&message, 500),
         }
     })
 }
@@ -401,7 +412,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
                 DUPLICATE_AT.with(|at| at.set(Some(Pos::from_saphyr(key.referenced))));
                 return Err(de::Error::custom(format!(
                     "duplicate mapping key: {}",
-                    key.value
+                    crate::text::short(&key.value)
                 )));
             }
             let value = map.next_value::<Node>()?;

@@ -98,9 +98,16 @@ pub fn render(report: &Report, format: Format, options: &RenderOptions) -> Strin
     format.renderer().render(&escaped(report), options)
 }
 
-/// `report` with [`escape_controls`](crate::text::escape_controls) applied to every string.
+/// The most characters of one report field (a message, an expected or actual value, a
+/// path) that any format writes. Messages quote values from files cut to
+/// [`MAX_SHOWN`](crate::text::MAX_SHOWN); this bound holds for every field even where a
+/// value reached one whole, so no file can flood a CI log.
+pub const MAX_FIELD_CHARS: usize = 4000;
+
+/// `report` with [`escape_controls`](crate::text::escape_controls) applied to every string,
+/// each cut to [`MAX_FIELD_CHARS`].
 pub fn escaped(report: &Report) -> Report {
-    use crate::text::clean;
+    let clean = |text: &str| crate::text::quote(text, MAX_FIELD_CHARS);
     Report {
         against: clean(&report.against),
         files: report
@@ -123,6 +130,7 @@ pub fn escaped(report: &Report) -> Report {
                     .collect(),
                 ignores: file.ignores.clone(),
                 unchecked: file.unchecked,
+                uncompared: file.uncompared.clone(),
             })
             .collect(),
         against_detail: crate::report::AgainstDetail {
@@ -143,7 +151,7 @@ pub fn escaped(report: &Report) -> Report {
 pub fn render_error(message: &str, format: Format, options: &RenderOptions) -> String {
     format
         .renderer()
-        .render_error(&crate::text::clean(message), options)
+        .render_error(&crate::text::quote(message, MAX_FIELD_CHARS), options)
 }
 
 fn location(path: &str, check: &Check) -> String {

@@ -52,11 +52,14 @@ impl Renderer for Sarif {
             }
             results.push(result);
         }
-        document(
-            json!(descriptors),
-            json!({"executionSuccessful": true}),
-            json!(results),
-        )
+        // Unreadable input (exit 2) means the run did not check everything: not a
+        // successful execution, as for a run that could not start.
+        let invocation = if report.summary().unreadable > 0 {
+            json!({"executionSuccessful": false, "exitCode": 2})
+        } else {
+            json!({"executionSuccessful": true})
+        };
+        document(json!(descriptors), invocation, json!(results))
     }
 
     fn render_error(&self, message: &str, _options: &RenderOptions) -> String {
@@ -199,7 +202,9 @@ mod tests {
             run["tool"]["driver"]["rules"].as_array().unwrap().len(),
             Rule::ALL.len()
         );
-        assert_eq!(run["invocations"][0]["executionSuccessful"], true);
+        // The sample holds unreadable input: exit 2, not a successful execution.
+        assert_eq!(run["invocations"][0]["executionSuccessful"], false);
+        assert_eq!(run["invocations"][0]["exitCode"], 2);
         let results = run["results"].as_array().unwrap();
         assert_eq!(results.len(), 4);
         for result in results {
@@ -260,5 +265,21 @@ mod tests {
         let invocation = &sarif["runs"][0]["invocations"][0];
         assert_eq!(invocation["executionSuccessful"], false);
         assert_eq!(invocation["exitCode"], 2);
+    }
+
+    /// Only unreadable input (exit 2) makes the execution unsuccessful; findings do not.
+    #[test]
+    fn findings_alone_are_a_successful_execution() {
+        let mut report = sample();
+        for file in &mut report.files {
+            file.checks
+                .retain(|c| c.rule.category() != crate::rules::Category::Input);
+        }
+        assert_ne!(report.exit_code(false), 2);
+        let sarif: serde_json::Value =
+            serde_json::from_str(&render(&report, Format::Sarif, &options())).unwrap();
+        let invocation = &sarif["runs"][0]["invocations"][0];
+        assert_eq!(invocation["executionSuccessful"], true);
+        assert!(invocation.get("exitCode").is_none());
     }
 }
