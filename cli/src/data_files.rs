@@ -18,7 +18,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use datafusion::arrow::datatypes::DataType;
 use datafusion::catalog::{TableProvider, TableProviderFactory, UrlTableFactory};
+use datafusion::common::DFSchema;
 use datafusion::datasource::dynamic_file::DynamicListTableFactory;
 use datafusion::datasource::listing::{ListingTable, ListingTableConfig, ListingTableUrl};
 use datafusion::error::{DataFusionError, Result};
@@ -27,10 +29,17 @@ use datafusion::execution::options::{
     CsvReadOptions, JsonReadOptions, ParquetReadOptions, ReadOptions,
 };
 
-use crate::parquet_schemas::MergedStringsParquet;
+use crate::parquet_format::CheckedParquet;
 use arrowfeat_udf::sql::table_paths::extension;
 pub use arrowfeat_udf::sql::table_paths::{is_file_url, local_path, path_like};
 use arrowfeat_validator::text::quote;
+
+/// Rows a CSV or JSON column's type is inferred from: all. From the first 1,000 only (the
+/// reader's default), a time column of whole seconds became `Timestamp(s)` and a later
+/// `10:00:00.500` was cut to `10:00:00`, silently, as `2024-01-01` rows made a later
+/// `2024-01-01T23:00` a date: a training set then saw events from after the label. Over
+/// all rows such a column is read as text, which the functions refuse by name.
+pub const INFER_TYPES_FROM_ALL_ROWS: usize = usize::MAX;
 
 /// A format arrowfeat reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -476,14 +485,16 @@ pub async fn listing_table(
                 ..Default::default()
             }
             .to_listing_options(config, table_options);
-            options.format = MergedStringsParquet::wrap(options.format);
+            options.format = CheckedParquet::wrap(options.format);
             options
         }
         DataFormat::Csv => CsvReadOptions::new()
             .file_extension(extension)
+            .schema_infer_max_records(INFER_TYPES_FROM_ALL_ROWS)
             .to_listing_options(config, table_options),
         DataFormat::Json => JsonReadOptions::default()
             .file_extension(extension)
+            .schema_infer_max_records(INFER_TYPES_FROM_ALL_ROWS)
             .to_listing_options(config, table_options),
     };
     let table = ListingTableConfig::new(literal_url(path)?)
@@ -521,6 +532,7 @@ pub async fn listing_table(
         .then(|| (path.to_path_buf(), CsvDialect::default()));
     local_files_table(
         Arc::new(ListingTable::try_new(table)?),
+        None,
         &null_partition_keys,
         csv_check,
     )
@@ -528,15 +540,18 @@ pub async fn listing_table(
 
 /// A view of `table` with each partition key's null values read as null: Spark's
 /// `key=__HIVE_DEFAULT_PARTITION__` and DataFusion's own `key=`, which the reader alone
-/// gives as those strings. Only for directories that hold one, as the view costs partition
-/// pruning on those keys.
+/// gives as those strings. A key `table` reads as a string but `typed` declares otherwise
+/// (`PARTITIONED BY (day INT)`) is cast to its declared type after that, as the reader
+/// could not parse those names as one. Only for directories that hold one, as the view
+/// costs partition pruning on those keys.
 fn null_partitions_as_null(
     table: &Arc<dyn TableProvider>,
     partition_keys: &[String],
+    typed: &datafusion::arrow::datatypes::Schema,
 ) -> Result<datafusion::datasource::ViewTable> {
     use datafusion::datasource::provider_as_source;
     use datafusion::logical_expr::LogicalPlanBuilder;
-    use datafusion::prelude::{ident, lit, nullif};
+    use datafusion::prelude::{cast, ident, lit, nullif};
     use datafusion::scalar::ScalarValue;
 
     let columns = table
@@ -553,10 +568,12 @@ fn null_partitions_as_null(
                     .cast_to(field.data_type())
                     .map(lit)
             };
-            Ok(
-                nullif(nullif(column, null_value(NULL_PARTITION)?), null_value("")?)
-                    .alias(field.name()),
-            )
+            let mut read = nullif(nullif(column, null_value(NULL_PARTITION)?), null_value("")?);
+            let declared = typed.field_with_name(field.name())?.data_type();
+            if declared != field.data_type() {
+                read = cast(read, declared.clone());
+            }
+            Ok(read.alias(field.name()))
         })
         .collect::<Result<Vec<_>>>()?;
     let plan = LogicalPlanBuilder::scan("files", provider_as_source(Arc::clone(table)), None)?
@@ -566,13 +583,16 @@ fn null_partitions_as_null(
 }
 
 /// `files` (a listing table) as arrowfeat reads a local directory: null partition values
-/// of `null_partition_keys` read as null ([`null_partitions_as_null`]), and a CSV
+/// of `null_partition_keys` read as null ([`null_partitions_as_null`], through
+/// `null_partition_reader`, `files` with those keys read as strings when `files` declares
+/// other types, or `files` itself), and a CSV
 /// directory's headers checked again at each scan (`csv_check`: the directory and how its
 /// files are parsed), since a statement may have written a file with other columns into
 /// it since the table was made, which the reader would read by position. `files` itself
 /// when there is nothing to add.
 fn local_files_table(
     files: Arc<dyn TableProvider>,
+    null_partition_reader: Option<Arc<dyn TableProvider>>,
     null_partition_keys: &[String],
     csv_check: Option<(PathBuf, CsvDialect)>,
 ) -> Result<Arc<dyn TableProvider>> {
@@ -582,7 +602,12 @@ fn local_files_table(
     let read: Arc<dyn TableProvider> = if null_partition_keys.is_empty() {
         Arc::clone(&files)
     } else {
-        Arc::new(null_partitions_as_null(&files, null_partition_keys)?)
+        let reader = null_partition_reader.unwrap_or_else(|| Arc::clone(&files));
+        Arc::new(null_partitions_as_null(
+            &reader,
+            null_partition_keys,
+            &files.schema(),
+        )?)
     };
     Ok(Arc::new(LocalFilesTable {
         files,
@@ -713,7 +738,7 @@ impl LocalDataTables {
         // `STORED AS PARQUET` reads files whose strings were written two ways. (This
         // cannot fail: the factory DataFusion registered is replaced.)
         let _ = state.register_file_format(
-            Arc::new(crate::parquet_schemas::MergedStringsParquetFactory::default()),
+            Arc::new(crate::parquet_format::CheckedParquetFactory::default()),
             true,
         );
         let ctx = datafusion::prelude::SessionContext::new_with_state(state);
@@ -843,16 +868,48 @@ impl TableProviderFactory for ExternalTables {
             .flatten()
             .is_some_and(|files| files.null_partitions);
         let any: &dyn std::any::Any = table.as_ref();
-        let null_partition_keys: Vec<String> = match any.downcast_ref::<ListingTable>() {
-            Some(listing) if null_partitions => listing
-                .options()
-                .table_partition_cols
-                .iter()
-                .map(|(key, _)| key.clone())
-                .collect(),
+        let partition_keys: Vec<(String, DataType)> = match any.downcast_ref::<ListingTable>() {
+            Some(listing) if null_partitions => listing.options().table_partition_cols.clone(),
             _ => Vec::new(),
         };
-        local_files_table(table, &null_partition_keys, csv_check)
+        // The reader parses a declared key type (`PARTITIONED BY (day INT)`) from each
+        // directory name, and fails on the null names: those keys are read as strings by a
+        // second table over the same files, then cast after the null names are taken out.
+        let typed_keys: Vec<&str> = partition_keys
+            .iter()
+            .filter(|(_, data_type)| !is_string(data_type))
+            .map(|(key, _)| key.as_str())
+            .collect();
+        let reader = if typed_keys.is_empty() {
+            None
+        } else {
+            let declared = cmd.schema.inner();
+            let as_strings = datafusion::arrow::datatypes::Schema::new_with_metadata(
+                declared
+                    .fields()
+                    .iter()
+                    .map(|field| match typed_keys.contains(&field.name().as_str()) {
+                        true => Arc::new(field.as_ref().clone().with_data_type(DataType::Utf8)),
+                        false => Arc::clone(field),
+                    })
+                    .collect::<Vec<_>>(),
+                declared.metadata().clone(),
+            );
+            let mut strings_cmd = cmd.clone();
+            strings_cmd.schema = Arc::new(DFSchema::try_from(as_strings)?);
+            Some(self.inner.create(state, &strings_cmd).await?)
+        };
+        let keys: Vec<String> = partition_keys.into_iter().map(|(key, _)| key).collect();
+        local_files_table(table, reader, &keys, csv_check)
+    }
+}
+
+/// Whether values of `data_type` are strings, as partition directory names are read.
+fn is_string(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
+        DataType::Dictionary(_, values) => is_string(values),
+        _ => false,
     }
 }
 

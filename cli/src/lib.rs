@@ -5,7 +5,8 @@ pub mod check;
 pub mod data_files;
 pub mod feast;
 pub mod functions;
-pub mod parquet_schemas;
+pub mod json_output;
+pub mod parquet_format;
 pub mod sql;
 pub mod training_set;
 
@@ -48,6 +49,15 @@ impl fmt::Display for CliError {
         // One line: DataFusion messages may carry newlines and tabs (candidate lists).
         let one_line: Vec<&str> = self.message.split_whitespace().collect();
         write!(f, "{}", one_line.join(" "))
+    }
+}
+
+/// An I/O error as the operating system says it, without Rust's " (os error N)".
+pub fn io_message(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.split_once(" (os error") {
+        Some((message, _)) => message.to_string(),
+        None => text,
     }
 }
 

@@ -95,6 +95,15 @@ pub fn session() -> CliResult<SessionContext> {
         .with_object_list_cache_limit(0)
         .build_arc()?;
     let ctx = LocalDataTables::enable(SessionContext::new_with_config_rt(config, runtime));
+    {
+        // External tables too (see INFER_TYPES_FROM_ALL_ROWS), unless a statement says
+        // otherwise in its options.
+        let state = ctx.state_ref();
+        let mut state = state.write();
+        let options = state.table_options_mut();
+        options.csv.schema_infer_max_rec = Some(crate::data_files::INFER_TYPES_FROM_ALL_ROWS);
+        options.json.schema_infer_max_rec = Some(crate::data_files::INFER_TYPES_FROM_ALL_ROWS);
+    }
     arrowfeat_udf::register_all(&ctx);
     Ok(ctx)
 }
@@ -850,7 +859,7 @@ pub async fn write_stream(
             CliError::failure(format!("writing output: {message}"))
         }
     };
-    let io = |e: std::io::Error| fail(e.to_string());
+    let io = |e: std::io::Error| fail(crate::io_message(&e));
     let arrow = |e: datafusion::arrow::error::ArrowError| fail(e.to_string());
     // A statement with no result columns (`CREATE VIEW`, `SET`): run, nothing to print.
     if stream.schema().fields().is_empty() {
@@ -918,6 +927,7 @@ pub async fn write_stream(
             // Null values are written as `"column": null`, not left out of the object.
             let mut writer = datafusion::arrow::json::WriterBuilder::new()
                 .with_explicit_nulls(true)
+                .with_encoder_factory(crate::json_output::NonFiniteFloatsKept::factory())
                 .build::<_, datafusion::arrow::json::writer::JsonArray>(&mut *out);
             while let Some(batch) = stream.next().await {
                 writer.write(&batch?).map_err(arrow)?;
@@ -928,6 +938,7 @@ pub async fn write_stream(
         OutputFormat::Ndjson => {
             let mut writer = datafusion::arrow::json::WriterBuilder::new()
                 .with_explicit_nulls(true)
+                .with_encoder_factory(crate::json_output::NonFiniteFloatsKept::factory())
                 .build::<_, datafusion::arrow::json::writer::LineDelimited>(&mut *out);
             while let Some(batch) = stream.next().await {
                 writer.write(&batch?).map_err(arrow)?;

@@ -125,6 +125,17 @@ pub fn parquet_inputs(args: &TrainingSetArgs) -> sql::ParquetFiles {
     }
 }
 
+/// `result` as newline-delimited JSON in the file `path`.
+async fn write_ndjson(result: DataFrame, path: &Path) -> CliResult<()> {
+    use std::io::Write;
+    let file = std::fs::File::create(path).map_err(|e| CliError::failure(crate::io_message(&e)))?;
+    let mut out = std::io::BufWriter::new(file);
+    let stream = result.execute_stream().await?;
+    sql::write_stream(stream, OutputFormat::Ndjson, 0, &mut out).await?;
+    out.flush()
+        .map_err(|e| CliError::failure(crate::io_message(&e)))
+}
+
 /// Runs `arrowfeat training-set`.
 pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) -> CliResult<()> {
     const FUNCTION: &str = "training-set";
@@ -172,10 +183,26 @@ pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) 
         Some(path) => {
             let text = path.to_string_lossy().to_string();
             let options = DataFrameWriteOptions::new();
+            let failed = |e: datafusion::error::DataFusionError| {
+                CliError::failure(format!("--output {text}: {}", e.find_root()))
+            };
             let written = match sql::format_of(&text) {
-                Some("parquet") => result.write_parquet(&text, options, None).await,
-                Some("csv") => result.write_csv(&text, options, None).await,
-                Some("json") => result.write_json(&text, options, None).await,
+                Some("parquet") => result
+                    .write_parquet(&text, options, None)
+                    .await
+                    .map(drop)
+                    .map_err(failed),
+                Some("csv") => result
+                    .write_csv(&text, options, None)
+                    .await
+                    .map(drop)
+                    .map_err(failed),
+                // Written as `--format ndjson` writes it, which keeps NaN and infinities
+                // (DataFusion's JSON writer writes them as null).
+                Some("json") => write_ndjson(result, path).await.map_err(|e| CliError {
+                    message: format!("--output {text}: {}", e.message),
+                    ..e
+                }),
                 _ => {
                     return Err(CliError::usage(format!(
                     "--output {text}: unknown file format: expected a .parquet, .csv or .json file"
@@ -186,10 +213,7 @@ pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) 
                 // A failed run leaves no file behind: a partial training set would look
                 // like a whole one to the next step.
                 let _ = std::fs::remove_file(path);
-                return Err(CliError::failure(format!(
-                    "--output {text}: {}",
-                    e.find_root()
-                )));
+                return Err(name(e));
             }
         }
         None => {

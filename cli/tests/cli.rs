@@ -1072,6 +1072,26 @@ fn spark_null_partitions_read_as_null_and_other_partitions_are_still_pruned() {
         "SELECT count(*) AS n FROM '{root}/' WHERE hour = '3'"
     ));
     assert_eq!(stdout(&out), format!("n\n{n}\n"), "{}", stderr(&out));
+    // Keys declared with a type read the null names as null and the others as that type
+    // (DataFusion failed to parse `__HIVE_DEFAULT_PARTITION__` as an INT).
+    let out = sql_csv(&format!(
+        "CREATE EXTERNAL TABLE typed (event_id BIGINT, day INT, hour INT) STORED AS PARQUET \
+         PARTITIONED BY (day, hour) LOCATION '{root}/'; \
+         SELECT day, hour, arrow_typeof(day) AS t, count(*) AS n FROM typed \
+         GROUP BY day, hour ORDER BY day, hour"
+    ));
+    assert_eq!(
+        stdout(&out),
+        format!("day,hour,t,n\n1,3,Int32,{n}\n1,,Int32,{n}\n,2,Int32,{n}\n"),
+        "{}",
+        stderr(&out)
+    );
+    let out = sql_csv(&format!(
+        "CREATE EXTERNAL TABLE typed (event_id BIGINT, day INT, hour INT) STORED AS PARQUET \
+         PARTITIONED BY (day, hour) LOCATION '{root}/'; \
+         SELECT count(*) AS n FROM typed WHERE day = 1 AND hour IS NULL"
+    ));
+    assert_eq!(stdout(&out), format!("n\n{n}\n"), "{}", stderr(&out));
 }
 
 #[test]
@@ -1443,4 +1463,281 @@ fn a_statement_without_result_columns_prints_nothing_and_succeeds() {
         assert_eq!(out.status.code(), Some(0), "{format}: {}", stderr(&out));
         assert_eq!(stdout(&out), "", "{format}");
     }
+}
+
+/// `arrowfeat training-set` of `feature` (repeatable, `;`-separated) with key `k` and
+/// time `t` on both sides, as CSV.
+fn training_set_csv(spine: &str, events: &str, features: &str) -> Output {
+    let mut args = vec![
+        "training-set",
+        "--spine",
+        spine,
+        "--events",
+        events,
+        "--by",
+        "k",
+        "--spine-time",
+        "t",
+        "--event-time",
+        "t",
+        "--format",
+        "csv",
+    ];
+    for feature in features.split(';') {
+        args.extend(["--feature", feature]);
+    }
+    arrowfeat(&args)
+}
+
+#[test]
+fn float_columns_holding_nan_are_read_whole_not_from_their_bounds() {
+    // Parquet writers leave NaN out of a float column's min and max. DataFusion took
+    // [NaN, 2.0], with min = max = 2.0 and no nulls, for the constant 2.0 (so a label saw
+    // the 2.0 of a later event), skipped it for `v > 3` and answered `max(v)` from the
+    // footer. Each query is compared with the same query over the rows in memory.
+    let tmp = tempdir("nan-bounds");
+    let file = tmp.path().join("e.parquet").display().to_string();
+    let rows = "SELECT column1 AS k, arrow_cast(column2, 'Timestamp(Nanosecond, None)') AS t, \
+                column3 AS v, arrow_cast(column3, 'Float32') AS f FROM (VALUES \
+                (1, 1, CAST('NaN' AS DOUBLE)), (1, 2, 2.0))";
+    let out = arrowfeat(&[
+        "sql",
+        &format!("COPY ({rows}) TO '{file}'"),
+        "--allow-write",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for query in [
+        "SELECT k, v, f FROM rows ORDER BY t",
+        "SELECT count(*) AS n FROM rows WHERE v > 3",
+        "SELECT count(*) AS n FROM rows WHERE f > 3",
+        "SELECT count(*) AS n FROM rows WHERE v = 2.0",
+        "SELECT max(v) AS high, min(v) AS low, max(f) AS f FROM rows",
+        "SELECT v FROM rows ORDER BY v DESC LIMIT 1",
+    ] {
+        let from_memory = sql_csv(&query.replace("rows", &format!("({rows})")));
+        let from_file = sql_csv(&query.replace("rows", &format!("'{file}'")));
+        assert_eq!(
+            from_memory.status.code(),
+            Some(0),
+            "{}",
+            stderr(&from_memory)
+        );
+        assert_eq!(
+            stdout(&from_file),
+            stdout(&from_memory),
+            "{query}: {}",
+            stderr(&from_file)
+        );
+    }
+    assert_eq!(
+        stdout(&sql_csv(&format!(
+            "SELECT count(*) AS n FROM '{file}' WHERE v > 3"
+        ))),
+        "n\n1\n",
+        "NaN is above every number"
+    );
+    let spine = tmp.path().join("s.csv");
+    std::fs::write(&spine, "k,t\n1,1970-01-01T00:00:00.000000001\n").unwrap();
+    let out = training_set_csv(spine.to_str().unwrap(), &file, "v;v:max");
+    assert_eq!(
+        stdout(&out),
+        "k,t,v,v_max\n1,1970-01-01T00:00:00.000000001,NaN,NaN\n",
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn csv_types_are_inferred_from_every_row_so_no_time_is_cut() {
+    // From its first 1,000 rows, a column of whole seconds was Timestamp(s) and a later
+    // `10:00:00.500` read as 10:00:00, and `2024-01-01` rows made a later
+    // `2024-01-01T23:00:00` a date: both events, after the label, were visible.
+    let tmp = tempdir("csv-inference");
+    let spine = tmp.path().join("s.csv");
+    std::fs::write(&spine, "k,t\n1,2024-01-01T10:00:00\n").unwrap();
+    for (name, filler, late) in [
+        (
+            "seconds.csv",
+            "2024-01-01T09:00:00",
+            "2024-01-01T10:00:00.500",
+        ),
+        ("dates.csv", "2023-01-01", "2024-01-01T23:00:00"),
+    ] {
+        let events = tmp.path().join(name);
+        let mut text = "k,t,v\n".to_string();
+        for _ in 0..1000 {
+            text.push_str(&format!("2,{filler},0\n"));
+        }
+        text.push_str(&format!("1,{late},99\n"));
+        std::fs::write(&events, text).unwrap();
+        let out = training_set_csv(spine.to_str().unwrap(), events.to_str().unwrap(), "v");
+        assert!(!stdout(&out).contains("99"), "{name}: {}", stdout(&out));
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", stdout(&out));
+        assert!(
+            stderr(&out).contains("`t`") && stderr(&out).contains("Utf8"),
+            "{name}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn training_set_keys_of_two_integer_types_all_match_and_the_spine_is_kept() {
+    // A UInt64 spine key beside Int64 event keys was compared as Int64: 2^63 became null
+    // in the output, and the key column came back as Int64.
+    let tmp = tempdir("key-types");
+    let spine = tmp.path().join("s.parquet").display().to_string();
+    let events = tmp.path().join("e.parquet").display().to_string();
+    let uint64_events = tmp.path().join("u.parquet").display().to_string();
+    for (file, rows) in [
+        (
+            &spine,
+            "SELECT arrow_cast(column1, 'UInt64') AS k, arrow_cast(10, 'Timestamp(Nanosecond, None)') AS t \
+             FROM (VALUES (arrow_cast('9223372036854775808', 'UInt64')), (arrow_cast('5', 'UInt64')))",
+        ),
+        (
+            &events,
+            "SELECT arrow_cast(5, 'Int64') AS k, arrow_cast(1, 'Timestamp(Nanosecond, None)') AS t, 1.0 AS v",
+        ),
+        (
+            &uint64_events,
+            "SELECT arrow_cast(column1, 'Dictionary(Int32, UInt64)') AS k, \
+             arrow_cast(1, 'Timestamp(Nanosecond, None)') AS t, 2.0 AS v \
+             FROM (VALUES (arrow_cast('9223372036854775808', 'UInt64')))",
+        ),
+    ] {
+        let out = arrowfeat(&["sql", &format!("COPY ({rows}) TO '{file}'"), "--allow-write"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let out = training_set_csv(&spine, &events, "v");
+    assert_eq!(
+        stdout(&out),
+        "k,t,v\n9223372036854775808,1970-01-01T00:00:00.000000010,\n5,1970-01-01T00:00:00.000000010,1.0\n",
+        "{}",
+        stderr(&out)
+    );
+    // A key above Int64 matches its equal in another integer type.
+    let out = training_set_csv(&spine, &uint64_events, "v");
+    assert_eq!(
+        stdout(&out),
+        "k,t,v\n9223372036854775808,1970-01-01T00:00:00.000000010,2.0\n5,1970-01-01T00:00:00.000000010,\n",
+        "{}",
+        stderr(&out)
+    );
+    let out = sql_csv(&format!(
+        "SELECT arrow_typeof(k) AS k FROM point_in_time('{spine}', '{events}', 'k', 't', 't', 'v')"
+    ));
+    assert_eq!(stdout(&out), "k\nUInt64\nUInt64\n", "{}", stderr(&out));
+}
+
+#[test]
+fn an_events_csv_holding_only_its_header_has_no_events() {
+    let tmp = tempdir("header-only");
+    let spine = tmp.path().join("s.csv");
+    let events = tmp.path().join("e.csv");
+    std::fs::write(&spine, "k,t\n1,2024-01-01T10:00:00\n").unwrap();
+    std::fs::write(&events, "k,t,v\n").unwrap();
+    let out = training_set_csv(
+        spine.to_str().unwrap(),
+        events.to_str().unwrap(),
+        "v;v:count;v:sum:1h",
+    );
+    assert_eq!(
+        stdout(&out),
+        "k,t,v,v_count,v_sum_1h\n1,2024-01-01T10:00:00,,0,\n",
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_parquet_file_with_two_columns_of_one_name_is_refused() {
+    // The reader read one of them under that name and dropped the other, silently.
+    let tmp = tempdir("repeated-column");
+    let file = tmp.path().join("s.parquet");
+    std::fs::copy(repo().join("tests/fixtures/repeated_column.parquet"), &file).unwrap();
+    let file = file.display().to_string();
+    let out = sql_csv(&format!("SELECT * FROM '{file}'"));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("s.parquet' has two columns named `t`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn parquet_files_whose_column_types_do_not_merge_are_refused_naming_both() {
+    let tmp = tempdir("unmerged");
+    let dir = tmp.path().join("d");
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = dir.display().to_string();
+    for (file, value) in [
+        ("1", "make_array(arrow_cast('x', 'Utf8'))"),
+        ("2", "make_array(arrow_cast('x', 'Utf8View'))"),
+    ] {
+        let out = arrowfeat(&[
+            "sql",
+            &format!("COPY (SELECT {value} AS tags) TO '{root}/{file}.parquet'"),
+            "--allow-write",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let out = sql_csv(&format!("SELECT count(*) AS n FROM '{root}/'"));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let message = stderr(&out);
+    assert!(
+        message.contains("give column `tags` two types: '")
+            && message.contains("2.parquet' has ")
+            && message.contains("1.parquet' has "),
+        "{message}"
+    );
+}
+
+#[test]
+fn json_output_keeps_nan_and_infinities() {
+    // arrow-json writes them as null, which reads as "no value".
+    let query = "SELECT CAST('NaN' AS DOUBLE) AS n, 1e308 * 10 AS i, -1e308 * 10 AS m, \
+                 CAST(NULL AS DOUBLE) AS z, 0.5 AS h";
+    for format in ["json", "ndjson"] {
+        let out = arrowfeat(&["sql", query, "--format", format]);
+        let text = stdout(&out);
+        assert!(
+            text.contains(r#"{"n":"NaN","i":"Infinity","m":"-Infinity","z":null,"h":0.5}"#),
+            "{format}: {text}{}",
+            stderr(&out)
+        );
+    }
+    let tmp = tempdir("json-training-set");
+    let spine = tmp.path().join("s.csv");
+    let events = tmp.path().join("e.csv");
+    let output = tmp.path().join("o.json");
+    std::fs::write(&spine, "k,t\n1,2024-01-01T10:00:00\n").unwrap();
+    std::fs::write(
+        &events,
+        "k,t,v\n1,2024-01-01T09:00:00,1e308\n1,2024-01-01T09:30:00,1e308\n",
+    )
+    .unwrap();
+    let out = arrowfeat(&[
+        "training-set",
+        "--spine",
+        spine.to_str().unwrap(),
+        "--events",
+        events.to_str().unwrap(),
+        "--by",
+        "k",
+        "--spine-time",
+        "t",
+        "--event-time",
+        "t",
+        "--feature",
+        "v:sum",
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&output).unwrap(),
+        "{\"k\":1,\"t\":\"2024-01-01T10:00:00\",\"v_sum\":\"Infinity\"}\n"
+    );
 }

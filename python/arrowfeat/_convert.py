@@ -412,6 +412,13 @@ def _check_columns(function: str, where: str, available: Sequence[str], columns:
                 f"{function}: argument `{argument}`: expected a column of {where}, "
                 f"found {_visible(repr(name), 200)} (columns: {shown})"
             )
+        repeats = list(available).count(name)
+        if repeats > 1:
+            # pyarrow would raise a bare KeyError; reading either one would be a guess.
+            raise ArrowfeatValueError(
+                f"{function}: argument `{argument}`: expected a name that {where} gives one column, "
+                f"found {_visible(repr(name), 200)} naming {repeats} columns; rename them apart"
+            )
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])

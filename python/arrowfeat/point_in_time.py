@@ -378,10 +378,15 @@ def _point_in_time(
             # The kernel sees the storage (a uuid's 16 bytes); a value it returns as it
             # found it keeps its extension type.
             array = pa.ExtensionArray.from_storage(source, array)
-        if name in result.column_names:
+        if name in spine_table.column_names:
             raise ArrowfeatValueError(
                 f"{function}: argument `features`: the output column {_visible(repr(name), 200)} "
                 "is already a column of the spine"
+            )
+        if name in result.column_names:
+            raise ArrowfeatValueError(
+                f"{function}: argument `features`: expected each feature once, found two that both "
+                f"compute the column {_visible(repr(name), 200)}"
             )
         result = result.append_column(name, array)
     if spine_kind == "pandas":

@@ -175,6 +175,16 @@ def test_errors_name_the_argument():
         )
     with pytest.raises(TypeError, match=r"argument `spine`: expected a pyarrow Table"):
         af.point_in_time([1, 2], events, by="k", spine_time="ts", event_time="ts", features=["v"])
+    # Two spine columns of one name: refused, not one of them read (pyarrow: a bare KeyError).
+    twice = pa.Table.from_arrays([pa.array([1]), pa.array([300]), pa.array([100])], names=["k", "ts", "ts"])
+    with pytest.raises(
+        ValueError,
+        match=r"point_in_time: argument `spine_time`: expected a name that `spine` gives one column, "
+        r"found 'ts' naming 2 columns",
+    ):
+        af.point_in_time(twice, events, by="k", spine_time="ts", event_time="ts", features=["v"])
+    with pytest.raises(ValueError, match=r"expected each feature once, found two that both compute the column 'v'"):
+        af.point_in_time(spine, events, by="k", spine_time="ts", event_time="ts", features=["v", ("v", "last", None)])
 
 
 def test_errors_name_the_function_the_user_called():

@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{ArrayRef, RecordBatch, StructArray};
 use datafusion::arrow::compute::concat_batches;
-use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 use datafusion::common::{DataFusionError, Result};
 use datafusion::datasource::{provider_as_source, MemTable};
 use datafusion::logical_expr::LogicalPlanBuilder;
@@ -292,17 +292,31 @@ fn same_family(a: &DataType, b: &DataType) -> bool {
     family(a).is_some() && family(a) == family(b)
 }
 
-/// The plain type keys of one family are compared as: strings as views (no offset
-/// limit), integers as Int64.
-fn plain_key_type(t: &DataType) -> DataType {
-    match t {
-        DataType::Dictionary(_, value) => plain_key_type(value),
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => DataType::Utf8View,
+/// The plain type two keys of one family are compared as: strings as views (no offset
+/// limit); integers as their own type when both sides have it, else as a type that holds
+/// every value of both (Int64, UInt64, or Decimal128(20, 0) for UInt64 beside a signed
+/// type), so that no key is lost to a cast.
+fn comparison_key_type(spine: &DataType, events: &DataType) -> DataType {
+    fn plain(t: &DataType) -> &DataType {
+        match t {
+            DataType::Dictionary(_, value) => plain(value),
+            t => t,
+        }
+    }
+    let (spine, events) = (plain(spine), plain(events));
+    match (spine, events) {
+        (DataType::Null, t) | (t, DataType::Null) => t.clone(),
+        (DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View, _) => DataType::Utf8View,
+        (s, e) if s == e => s.clone(),
+        (DataType::UInt64, e) | (e, DataType::UInt64) if e.is_signed_integer() => {
+            DataType::Decimal128(20, 0)
+        }
+        (s, e) if s.is_unsigned_integer() && e.is_unsigned_integer() => DataType::UInt64,
         _ => DataType::Int64,
     }
 }
 
-/// `batch` with column `name` cast to `target` (values that do not fit become null).
+/// `batch` with column `name` cast to `target`, which holds each of its values.
 fn cast_column(
     batch: &RecordBatch,
     name: &str,
@@ -440,7 +454,7 @@ pub(crate) fn check_join(spine: &Schema, events: &Schema, join: &PointInTimeJoin
         // columns only as its arguments).
         same_kind("created", "created time", created, " with created_cutoff")?;
         let ct = events.field_with_name(created)?.data_type();
-        if time_kind(ct) == "other" {
+        if time_kind(ct) == "other" && !ct.is_null() {
             return Err(kernel_error(KernelError::wrong_type(
                 FUNCTION,
                 "created",
@@ -471,7 +485,9 @@ pub(crate) fn check_join(spine: &Schema, events: &Schema, join: &PointInTimeJoin
     for (s, e) in join.spine_keys.iter().zip(&join.event_keys) {
         let st = spine.field_with_name(s)?.data_type();
         let et = events.field_with_name(e)?.data_type();
-        if st != et && !same_family(st, et) {
+        // A column of type Null (from a CSV file holding only its header) has no value to
+        // compare: it matches nothing, whatever the other side's type.
+        if st != et && !same_family(st, et) && !st.is_null() && !et.is_null() {
             return Err(kernel_error(KernelError::wrong_type(
                 FUNCTION,
                 "event_keys",
@@ -505,20 +521,20 @@ pub(crate) fn join_batches(
         |batch: &RecordBatch, name: &str| batch.column_by_name(name).expect("checked").clone();
     // Keys of the same family in other types (Parquet's Utf8View against CSV's Utf8, Int32
     // against Int64, a dictionary against its values) are compared as one plain type, so
-    // equal values match; an integer that does not fit becomes null, which matches nothing.
-    let mut spine = spine.clone();
+    // equal values match. Only the comparison uses the cast keys: the spine's own columns
+    // are returned as they are.
+    let mut spine_for_keys = spine.clone();
     let mut events = events.clone();
     for (s, e) in join.spine_keys.iter().zip(&join.event_keys) {
         let st = spine.schema().field_with_name(s)?.data_type().clone();
         let et = events.schema().field_with_name(e)?.data_type().clone();
         if st != et {
-            let target = plain_key_type(&st);
-            spine = cast_column(&spine, s, &target, "spine_keys")?;
+            let target = comparison_key_type(&st, &et);
+            spine_for_keys = cast_column(&spine_for_keys, s, &target, "spine_keys")?;
             events = cast_column(&events, e, &target, "event_keys")?;
         }
     }
-    let spine = &spine;
-    let spine_keys = key_array(spine, &join.spine_keys)?;
+    let spine_keys = key_array(&spine_for_keys, &join.spine_keys)?;
     let values = value_columns(join);
     let event_keys = key_array(&events, &join.event_keys)?;
     let event_values: Vec<ArrayRef> = values.iter().map(|c| column(&events, c)).collect();
@@ -531,18 +547,37 @@ pub(crate) fn join_batches(
             period: f.period,
         })
         .collect();
-    let created = join.event_created.as_ref().map(|c| column(&events, c));
+    // Times of type Null (a CSV file holding only its header) are read as the other
+    // side's times: all null, so nothing is visible, as with an empty file.
+    let spine_time = column(spine, &join.spine_time);
+    let event_time = column(&events, &join.event_time);
+    let time_type = [spine_time.data_type(), event_time.data_type()]
+        .into_iter()
+        .find(|t| !t.is_null())
+        .unwrap_or(&DataType::Timestamp(TimeUnit::Nanosecond, None))
+        .clone();
+    let as_times = |times: ArrayRef| -> Result<ArrayRef> {
+        match times.data_type().is_null() {
+            true => Ok(datafusion::arrow::compute::cast(&times, &time_type)?),
+            false => Ok(times),
+        }
+    };
+    let (spine_time, event_time) = (as_times(spine_time)?, as_times(event_time)?);
+    let created = match join.event_created.as_ref() {
+        Some(c) => Some(as_times(column(&events, c))?),
+        None => None,
+    };
     let outputs = point_in_time(
         spine_keys.as_ref(),
-        column(spine, &join.spine_time).as_ref(),
+        spine_time.as_ref(),
         event_keys.as_ref(),
-        column(&events, &join.event_time).as_ref(),
+        event_time.as_ref(),
         created.as_deref(),
         &event_values,
         &features,
         options,
     )
-    .map_err(|e| kernel_error(name_value_column(e, &values)))?;
+    .map_err(|e| kernel_error(name_join_columns(name_value_column(e, &values), join)))?;
 
     let spine_schema = spine.schema();
     let mut fields: Vec<Arc<Field>> = spine_schema.fields().iter().cloned().collect();
@@ -556,6 +591,27 @@ pub(crate) fn join_batches(
         spine_schema.metadata().clone(),
     ));
     Ok(RecordBatch::try_new(schema, columns)?)
+}
+
+/// `error` of the kernel with its argument named as the join names it (`event_ts` is
+/// `event_time`), and the column it read.
+fn name_join_columns(mut error: KernelError, join: &PointInTimeJoin) -> KernelError {
+    let (argument, columns) = match error.argument.as_str() {
+        "spine_ts" => ("spine_time", vec![join.spine_time.clone()]),
+        "event_ts" => ("event_time", vec![join.event_time.clone()]),
+        "event_created" => ("created", join.event_created.iter().cloned().collect()),
+        "spine_keys" => ("by", join.spine_keys.clone()),
+        "event_keys" => ("by", join.event_keys.clone()),
+        _ => return error,
+    };
+    let side = match error.argument.starts_with("spine") {
+        true => "spine",
+        false => "events",
+    };
+    error.argument = argument.to_string();
+    let columns: Vec<String> = columns.iter().map(|c| format!("`{c}`")).collect();
+    error.message = format!("{side} column {}: {}", columns.join(", "), error.message);
+    error
 }
 
 /// The options with `threads == 0` resolved to the session's `target_partitions`.

@@ -611,7 +611,9 @@ impl Ordered for f64 {
     #[inline(always)]
     fn order(a: Self, b: Self) -> Ordering {
         match (a.is_nan(), b.is_nan()) {
-            (false, false) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
+            // -0.0 below 0.0, as DataFusion orders them: equal, the result's sign would
+            // follow which came last.
+            (false, false) => a.total_cmp(&b),
             (true, true) => Ordering::Equal,
             (true, false) => Ordering::Greater,
             (false, true) => Ordering::Less,

@@ -45,7 +45,7 @@ use arrow::array::{
 };
 use arrow::buffer::{NullBuffer, ScalarBuffer};
 use arrow::compute::{cast_with_options, CastOptions};
-use arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit};
+use arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit, UInt64Type};
 
 pub use duration::{format_nanos, parse_duration};
 pub use hop::{hop_aggregate, hop_aggregate_batches, hop_windows};
@@ -352,6 +352,21 @@ pub(crate) fn numeric_values(
             )
         })
     };
+    if let Some(values) = array.as_primitive_opt::<UInt64Type>() {
+        // Named here, by value: the cast's own error is Rust's ("Cast error: Can't cast").
+        if let Some(big) = values.iter().flatten().find(|&v| v > i64::MAX as u64) {
+            return Err(KernelError::new(
+                function,
+                argument,
+                format!(
+                    "expected integers up to {} for `{}` (they are added as Int64), found {big}; \
+                     cast the column to a DOUBLE or DECIMAL",
+                    i64::MAX,
+                    aggregation.name()
+                ),
+            ));
+        }
+    }
     if t.is_integer() {
         let a = if *t == DataType::Int64 {
             arrow::array::make_array(array.to_data())

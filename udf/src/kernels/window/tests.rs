@@ -544,6 +544,23 @@ fn non_finite_values_leave_the_window_cleanly() {
 }
 
 #[test]
+fn signed_zeros_are_ordered_whatever_their_order_in_time() {
+    let ts = Int64Array::from(vec![0, 1]);
+    for zeros in [[0.0, -0.0], [-0.0, 0.0]] {
+        let values = Float64Array::from(zeros.to_vec());
+        for (aggregation, expected) in [(Aggregation::Min, -0.0f64), (Aggregation::Max, 0.0)] {
+            let out = rolling(None, &ts, &values, 10, Closed::Right, aggregation, 0).unwrap();
+            let found = out.as_primitive::<Float64Type>().value(1);
+            assert_eq!(
+                found.to_bits(),
+                expected.to_bits(),
+                "{aggregation:?} of {zeros:?}: {found}"
+            );
+        }
+    }
+}
+
+#[test]
 fn integer_sums_are_exact_and_overflow_is_an_error() {
     let ts = Int64Array::from(vec![0, 1, 2]);
     let big = Int64Array::from(vec![i64::MAX, i64::MAX, -i64::MAX]);
