@@ -645,11 +645,10 @@ impl TableProvider for LocalFilesTable {
     fn get_logical_plan(
         &self,
     ) -> Option<std::borrow::Cow<'_, datafusion::logical_expr::LogicalPlan>> {
-        // A view inlined by the planner is never scanned here, where the check is.
-        match self.csv_check {
-            None => self.read.get_logical_plan(),
-            Some(_) => None,
-        }
+        // Not inlined: a view inlined by the planner is never scanned here, where the CSV
+        // check is, and its filters would reach the listing table as exact (see
+        // `supports_filters_pushdown`).
+        None
     }
 
     async fn scan(
@@ -671,7 +670,19 @@ impl TableProvider for LocalFilesTable {
         &self,
         filters: &[&datafusion::prelude::Expr],
     ) -> Result<Vec<datafusion::logical_expr::TableProviderFilterPushDown>> {
-        self.read.supports_filters_pushdown(filters)
+        use datafusion::logical_expr::TableProviderFilterPushDown::{Exact, Inexact};
+        let pushed = self.read.supports_filters_pushdown(filters)?;
+        if Arc::ptr_eq(&self.read, &self.files) {
+            return Ok(pushed);
+        }
+        // Through the null-partition view, a filter on a key still prunes partitions,
+        // but the listing table, taking a partition filter as exact, did not apply it to
+        // the rows the view turns null (`k <> 1` returned the `k=` rows): it is applied
+        // again above the scan.
+        Ok(pushed
+            .into_iter()
+            .map(|p| if p == Exact { Inexact } else { p })
+            .collect())
     }
 
     async fn insert_into(

@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use arrowfeat_validator::text::quote;
 use async_trait::async_trait;
-use datafusion::arrow::datatypes::{Field, Schema, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::catalog::Session;
 use datafusion::common::stats::Precision;
 use datafusion::common::Statistics;
@@ -311,7 +311,7 @@ fn without_float_bounds(mut statistics: Statistics, table_schema: &Schema) -> St
         .iter_mut()
         .zip(table_schema.fields())
     {
-        if field.data_type().is_floating() {
+        if holds_float_values(field.data_type()) {
             column.min_value = Precision::Absent;
             column.max_value = Precision::Absent;
             column.sum_value = Precision::Absent;
@@ -319,6 +319,14 @@ fn without_float_bounds(mut statistics: Statistics, table_schema: &Schema) -> St
         }
     }
     statistics
+}
+
+/// Whether a column's values are floats: a float type, or a dictionary of one.
+fn holds_float_values(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Dictionary(_, values) => holds_float_values(values),
+        data_type => data_type.is_floating(),
+    }
 }
 
 /// A Parquet file reader whose footer and page index come without the bounds of float

@@ -161,6 +161,19 @@ pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) 
             )));
         }
     }
+    if let Some(path) = &args.output {
+        // DataFusion's writers create missing directories: a typo in the path would
+        // quietly make a new tree. Checked before any input is read.
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if !parent.is_dir() {
+                return Err(CliError::usage(format!(
+                    "--output {}: expected a file in an existing directory, found no directory {}",
+                    arrowfeat_validator::text::quote(&path.to_string_lossy(), 200),
+                    arrowfeat_validator::text::quote(&parent.to_string_lossy(), 200)
+                )));
+            }
+        }
+    }
     let ctx = sql::session()?;
     let inputs = parquet_inputs(args);
     let name = |e: CliError| sql::name_parquet_inputs(e, &inputs);

@@ -1086,6 +1086,30 @@ fn spark_null_partitions_read_as_null_and_other_partitions_are_still_pruned() {
         "{}",
         stderr(&out)
     );
+    // Filters on a key leave out its null rows: the listing table took a key filter as
+    // exact, and `day <> 1` returned the null partition's rows.
+    for (table, filter, rows) in [
+        ("typed", "day <> 1", 0),
+        ("typed", "hour < 100", 2),
+        ("typed", "NOT (day = 1)", 0),
+        ("typed", "hour BETWEEN 0 AND 100", 2),
+        ("t", "day <> '1'", 0),
+        (&format!("'{root}/'"), "day <> '1'", 0),
+        (&format!("'{root}/'"), "hour <> '2'", 1),
+    ] {
+        let out = sql_csv(&format!(
+            "CREATE EXTERNAL TABLE typed (event_id BIGINT, day INT, hour INT) STORED AS PARQUET \
+             PARTITIONED BY (day, hour) LOCATION '{root}/'; \
+             CREATE EXTERNAL TABLE t STORED AS PARQUET LOCATION '{root}/'; \
+             SELECT count(*) AS n FROM {table} WHERE {filter}"
+        ));
+        assert_eq!(
+            stdout(&out),
+            format!("n\n{}\n", rows * n),
+            "{table} WHERE {filter}: {}",
+            stderr(&out)
+        );
+    }
     let out = sql_csv(&format!(
         "CREATE EXTERNAL TABLE typed (event_id BIGINT, day INT, hour INT) STORED AS PARQUET \
          PARTITIONED BY (day, hour) LOCATION '{root}/'; \
@@ -1498,7 +1522,8 @@ fn float_columns_holding_nan_are_read_whole_not_from_their_bounds() {
     let tmp = tempdir("nan-bounds");
     let file = tmp.path().join("e.parquet").display().to_string();
     let rows = "SELECT column1 AS k, arrow_cast(column2, 'Timestamp(Nanosecond, None)') AS t, \
-                column3 AS v, arrow_cast(column3, 'Float32') AS f FROM (VALUES \
+                column3 AS v, arrow_cast(column3, 'Float32') AS f, \
+                arrow_cast(column3, 'Dictionary(Int32, Float64)') AS d FROM (VALUES \
                 (1, 1, CAST('NaN' AS DOUBLE)), (1, 2, 2.0))";
     let out = arrowfeat(&[
         "sql",
@@ -1506,8 +1531,13 @@ fn float_columns_holding_nan_are_read_whole_not_from_their_bounds() {
         "--allow-write",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = sql_csv(&format!(
+        "SELECT arrow_typeof(d) AS d FROM '{file}' LIMIT 1"
+    ));
+    assert_eq!(stdout(&out), "d\n\"Dictionary(Int32, Float64)\"\n");
     for query in [
-        "SELECT k, v, f FROM rows ORDER BY t",
+        "SELECT k, v, f, d FROM rows ORDER BY t",
+        "SELECT count(*) AS n FROM rows WHERE d > 3",
         "SELECT count(*) AS n FROM rows WHERE v > 3",
         "SELECT count(*) AS n FROM rows WHERE f > 3",
         "SELECT count(*) AS n FROM rows WHERE v = 2.0",
@@ -1538,10 +1568,10 @@ fn float_columns_holding_nan_are_read_whole_not_from_their_bounds() {
     );
     let spine = tmp.path().join("s.csv");
     std::fs::write(&spine, "k,t\n1,1970-01-01T00:00:00.000000001\n").unwrap();
-    let out = training_set_csv(spine.to_str().unwrap(), &file, "v;v:max");
+    let out = training_set_csv(spine.to_str().unwrap(), &file, "v;v:max;d");
     assert_eq!(
         stdout(&out),
-        "k,t,v,v_max\n1,1970-01-01T00:00:00.000000001,NaN,NaN\n",
+        "k,t,v,v_max,d\n1,1970-01-01T00:00:00.000000001,NaN,NaN,NaN\n",
         "{}",
         stderr(&out)
     );
@@ -1740,4 +1770,42 @@ fn json_output_keeps_nan_and_infinities() {
         std::fs::read_to_string(&output).unwrap(),
         "{\"k\":1,\"t\":\"2024-01-01T10:00:00\",\"v_sum\":\"Infinity\"}\n"
     );
+    // Read back as a number where the column is declared one.
+    let out = sql_csv(&format!(
+        "CREATE EXTERNAL TABLE back (v_sum DOUBLE) STORED AS JSON LOCATION '{}'; \
+         SELECT v_sum > 1e308 AS big FROM back",
+        output.display()
+    ));
+    assert_eq!(stdout(&out), "big\ntrue\n", "{}", stderr(&out));
+}
+
+#[test]
+fn training_set_output_into_a_missing_directory_is_refused() {
+    // DataFusion's writers made the missing directories, so a typo made a new tree.
+    let tmp = tempdir("missing-dir");
+    let output = tmp.path().join("no/such/dir/o.parquet");
+    let out = arrowfeat(&[
+        "training-set",
+        "--spine",
+        "examples/data/labels.csv",
+        "--events",
+        "examples/data/events.parquet",
+        "--by",
+        "user_id",
+        "--spine-time",
+        "label_ts",
+        "--event-time",
+        "event_ts",
+        "--feature",
+        "channel",
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("expected a file in an existing directory, found no directory"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!tmp.path().join("no").exists());
 }

@@ -177,10 +177,20 @@ impl FeatureSpec {
     /// Parses the text form shared by `arrowfeat training-set --feature` and the SQL
     /// table function: `COLUMN` (its as-of value), `COLUMN:AGG` (over every visible
     /// event) or `COLUMN:AGG:PERIOD`, each optionally followed by ` AS NAME`, e.g.
-    /// `amount:sum:5m as spend_5m`. Errors are plain sentences for the caller to prefix.
+    /// `amount:sum:5m as spend_5m`. A column whose name holds `:` or ` as ` is written
+    /// in backticks (`` `a:b`:sum:5m ``). Errors are plain sentences for the caller to
+    /// prefix.
     pub fn parse(text: &str) -> std::result::Result<Self, String> {
-        const SHAPE: &str = "COLUMN, COLUMN:AGGREGATION or COLUMN:AGGREGATION:PERIOD, optionally followed by AS NAME (for example amount:sum:5m as spend_5m)";
-        let trimmed = text.trim();
+        const SHAPE: &str = "COLUMN, COLUMN:AGGREGATION or COLUMN:AGGREGATION:PERIOD, optionally followed by AS NAME (for example amount:sum:5m as spend_5m; a column name holding `:` in backticks)";
+        let (quoted_column, trimmed) = match text.trim().strip_prefix('`') {
+            Some(quoted) => {
+                let end = quoted.find('`').ok_or_else(|| {
+                    format!("expected a closing backtick after the column name, found `{text}`")
+                })?;
+                (Some(&quoted[..end]), &quoted[end + 1..])
+            }
+            None => (None, text.trim()),
+        };
         let lower = trimmed.to_ascii_lowercase();
         if lower.ends_with(" as") || lower == "as" {
             return Err(format!("expected an output name after AS, found `{text}`"));
@@ -197,7 +207,12 @@ impl FeatureSpec {
             None => (trimmed, None),
         };
         let parts: Vec<&str> = spec.split(':').map(str::trim).collect();
-        let column = parts[0];
+        let column = match quoted_column {
+            // Nothing may stand between the closing backtick and the first `:`.
+            Some(column) if parts[0].is_empty() => column,
+            Some(_) => return Err(format!("expected {SHAPE}, found `{text}`")),
+            None => parts[0],
+        };
         if column.is_empty() || parts.len() > 3 {
             return Err(format!("expected {SHAPE}, found `{text}`"));
         }
@@ -246,7 +261,11 @@ fn split_alias(text: &str) -> Option<(&str, &str)> {
 }
 
 fn column_names(schema: &Schema) -> String {
-    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    let names: Vec<String> = schema
+        .fields()
+        .iter()
+        .map(|f| format!("`{}`", f.name()))
+        .collect();
     names.join(", ")
 }
 

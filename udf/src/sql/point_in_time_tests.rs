@@ -184,6 +184,19 @@ fn feature_text_forms() {
     let mut every = FeatureSpec::as_of("amount");
     every.aggregation = PitAggregation::Mean;
     assert_eq!(parse("amount:mean"), Ok(every));
+    // A column name holding `:` or ` as ` in backticks.
+    assert_eq!(
+        parse("`a:b as c`:sum:5m as s"),
+        Ok(FeatureSpec::window("a:b as c", PitAggregation::Sum, 300_000_000_000).named("s"))
+    );
+    assert_eq!(parse("`a:b`"), Ok(FeatureSpec::as_of("a:b")));
+    assert_eq!(
+        parse("`a:b` as x"),
+        Ok(FeatureSpec::as_of("a:b").named("x"))
+    );
+    for text in ["`a:b", "`a`b:sum", "``:sum"] {
+        assert!(parse(text).is_err(), "{text}");
+    }
     // AS must be followed by a name.
     assert_eq!(
         parse("amount:sum:5m as"),
