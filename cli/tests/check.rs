@@ -630,7 +630,7 @@ fn baseline_round_trip() {
     assert_eq!(out.status.code(), Some(1));
     // Hostile baselines: clean errors with file:line:column, exit 2, no panic.
     let hostile: [(&[u8], &str); 4] = [
-        (b"{\n  \"format\": 1", "arrowfeat: error: baseline bad.json:2:13: invalid type: integer `1`, expected a string\n"),
+        (b"{\n  \"format\": 1", "arrowfeat: error: baseline bad.json:2:13: `format`: expected a string, found the number 1\n"),
         (b"{\"format\":\"arrowfeat-baseline\",\"format_version\":1,\"findings\":[{\"path\":\"a\",\"rule\":\"tttl\",\"subject\":\"s\",\"fingerprint\":\"f\"}]}", "arrowfeat: error: baseline bad.json:1:87: unknown rule `tttl`"),
         (b"\x1b[2J", "arrowfeat: error: baseline bad.json:1:1: expected value\n"),
         (b"", "arrowfeat: error: baseline bad.json:1:0: EOF while parsing a value\n"),

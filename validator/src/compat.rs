@@ -6,6 +6,7 @@
 //! A change that breaks the mode needs a major bump; an additive change at least a minor
 //! bump; any other change at least a patch bump.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -196,28 +197,37 @@ pub fn changes(old: &SchemaFile, new: &SchemaFile) -> Vec<Change> {
     let (o, n) = (&old.spec, &new.spec);
     // Looked up by name, not searched per feature: two revisions of tens of thousands of
     // features compare in linear time.
-    let old_features: std::collections::HashMap<&str, &crate::spec::FeatureSpec> =
-        o.features.iter().map(|f| (f.name.as_str(), f)).collect();
-    let new_features: std::collections::HashSet<&str> =
-        n.features.iter().map(|f| f.name.as_str()).collect();
-    let old_entities: std::collections::HashMap<&str, &crate::spec::EntitySpec> =
-        o.entities.iter().map(|e| (e.name.as_str(), e)).collect();
-    let new_entities: std::collections::HashSet<&str> =
-        n.entities.iter().map(|e| e.name.as_str()).collect();
-    let mut out = Vec::new();
+    // Every declaration of a name, not the last one: a revision that declares a feature or
+    // an entity twice (a `duplicate-feature` finding of its own) is compared with each, so
+    // `[f: int64, f: string]` → `[f: string]` still shows the type change.
+    let mut old_features: HashMap<&str, Vec<&crate::spec::FeatureSpec>> = HashMap::new();
+    for f in &o.features {
+        old_features.entry(f.name.as_str()).or_default().push(f);
+    }
+    let new_features: HashSet<&str> = n.features.iter().map(|f| f.name.as_str()).collect();
+    let mut old_entities: HashMap<&str, Vec<&crate::spec::EntitySpec>> = HashMap::new();
+    for e in &o.entities {
+        old_entities.entry(e.name.as_str()).or_default().push(e);
+    }
+    let new_entities: HashSet<&str> = n.entities.iter().map(|e| e.name.as_str()).collect();
+    let mut out: Vec<Change> = Vec::new();
+    let mut seen: HashSet<(String, String, String)> = HashSet::new();
     let mut push = |kind, subject: String, old: String, new: String, pos| {
-        out.push(Change {
-            kind,
-            subject,
-            old,
-            new,
-            pos,
-        })
+        // The same change found against two equal duplicates is listed once.
+        if seen.insert((subject.clone(), old.clone(), new.clone())) {
+            out.push(Change {
+                kind,
+                subject,
+                old,
+                new,
+                pos,
+            })
+        }
     };
 
     for (index, feature) in n.features.iter().enumerate() {
         let pos = new.key_pos(&format!("/features/{index}"));
-        let Some(before) = old_features.get(feature.name.as_str()).copied() else {
+        let Some(befores) = old_features.get(feature.name.as_str()) else {
             push(
                 ChangeKind::FeatureAdded {
                     nullable: feature.nullable,
@@ -234,72 +244,74 @@ pub fn changes(old: &SchemaFile, new: &SchemaFile) -> Vec<Change> {
             continue;
         };
         let subject = format!("feature {}", q(&feature.name));
-        match (
-            FeatureType::parse(&before.type_name),
-            FeatureType::parse(&feature.type_name),
-        ) {
-            (Ok(t_old), Ok(t_new)) if t_old != t_new => {
-                let kind = match (compare(&t_old, &t_new), compare(&t_new, &t_old)) {
-                    (TypeMatch::Compatible(_), TypeMatch::Incompatible(_)) => {
-                        ChangeKind::TypeWidened
-                    }
-                    (TypeMatch::Incompatible(_), TypeMatch::Compatible(_)) => {
-                        ChangeKind::TypeNarrowed
-                    }
-                    _ => ChangeKind::TypeChanged,
+        for before in befores {
+            match (
+                FeatureType::parse(&before.type_name),
+                FeatureType::parse(&feature.type_name),
+            ) {
+                (Ok(t_old), Ok(t_new)) if t_old != t_new => {
+                    let kind = match (compare(&t_old, &t_new), compare(&t_new, &t_old)) {
+                        (TypeMatch::Compatible(_), TypeMatch::Incompatible(_)) => {
+                            ChangeKind::TypeWidened
+                        }
+                        (TypeMatch::Incompatible(_), TypeMatch::Compatible(_)) => {
+                            ChangeKind::TypeNarrowed
+                        }
+                        _ => ChangeKind::TypeChanged,
+                    };
+                    push(
+                        kind,
+                        format!("{subject}: type"),
+                        t_old.to_string(),
+                        t_new.to_string(),
+                        new.key_pos(&format!("/features/{index}/type")),
+                    );
+                }
+                (Ok(_), Ok(_)) => {}
+                // A type that does not parse on either side cannot be shown compatible: a
+                // different text is a type change (never skipped as "no change").
+                _ if before.type_name != feature.type_name => push(
+                    ChangeKind::TypeChanged,
+                    format!("{subject}: type"),
+                    q(&before.type_name),
+                    q(&feature.type_name),
+                    new.key_pos(&format!("/features/{index}/type")),
+                ),
+                _ => {}
+            }
+            if before.nullable != feature.nullable {
+                let kind = if feature.nullable {
+                    ChangeKind::NullabilityRelaxed
+                } else {
+                    ChangeKind::NullabilityTightened
                 };
+                let show = |n: bool| if n { "nullable" } else { "not null" }.to_string();
                 push(
                     kind,
-                    format!("{subject}: type"),
-                    t_old.to_string(),
-                    t_new.to_string(),
-                    new.key_pos(&format!("/features/{index}/type")),
+                    format!("{subject}: nullability"),
+                    show(before.nullable),
+                    show(feature.nullable),
+                    pos,
                 );
             }
-            (Ok(_), Ok(_)) => {}
-            // A type that does not parse on either side cannot be shown compatible: a
-            // different text is a type change (never skipped as "no change").
-            _ if before.type_name != feature.type_name => push(
-                ChangeKind::TypeChanged,
-                format!("{subject}: type"),
-                q(&before.type_name),
-                q(&feature.type_name),
-                new.key_pos(&format!("/features/{index}/type")),
-            ),
-            _ => {}
-        }
-        if before.nullable != feature.nullable {
-            let kind = if feature.nullable {
-                ChangeKind::NullabilityRelaxed
-            } else {
-                ChangeKind::NullabilityTightened
-            };
-            let show = |n: bool| if n { "nullable" } else { "not null" }.to_string();
-            push(
-                kind,
-                format!("{subject}: nullability"),
-                show(before.nullable),
-                show(feature.nullable),
-                pos,
-            );
-        }
-        if before.description != feature.description {
-            push(
-                ChangeKind::Metadata,
-                format!("{subject}: description"),
-                show_text(&before.description),
-                show_text(&feature.description),
-                pos,
-            );
-        }
-        if before.constraints != feature.constraints {
-            push(
-                ChangeKind::Metadata,
-                format!("{subject}: constraints"),
-                show_constraints(&before.constraints),
-                show_constraints(&feature.constraints),
-                pos,
-            );
+            if before.description != feature.description {
+                push(
+                    ChangeKind::Metadata,
+                    format!("{subject}: description"),
+                    show_text(&before.description),
+                    show_text(&feature.description),
+                    pos,
+                );
+            }
+            if !same_constraints(&before.constraints, &feature.constraints) {
+                push(
+                    ChangeKind::Metadata,
+                    format!("{subject}: constraints"),
+                    show_constraints(&before.constraints),
+                    show_constraints(&feature.constraints),
+                    pos,
+                );
+            }
         }
     }
     let features_pos = new.root.locate_key("", "features");
@@ -320,15 +332,18 @@ pub fn changes(old: &SchemaFile, new: &SchemaFile) -> Vec<Change> {
     for (index, entity) in n.entities.iter().enumerate() {
         let pos = new.key_pos(&format!("/entities/{index}"));
         let key = |e: &crate::spec::EntitySpec| format!("{} {}", q(&e.join_key), q(&e.type_name));
-        match old_entities.get(entity.name.as_str()).copied() {
-            None => push(
+        let Some(befores) = old_entities.get(entity.name.as_str()) else {
+            push(
                 ChangeKind::EntityAdded,
                 format!("entity {}", q(&entity.name)),
                 "absent".into(),
                 key(entity),
                 pos,
-            ),
-            Some(before) => {
+            );
+            continue;
+        };
+        for before in befores {
+            {
                 if before.join_key != entity.join_key
                     || !same_type(&before.type_name, &entity.type_name)
                 {
@@ -374,8 +389,8 @@ pub fn changes(old: &SchemaFile, new: &SchemaFile) -> Vec<Change> {
         push(
             ChangeKind::TimestampChanged,
             "event timestamp".into(),
-            format!("{} {}", q(&ts_old.name), ts_old.feature_type()),
-            format!("{} {}", q(&ts_new.name), ts_new.feature_type()),
+            show_timestamp(ts_old),
+            show_timestamp(ts_new),
             new.key_pos("/event_timestamp"),
         );
     }
@@ -437,6 +452,55 @@ pub fn changes(old: &SchemaFile, new: &SchemaFile) -> Vec<Change> {
     out
 }
 
+/// An event timestamp as a change shows it: `required: false` too, so that a change of
+/// `required` alone does not read as `ts timestamp[us, UTC] → ts timestamp[us, UTC]`.
+fn show_timestamp(ts: &crate::spec::EventTimestampSpec) -> String {
+    format!(
+        "{} {}{}",
+        q(&ts.name),
+        ts.feature_type(),
+        if ts.required {
+            ""
+        } else {
+            " (required: false)"
+        }
+    )
+}
+
+/// Constraints compared by value: `min: 1` and `min: 1.0` are the same bound.
+fn same_constraints(
+    a: &Option<crate::spec::Constraints>,
+    b: &Option<crate::spec::Constraints>,
+) -> bool {
+    use crate::spec::ExactNumber;
+    let same_number = |x: Option<ExactNumber>, y: Option<ExactNumber>| match (x, y) {
+        (Some(x), Some(y)) => x.cmp_value(&y).is_eq(),
+        (None, None) => true,
+        _ => false,
+    };
+    let same_value = |x: &serde_json::Value, y: &serde_json::Value| match (x, y) {
+        (serde_json::Value::Number(x), serde_json::Value::Number(y)) => ExactNumber::of(x, None)
+            .cmp_value(&ExactNumber::of(y, None))
+            .is_eq(),
+        _ => x == y,
+    };
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => {
+            same_number(a.min_exact(), b.min_exact())
+                && same_number(a.max_exact(), b.max_exact())
+                && match (&a.allowed_values, &b.allowed_values) {
+                    (Some(x), Some(y)) => {
+                        x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(x, y))
+                    }
+                    (None, None) => true,
+                    _ => false,
+                }
+        }
+        _ => false,
+    }
+}
+
 /// Whether two type texts mean the same type; texts that do not parse are compared as
 /// written.
 fn same_type(a: &str, b: &str) -> bool {
@@ -462,11 +526,17 @@ fn show_constraints(constraints: &Option<crate::spec::Constraints>) -> String {
         return "none".into();
     };
     let mut parts = Vec::new();
-    if let Some(min) = &c.min {
-        parts.push(format!("min {}", q(&min.to_string())));
+    // As written: `1e23`, not serde's `1e+23`.
+    let shown = |written: &Option<String>, number: &Option<serde_json::Number>| {
+        written
+            .clone()
+            .or_else(|| number.as_ref().map(|n| n.to_string()))
+    };
+    if let Some(min) = shown(&c.min_written, &c.min) {
+        parts.push(format!("min {}", q(&min)));
     }
-    if let Some(max) = &c.max {
-        parts.push(format!("max {}", q(&max.to_string())));
+    if let Some(max) = shown(&c.max_written, &c.max) {
+        parts.push(format!("max {}", q(&max)));
     }
     if let Some(values) = &c.allowed_values {
         let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
@@ -482,9 +552,24 @@ fn show_constraints(constraints: &Option<crate::spec::Constraints>) -> String {
     }
 }
 
+/// What comparing a view with its earlier revision found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RevisionChecks {
+    pub checks: Vec<Check>,
+    /// Comparisons that could not be made (a `schema_version` that is not semver, with
+    /// changes to classify): see [`crate::report::Report::flag_unchecked_files`].
+    pub uncompared: Vec<crate::report::Uncompared>,
+}
+
 /// The compatibility checks of `new` against `old` under `mode`, with the semver rules.
-pub fn check_revision(old: &SchemaFile, new: &SchemaFile, mode: Mode) -> Vec<Check> {
+///
+/// The version-bump findings and the breaking-change findings are separate: accepting a
+/// `compat-version-bump` finding (a version that went down, or is not semver) never hides
+/// a breaking change, and when the bump cannot be read at all the changes are flagged
+/// as not compared.
+pub fn check_revision(old: &SchemaFile, new: &SchemaFile, mode: Mode) -> RevisionChecks {
     let version_pos = new.key_pos("/schema_version");
+    let changes = changes(old, new);
     let (Ok(v_old), Ok(v_new)) = (
         semver::Version::parse(&old.spec.schema_version),
         semver::Version::parse(&new.spec.schema_version),
@@ -495,36 +580,55 @@ pub fn check_revision(old: &SchemaFile, new: &SchemaFile, mode: Mode) -> Vec<Che
             Err(_) => ("earlier", &old.path, &old.spec.schema_version),
             Ok(_) => ("new", &new.path, &new.spec.schema_version),
         };
-        return vec![Check::fail(
+        let checks = vec![Check::fail(
             Rule::CompatVersionBump,
             "schema_version",
             Expected("MAJOR.MINOR.PATCH in both revisions"),
             Actual(crate::text::quote(version, 80)),
             version_pos,
             format!(
-                "cannot check the changes against {}: the {side} revision's schema_version `{}` \
+                "cannot check the {} change(s) against {}: the {side} revision's schema_version `{}` \
                  (in {path}) is not a semantic version",
+                changes.len(),
                 old.path,
                 crate::text::quote(version, 80)
             ),
         )];
+        // Without a bump no change can be classified: if this finding is accepted, the
+        // changes were not checked (input-unreadable), never passed.
+        let uncompared = if changes.is_empty() {
+            Vec::new()
+        } else {
+            vec![crate::report::Uncompared {
+                because: (Rule::CompatVersionBump, "schema_version".into()),
+                subject: format!("schema_version (with {} change(s))", changes.len()),
+                with: "the earlier revision",
+                pos: version_pos,
+            }]
+        };
+        return RevisionChecks { checks, uncompared };
     };
-    let changes = changes(old, new);
     let mut checks = Vec::new();
-    let Some(bump) = Bump::between(&v_old, &v_new) else {
-        checks.push(Check::fail(
-            Rule::CompatVersionBump,
-            "schema_version",
-            Expected(format!("≥ {v_old}")),
-            Actual(v_new.to_string()),
-            version_pos,
-            format!(
-                "schema_version went down from {v_old} (in {}) to {v_new}",
-                old.path
-            ),
-        ));
-        return checks;
+    // A version that went down is its own finding; the changes are still classified (as
+    // under no bump), so that accepting it does not accept them.
+    let (bump, shown_bump) = match Bump::between(&v_old, &v_new) {
+        Some(bump) => (bump, format!("{} bump ({v_old} → {v_new})", bump.as_str())),
+        None => {
+            checks.push(Check::fail(
+                Rule::CompatVersionBump,
+                "schema_version",
+                Expected(format!("≥ {v_old}")),
+                Actual(v_new.to_string()),
+                version_pos,
+                format!(
+                    "schema_version went down from {v_old} (in {}) to {v_new}",
+                    old.path
+                ),
+            ));
+            (Bump::None, format!("downgrade ({v_old} → {v_new})"))
+        }
     };
+    let went_down = !checks.is_empty();
     for change in &changes {
         let breaking = change.kind.breaks(mode);
         let needed = if breaking {
@@ -545,7 +649,7 @@ pub fn check_revision(old: &SchemaFile, new: &SchemaFile, mode: Mode) -> Vec<Che
                 Severity::Info,
                 change.subject.clone(),
                 Expected(format!("{} bump", needed.as_str())),
-                Actual(format!("{} bump ({v_old} → {v_new})", bump.as_str())),
+                Actual(shown_bump.clone()),
                 change.pos,
                 format!(
                     "{described}; allowed by the {} bump {v_old} → {v_new}",
@@ -557,7 +661,7 @@ pub fn check_revision(old: &SchemaFile, new: &SchemaFile, mode: Mode) -> Vec<Che
                 Rule::CompatBreaking,
                 change.subject.clone(),
                 Expected("major bump"),
-                Actual(format!("{} bump ({v_old} → {v_new})", bump.as_str())),
+                Actual(shown_bump.clone()),
                 change.pos,
                 format!("{described} breaks {mode} compatibility; it needs a major version bump, found {v_old} → {v_new}"),
             )
@@ -566,7 +670,7 @@ pub fn check_revision(old: &SchemaFile, new: &SchemaFile, mode: Mode) -> Vec<Che
                 Rule::CompatVersionBump,
                 change.subject.clone(),
                 Expected(format!("{} bump", needed.as_str())),
-                Actual(format!("{} bump ({v_old} → {v_new})", bump.as_str())),
+                Actual(shown_bump.clone()),
                 change.pos,
                 format!(
                     "{described} needs at least a {} version bump, found {v_old} → {v_new}",
@@ -580,6 +684,13 @@ pub fn check_revision(old: &SchemaFile, new: &SchemaFile, mode: Mode) -> Vec<Che
             detail: described,
             ..check
         });
+    }
+    if went_down {
+        // Nothing passes: the version finding and the changes' findings say it all.
+        return RevisionChecks {
+            checks,
+            uncompared: Vec::new(),
+        };
     }
     if changes.is_empty() {
         checks.push(Check::pass(
@@ -602,7 +713,10 @@ pub fn check_revision(old: &SchemaFile, new: &SchemaFile, mode: Mode) -> Vec<Che
             version_pos,
         ));
     }
-    checks
+    RevisionChecks {
+        checks,
+        uncompared: Vec::new(),
+    }
 }
 
 #[cfg(test)]
@@ -626,9 +740,9 @@ mod tests {
     #[test]
     fn an_entity_description_is_a_patch_change() {
         let old = file("1.0.0", "drivers");
-        let same = check_revision(&old, &file("1.0.0", "drivers"), Mode::Backward);
+        let same = check_revision(&old, &file("1.0.0", "drivers"), Mode::Backward).checks;
         assert!(same.iter().all(|c| !c.status.is_finding()), "{same:#?}");
-        let checks = check_revision(&old, &file("1.0.0", "the drivers"), Mode::Backward);
+        let checks = check_revision(&old, &file("1.0.0", "the drivers"), Mode::Backward).checks;
         let found: Vec<&Check> = checks.iter().filter(|c| c.status.is_finding()).collect();
         assert_eq!(found.len(), 1, "{found:#?}");
         assert_eq!(found[0].rule, Rule::CompatVersionBump);
@@ -639,7 +753,7 @@ mod tests {
             "{}",
             found[0].message
         );
-        let patched = check_revision(&old, &file("1.0.1", "the drivers"), Mode::Backward);
+        let patched = check_revision(&old, &file("1.0.1", "the drivers"), Mode::Backward).checks;
         assert!(
             patched.iter().all(|c| c.status != Status::Error),
             "{patched:#?}"

@@ -105,9 +105,13 @@ impl Config {
             let (line, column) = error
                 .span()
                 .map_or((1, 1), |span| line_column(text, span.start));
+            let message = error.message().trim().lines().next().unwrap_or("");
+            let field = error
+                .span()
+                .and_then(|span| crate::text::key_before(text, span.start));
             format!(
                 "{line}:{column}: {}",
-                crate::text::clean(error.message().trim().lines().next().unwrap_or(""))
+                crate::text::clean(&crate::text::plain_serde(message, field.as_deref()))
             )
         })?;
         let locate = |needle: &str| -> String {
@@ -242,6 +246,23 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// serde's `expected a sequence` / `expected a map` reached users.
+    #[test]
+    fn type_errors_name_the_key_in_plain_words() {
+        let error =
+            Config::parse("[[ignore]]\nrule = \"ttl\"\nviews = \"legacy_*\"\nreason = \"x\"\n")
+                .unwrap_err();
+        assert!(
+            error.contains("`views`: expected a list, found the string \"legacy_*\""),
+            "{error}"
+        );
+        let error = Config::parse("severity = 3\n").unwrap_err();
+        assert!(
+            error.contains("`severity`: expected a table (an object), found the number 3"),
+            "{error}"
+        );
+    }
     use crate::report::{Actual, Expected};
 
     #[test]

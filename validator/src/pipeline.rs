@@ -172,7 +172,7 @@ impl GateError {
         // (`feast registry-dump`), and it goes into the report as well as onto stderr.
         GateError {
             command,
-            message: crate::text::quote(message.as_ref(), crate::output::MAX_FIELD_CHARS),
+            message: crate::text::cap(message.as_ref(), crate::output::MAX_FIELD_CHARS),
         }
     }
 
@@ -284,30 +284,39 @@ fn load_store(source: StoreSource<'_>, names: &Names) -> Result<(StoreMetadata, 
     }
 }
 
-/// The schema files of an earlier revision, and how the report names it: a file or
-/// directory on disk if `reference` exists, else a git revision of `schemas`' path.
+/// The schema files of an earlier revision, how the report names it, and the links of a
+/// git revision that were not followed (label, why): a file or directory on disk if
+/// `reference` exists, else a git revision of `schemas`' path.
+#[allow(clippy::type_complexity)]
 fn load_revision(
     reference: &str,
     schemas: &Path,
     options: &LoadOptions,
     names: &Names,
-) -> Result<(Vec<Loaded>, String), String> {
+) -> Result<(Vec<Loaded>, String, Vec<(String, String)>), String> {
     let as_path = Path::new(reference);
     if as_path.symlink_metadata().is_ok() {
         return Ok((
             run::load_path_with(as_path, options)?,
             reference.to_string(),
+            Vec::new(),
         ));
     }
-    let sources = crate::git::schema_sources(reference, schemas).map_err(|e| {
-        format!(
-            "{} `{reference}`: not an existing path, and not a git revision: {e}",
-            names.against
-        )
-    })?;
+    let sources =
+        crate::git::schema_sources(reference, schemas, options.follow_symlinks).map_err(|e| {
+            if e.contains("does not exist at git revision") {
+                format!("{} `{reference}`: {e}", names.against)
+            } else {
+                format!(
+                    "{} `{reference}`: not an existing path, and not a git revision: {e}",
+                    names.against
+                )
+            }
+        })?;
     Ok((
-        run::load_sources(&sources),
+        run::load_sources(&sources.files),
         format!("git revision {reference}"),
+        sources.refused,
     ))
 }
 
@@ -345,14 +354,13 @@ fn run_inner(inputs: Inputs<'_>) -> Result<(Report, Config), String> {
         Some(source) => Some(load_store(source, &names)?),
         None => None,
     };
-    let previous = match &inputs.previous {
-        Some(reference) => Some(load_revision(
-            reference,
-            &inputs.schemas,
-            &inputs.load,
-            &names,
-        )?),
-        None => None,
+    let (previous, refused_old) = match &inputs.previous {
+        Some(reference) => {
+            let (loaded, label, refused) =
+                load_revision(reference, &inputs.schemas, &inputs.load, &names)?;
+            (Some((loaded, label)), refused)
+        }
+        None => (None, Vec::new()),
     };
     // Only the new revision's files are reported; the old one is what they are compared
     // with. `diff` needs every old file; `check --against` says which it could not read
@@ -365,7 +373,8 @@ fn run_inner(inputs: Inputs<'_>) -> Result<(Report, Config), String> {
         .map(|(report, _)| report.path.clone())
         .collect();
     if inputs.command == Command::Diff {
-        let unreadable = &unreadable_old;
+        let mut unreadable = unreadable_old.clone();
+        unreadable.extend(refused_old.iter().map(|(label, _)| label.clone()));
         if !unreadable.is_empty() {
             return Err(format!(
                 "{}: cannot read {} (run `arrowfeat check --schemas` on it to see why)",
@@ -403,6 +412,23 @@ fn run_inner(inputs: Inputs<'_>) -> Result<(Report, Config), String> {
                 "{path} in the earlier revision cannot be read as a feature view, so the views \
                  of this revision were not compared with it (run `arrowfeat check --schemas` \
                  on that revision to see why)"
+            ),
+        ));
+        report.files.push(file);
+    }
+    // A link of the earlier revision that was not followed hides a view from the
+    // comparison: an error (exit 2), as the same link is in a directory walk.
+    for (label, why) in refused_old {
+        let mut file = crate::report::FileReport::new(label.clone());
+        file.checks.push(crate::report::Check::fail(
+            crate::rules::Rule::InputUnreadable,
+            "earlier revision",
+            crate::report::Expected("a schema file of the earlier revision"),
+            crate::report::Actual("link not followed"),
+            crate::yaml::Pos::UNKNOWN,
+            format!(
+                "{} in the earlier revision is {why}, so the view behind it was not compared",
+                crate::text::clean(&label)
             ),
         ));
         report.files.push(file);
@@ -827,5 +853,329 @@ mod tests {
                 .starts_with("OLD `no-such-ref`: not an existing path"),
             "{error}"
         );
+    }
+
+    const BASE: &str = "name: v\nschema_version: VERSION\nentities: [{name: driver, join_key: driver_id, type: int64}]\nevent_timestamp: {name: ts}\nfeatures: [{name: f, type: FTYPE}]\n";
+
+    fn base(version: &str, ftype: &str) -> String {
+        BASE.replace("VERSION", version).replace("FTYPE", ftype)
+    }
+
+    fn diff_with(old: &str, new: &str, config: Config) -> RunReport {
+        let (_tmp, o, n) = diff_dirs(old, new);
+        run(Inputs {
+            config: ConfigSource::Given(config),
+            baseline: BaselineSource::None,
+            command: Command::Check,
+            names: Names::cli(Command::Check),
+            ..Inputs::diff(o.display().to_string(), n)
+        })
+        .unwrap()
+    }
+
+    /// An accepted `compat-version-bump` finding (a version that went down, or one that is
+    /// not semver) hid every other revision check: `f: int64 → string` passed.
+    #[test]
+    fn an_accepted_version_finding_does_not_hide_the_changes() {
+        let mut warn = Config::default();
+        warn.severity.insert(
+            Rule::CompatVersionBump,
+            Some(crate::report::Severity::Warning),
+        );
+        let down = diff_with(
+            &base("2.0.0", "int64"),
+            &base("1.0.0", "string"),
+            warn.clone(),
+        );
+        assert_eq!(down.exit_code(), 1);
+        assert_eq!(statuses(&down, Rule::CompatBreaking), vec![Status::Error]);
+        assert_eq!(
+            statuses(&down, Rule::CompatVersionBump),
+            vec![Status::Warning]
+        );
+        // The same with the version finding left as an error: both are reported.
+        let down = diff_with(
+            &base("2.0.0", "int64"),
+            &base("1.0.0", "string"),
+            Config::default(),
+        );
+        assert_eq!(statuses(&down, Rule::CompatBreaking), vec![Status::Error]);
+
+        // Not semver in the earlier revision: the changes cannot be classified.
+        let unreadable = diff_with(
+            &base("\"2.0\"", "int64"),
+            &base("1.0.0", "string"),
+            warn.clone(),
+        );
+        assert_eq!(unreadable.exit_code(), 2);
+        let flagged: Vec<_> = unreadable
+            .report
+            .findings()
+            .filter(|(_, c)| c.rule == Rule::InputUnreadable)
+            .collect();
+        assert_eq!(flagged.len(), 1, "{flagged:#?}");
+        assert!(flagged[0]
+            .1
+            .message
+            .contains("was not compared with the earlier revision"));
+        // Without changes there is nothing left unchecked.
+        let same = diff_with(&base("\"2.0\"", "int64"), &base("1.0.0", "int64"), warn);
+        assert_eq!(
+            same.exit_code(),
+            0,
+            "{:#?}",
+            same.report.findings().collect::<Vec<_>>()
+        );
+    }
+
+    /// A revision declaring a feature or an entity twice was compared with one of them
+    /// (the last): `[f: int64, f: string]` → `[f: string]` passed.
+    #[test]
+    fn duplicates_are_compared_with_every_declaration() {
+        let old = base("1.0.0", "int64").replace(
+            "features: [{name: f, type: int64}]",
+            "features: [{name: f, type: int64}, {name: f, type: string}]",
+        );
+        let run = diff_with(&old, &base("1.0.0", "string"), Config::default());
+        assert_eq!(run.exit_code(), 1);
+        assert_eq!(statuses(&run, Rule::CompatBreaking), vec![Status::Error]);
+
+        let entity = "entities: [{name: driver, join_key: driver_id, type: int64}]";
+        let old = base("1.0.0", "int64").replace(
+            entity,
+            "entities: [{name: driver, join_key: d2, type: string}, {name: driver, join_key: driver_id, type: int64}]",
+        );
+        let run = diff_with(&old, &base("1.0.0", "int64"), Config::default());
+        assert_eq!(run.exit_code(), 1);
+        assert_eq!(statuses(&run, Rule::CompatBreaking), vec![Status::Error]);
+        // In the new revision it is a finding of the file itself.
+        let run = diff_with(&base("1.0.0", "int64"), &old, Config::default());
+        assert!(statuses(&run, Rule::DuplicateFeature).contains(&Status::Error));
+    }
+
+    /// `min: 1` → `min: 1.0` is the same bound (serde_json's `1 != 1.0` made it a change).
+    #[test]
+    fn equal_bounds_written_differently_are_no_change() {
+        let with = |c: &str| {
+            base("1.0.0", "float64").replace(
+                "type: float64}",
+                &format!("type: float64, constraints: {{{c}}}}}"),
+            )
+        };
+        let run = diff_with(&with("min: 1"), &with("min: 1.0"), Config::default());
+        assert_eq!(
+            run.exit_code(),
+            0,
+            "{:#?}",
+            run.report.findings().collect::<Vec<_>>()
+        );
+        let run = diff_with(&with("min: 1"), &with("min: 1.5"), Config::default());
+        assert_eq!(statuses(&run, Rule::CompatVersionBump), vec![Status::Error]);
+        let big = |v: &str| {
+            base("1.0.0", "int64").replace(
+                "f, type: int64}",
+                &format!("f, type: int64, constraints: {{max: {v}}}}}"),
+            )
+        };
+        // Beyond f64's precision, still different.
+        let run = diff_with(
+            &big("9007199254740993"),
+            &big("9007199254740992"),
+            Config::default(),
+        );
+        assert_eq!(statuses(&run, Rule::CompatVersionBump), vec![Status::Error]);
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let status = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "{args:?}: {status:?}");
+    }
+
+    fn check_against(dir: &Path, schemas: &str, reference: &str) -> Result<RunReport, GateError> {
+        run(Inputs {
+            previous: Some(reference.into()),
+            config: ConfigSource::Given(Config::default()),
+            baseline: BaselineSource::None,
+            ..Inputs::check(dir.join(schemas))
+        })
+    }
+
+    /// A committed symbolic link was read as the text of its target path (unreadable: a
+    /// warning, the view uncompared, exit 0); a schema path that does not exist at the
+    /// revision compared with nothing and passed.
+    #[cfg(unix)]
+    #[test]
+    fn git_revisions_follow_links_and_name_missing_paths() {
+        let tmp = tempdir("git");
+        let dir = tmp.path();
+        git(dir, &["init", "-q"]);
+        std::fs::create_dir_all(dir.join("features/impl")).unwrap();
+        std::fs::create_dir_all(dir.join("shared")).unwrap();
+        std::fs::write(dir.join("features/impl/v.yaml.txt"), base("1.0.0", "int64")).unwrap();
+        std::os::unix::fs::symlink("impl/v.yaml.txt", dir.join("features/v.yaml")).unwrap();
+        std::fs::write(
+            dir.join("shared/w.yaml"),
+            base("1.0.0", "int64").replace("name: v", "name: w"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("../shared/w.yaml", dir.join("features/w.yaml")).unwrap();
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "-m", "one"]);
+        std::fs::write(
+            dir.join("features/impl/v.yaml.txt"),
+            base("1.0.0", "string"),
+        )
+        .unwrap();
+        let run = check_against(dir, "features", "HEAD").unwrap();
+        // The link inside is followed: the type change is found.
+        assert_eq!(statuses(&run, Rule::CompatBreaking), vec![Status::Error]);
+        // The link leaving the directory is refused at the revision as on disk: exit 2.
+        assert_eq!(run.exit_code(), 2);
+        let refused: Vec<_> = run
+            .report
+            .findings()
+            .filter(|(_, c)| c.rule == Rule::InputUnreadable)
+            .map(|(f, c)| (f.path.clone(), c.message.clone()))
+            .collect();
+        assert!(
+            refused.iter().any(|(p, m)| p.starts_with("HEAD:")
+                && p.ends_with("features/w.yaml")
+                && m.contains("outside the schema directory")),
+            "{refused:#?}"
+        );
+        let run = run_follow(dir);
+        assert_eq!(statuses(&run, Rule::CompatBreaking), vec![Status::Error]);
+        assert_eq!(run.exit_code(), 1);
+
+        // Renamed since the revision: an error, not "zero earlier files".
+        git(dir, &["mv", "features", "feature_views"]);
+        let error = check_against(dir, "feature_views", "HEAD").unwrap_err();
+        assert!(
+            error
+                .message
+                .contains("does not exist at git revision `HEAD`"),
+            "{error}"
+        );
+    }
+
+    fn run_follow(dir: &Path) -> RunReport {
+        run(Inputs {
+            previous: Some("HEAD".into()),
+            config: ConfigSource::Given(Config::default()),
+            baseline: BaselineSource::None,
+            load: LoadOptions {
+                follow_symlinks: true,
+            },
+            ..Inputs::check(dir.join("features"))
+        })
+        .unwrap()
+    }
+
+    fn check_store(schema: &str, store: &str) -> RunReport {
+        let tmp = tempdir("store");
+        std::fs::write(tmp.path().join("v.yaml"), schema).unwrap();
+        run(Inputs {
+            store: Some(StoreSource::Json {
+                json: store.as_bytes().to_vec(),
+                label: "store".into(),
+            }),
+            config: ConfigSource::Given(Config::default()),
+            baseline: BaselineSource::None,
+            ..Inputs::check(tmp.path().join("v.yaml"))
+        })
+        .unwrap()
+    }
+
+    const NEUTRAL: &str = r#"{"format":"arrowfeat-store-metadata","format_version":1,"store":"s","entities":[{"name":"driver","join_key":"driver_id","type":"int64"}],"feature_views":[{"name":"v","entities":["driver"],TTL"tags":{"schema_version":"1.0.0"},"event_timestamp":{"name":"ts"TS},"features":[{"name":"f","type":"int64"}]}]}"#;
+
+    /// A store that records neither the timestamp's type nor the TTL left both unchecked
+    /// (exit 0, not a word), where an entity's type is an error.
+    #[test]
+    fn a_timestamp_type_or_ttl_the_store_lacks_is_a_finding() {
+        let store = NEUTRAL.replace("TTL", "").replace("TS", "");
+        let declared = base("1.0.0", "int64").replace("{name: ts}", "{name: ts, type: datetime64}")
+            + "ttl: 0\n";
+        let run = check_store(&declared, &store);
+        assert_eq!(run.exit_code(), 1);
+        assert_eq!(statuses(&run, Rule::TimestampType), vec![Status::Error]);
+        assert_eq!(statuses(&run, Rule::Ttl), vec![Status::Error]);
+        let (_, ttl) = run
+            .report
+            .findings()
+            .find(|(_, c)| c.rule == Rule::Ttl)
+            .unwrap();
+        assert!(
+            ttl.message.contains("the TTL was not checked"),
+            "{}",
+            ttl.message
+        );
+        // Only the default type: a warning that says so.
+        let run = check_store(&base("1.0.0", "int64"), &store);
+        assert_eq!(run.exit_code(), 0);
+        assert_eq!(statuses(&run, Rule::TimestampType), vec![Status::Warning]);
+        // Recorded: compared as before.
+        let store = NEUTRAL
+            .replace("TTL", r#""ttl_seconds":0,"#)
+            .replace("TS", r#","type":"datetime64[ns]""#);
+        let run = check_store(&declared, &store);
+        assert_eq!(
+            run.exit_code(),
+            0,
+            "{:#?}",
+            run.report.findings().collect::<Vec<_>>()
+        );
+    }
+
+    /// An unknown time zone whose `timestamp-declaration` finding was accepted compared
+    /// with the store as "the same instants" in another zone: a warning, exit 0.
+    #[test]
+    fn an_unknown_time_zone_is_never_compared() {
+        let store = NEUTRAL
+            .replace("TTL", "")
+            .replace("TS", r#","type":"timestamp[us, UTC]""#);
+        let schema = base("1.0.0", "int64").replace(
+            "event_timestamp: {name: ts}",
+            "# arrowfeat: ignore[timestamp-declaration] JIRA-9\nevent_timestamp: {name: ts, tz: Mars/Olympus}",
+        );
+        let run = check_store(&schema, &store);
+        assert_eq!(run.exit_code(), 2);
+        assert!(statuses(&run, Rule::TimestampType).is_empty());
+        let (_, flagged) = run
+            .report
+            .findings()
+            .find(|(_, c)| c.rule == Rule::InputUnreadable)
+            .unwrap();
+        assert!(
+            flagged
+                .message
+                .contains("event timestamp: type was not compared with the store"),
+            "{}",
+            flagged.message
+        );
+        // Not accepted: the declaration error alone.
+        let run = check_store(
+            &schema.replace("# arrowfeat: ignore[timestamp-declaration] JIRA-9\n", ""),
+            &store,
+        );
+        assert_eq!(run.exit_code(), 1);
+        assert_eq!(
+            statuses(&run, Rule::TimestampDeclaration),
+            vec![Status::Error]
+        );
+        assert!(statuses(&run, Rule::TimestampType).is_empty());
+        assert!(statuses(&run, Rule::InputUnreadable).is_empty());
     }
 }

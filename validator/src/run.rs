@@ -248,9 +248,9 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
                 }
             }
             if let Some(old) = previous.get(file.spec.name.as_str()) {
-                report
-                    .checks
-                    .extend(check_revision(old, file, config.compatibility));
+                let revision = check_revision(old, file, config.compatibility);
+                report.checks.extend(revision.checks);
+                report.uncompared.extend(revision.uncompared);
             }
         } else {
             report.unchecked = Some("it does not match the feature view format");

@@ -137,6 +137,124 @@ pub struct Constraints {
     pub max: Option<serde_json::Number>,
     #[serde(default)]
     pub allowed_values: Option<Vec<Value>>,
+    /// `min` and `max` as the file writes them (`9223372036854775808`, `1e23`), filled in
+    /// after decoding: the decoded numbers are f64 beyond i64, so bounds are compared and
+    /// shown from this text (see [`ExactNumber`]).
+    #[serde(skip)]
+    pub min_written: Option<String>,
+    #[serde(skip)]
+    pub max_written: Option<String>,
+}
+
+impl Constraints {
+    pub fn min_exact(&self) -> Option<ExactNumber> {
+        self.min
+            .as_ref()
+            .map(|n| ExactNumber::of(n, self.min_written.as_deref()))
+    }
+
+    pub fn max_exact(&self) -> Option<ExactNumber> {
+        self.max
+            .as_ref()
+            .map(|n| ExactNumber::of(n, self.max_written.as_deref()))
+    }
+}
+
+/// A number from a file compared by value and exactly: integers as written, whatever
+/// their size (`9223372036854775808` is not `9223372036854775807`, which f64 cannot
+/// tell apart), other numbers as f64; `1` equals `1.0`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExactNumber {
+    /// Decimal digits without leading zeros (`0` for zero, never negative).
+    Int {
+        negative: bool,
+        digits: String,
+    },
+    Float(f64),
+}
+
+impl ExactNumber {
+    /// `number` as decoded, or exactly from `written` when that is a decimal integer.
+    pub fn of(number: &serde_json::Number, written: Option<&str>) -> ExactNumber {
+        if let Some(int) = written.and_then(ExactNumber::parse_int) {
+            return int;
+        }
+        if let Some(i) = number.as_i64() {
+            return ExactNumber::parse_int(&i.to_string()).unwrap_or(ExactNumber::Float(i as f64));
+        }
+        if let Some(u) = number.as_u64() {
+            return ExactNumber::parse_int(&u.to_string()).unwrap_or(ExactNumber::Float(u as f64));
+        }
+        ExactNumber::Float(number.as_f64().unwrap_or(f64::NAN))
+    }
+
+    /// `-12`, `+7`, `0042`; anything else (`1.0`, `1e3`, `0x10`) is not a decimal integer.
+    pub fn parse_int(text: &str) -> Option<ExactNumber> {
+        let text = text.trim();
+        let (negative, digits) = match text.as_bytes().first()? {
+            b'-' => (true, &text[1..]),
+            b'+' => (false, &text[1..]),
+            _ => (false, text),
+        };
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let digits = digits.trim_start_matches('0');
+        let digits = if digits.is_empty() { "0" } else { digits };
+        Some(ExactNumber::Int {
+            negative: negative && digits != "0",
+            digits: digits.to_string(),
+        })
+    }
+
+    pub fn int(value: i128) -> ExactNumber {
+        ExactNumber::parse_int(&value.to_string()).unwrap_or(ExactNumber::Float(value as f64))
+    }
+
+    /// Total order by value; NaN (never in a file: YAML's `.nan` is refused) sorts last.
+    pub fn cmp_value(&self, other: &ExactNumber) -> std::cmp::Ordering {
+        use std::cmp::Ordering;
+        match (self, other) {
+            (
+                ExactNumber::Int {
+                    negative: an,
+                    digits: ad,
+                },
+                ExactNumber::Int {
+                    negative: bn,
+                    digits: bd,
+                },
+            ) => {
+                let magnitude = ad.len().cmp(&bd.len()).then_with(|| ad.cmp(bd));
+                match (an, bn) {
+                    (false, false) => magnitude,
+                    (true, true) => magnitude.reverse(),
+                    (true, false) => Ordering::Less,
+                    (false, true) => Ordering::Greater,
+                }
+            }
+            (ExactNumber::Float(a), ExactNumber::Float(b)) => a.total_cmp(b),
+            (ExactNumber::Int { .. }, ExactNumber::Float(f)) => {
+                if !f.is_finite() {
+                    return if *f > 0.0 {
+                        Ordering::Less
+                    } else {
+                        Ordering::Greater
+                    };
+                }
+                // Every finite f64 has an exact decimal integer part: compare with it,
+                // then let the fraction decide.
+                let whole = ExactNumber::parse_int(&format!("{:.0}", f.trunc()))
+                    .unwrap_or(ExactNumber::Float(0.0));
+                match self.cmp_value(&whole) {
+                    Ordering::Equal if f.fract() > 0.0 => Ordering::Less,
+                    Ordering::Equal if f.fract() < 0.0 => Ordering::Greater,
+                    ordering => ordering,
+                }
+            }
+            (ExactNumber::Float(_), ExactNumber::Int { .. }) => other.cmp_value(self).reverse(),
+        }
+    }
 }
 
 fn default_timestamp_kind() -> String {
@@ -353,6 +471,20 @@ pub fn unreadable_values(file: &SchemaFile, with: &'static str) -> Vec<crate::re
                 format!("/entities/{index}/type"),
             );
         }
+    }
+    let ts = &file.spec.event_timestamp;
+    if ts.kind != "datetime64"
+        && ts
+            .tz
+            .as_deref()
+            .is_some_and(|tz| !crate::types::valid_time_zone(tz))
+    {
+        push(
+            Rule::TimestampDeclaration,
+            "event timestamp: declaration".into(),
+            "event timestamp: type".into(),
+            "/event_timestamp/tz".into(),
+        );
     }
     if file
         .spec
@@ -595,6 +727,20 @@ pub fn load_bytes(label: &str, bytes: &[u8]) -> (FileReport, Option<SchemaFile>)
             return (report, None);
         }
     };
+    let mut spec = spec;
+    for (index, feature) in spec.features.iter_mut().enumerate() {
+        if let Some(constraints) = &mut feature.constraints {
+            let raw = |key: &str| {
+                let bytes = root
+                    .get(&format!("/features/{index}/constraints/{key}"))?
+                    .bytes
+                    .clone()?;
+                text.get(bytes).map(|t| t.trim().to_string())
+            };
+            constraints.min_written = raw("min");
+            constraints.max_written = raw("max");
+        }
+    }
     let file = SchemaFile {
         path: label.to_string(),
         root,
@@ -602,6 +748,17 @@ pub fn load_bytes(label: &str, bytes: &[u8]) -> (FileReport, Option<SchemaFile>)
     };
     report.checks.extend(file_checks(&file, text));
     (report, Some(file))
+}
+
+/// The byte offset of 1-based `line`, `column` (a column counted in bytes, as serde_json
+/// counts) in `text`, clamped to its end.
+pub(crate) fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    (start + column).min(text.len())
 }
 
 pub(crate) fn line_column_at(bytes: &[u8], offset: usize) -> (u64, u64) {
@@ -851,6 +1008,22 @@ fn file_checks(file: &SchemaFile, text: &str) -> Vec<Check> {
     let mut seen: HashSet<&str> = HashSet::new();
     let join_keys: HashSet<&str> = spec.entities.iter().map(|e| e.join_key.as_str()).collect();
     let mut duplicates = 0;
+    // Two entities of one name (with different join keys) are as ambiguous: which one
+    // would the store and the earlier revision be compared with?
+    let mut entity_names: HashSet<&str> = HashSet::new();
+    for (index, entity) in spec.entities.iter().enumerate() {
+        if !entity_names.insert(&entity.name) {
+            duplicates += 1;
+            checks.push(Check::fail(
+                Rule::DuplicateFeature,
+                format!("entity {}", short(&entity.name)),
+                Expected("unique names"),
+                Actual(format!("`{}` again", short(&entity.name))),
+                root.locate(&format!("/entities/{index}/name")),
+                format!("entity `{}` is declared twice", short(&entity.name)),
+            ));
+        }
+    }
     for (index, entity) in spec.entities.iter().enumerate() {
         if !seen.insert(&entity.join_key) {
             duplicates += 1;
@@ -920,14 +1093,52 @@ fn file_checks(file: &SchemaFile, text: &str) -> Vec<Check> {
                 short(&feature.type_name)
             ));
         }
-        if let (Some(min), Some(max)) = (&constraints.min, &constraints.max) {
-            // Integers exactly: through f64, 9007199254740993 > 9007199254740992 is false.
-            let greater = match (min.as_i64(), max.as_i64()) {
-                (Some(min), Some(max)) => min > max,
-                _ => min.as_f64() > max.as_f64(),
-            };
-            if greater {
-                problems.push(format!("min {min} is greater than max {max}"));
+        // Bounds as written (`1e23`, not `1e+23`) and compared exactly, whatever their size:
+        // through f64, 9223372036854775808 > 9223372036854775807 is false.
+        let shown = |written: &Option<String>, number: &Option<serde_json::Number>| {
+            written.as_deref().map_or_else(
+                || number.as_ref().map_or(String::new(), |n| n.to_string()),
+                short,
+            )
+        };
+        let (min_shown, max_shown) = (
+            shown(&constraints.min_written, &constraints.min),
+            shown(&constraints.max_written, &constraints.max),
+        );
+        let (min, max) = (constraints.min_exact(), constraints.max_exact());
+        if let (Some(min), Some(max)) = (&min, &max) {
+            if min.cmp_value(max) == std::cmp::Ordering::Greater {
+                problems.push(format!("min {min_shown} is greater than max {max_shown}"));
+            }
+        }
+        // In the type's range: `min: 5000000000` holds for no int32.
+        let range = match ty {
+            Some(FeatureType::Int32) => Some((
+                ExactNumber::int(i32::MIN.into()),
+                ExactNumber::int(i32::MAX.into()),
+            )),
+            Some(FeatureType::Int64) => Some((
+                ExactNumber::int(i64::MIN.into()),
+                ExactNumber::int(i64::MAX.into()),
+            )),
+            Some(FeatureType::Float32) => Some((
+                ExactNumber::Float(-f64::from(f32::MAX)),
+                ExactNumber::Float(f64::from(f32::MAX)),
+            )),
+            Some(FeatureType::Float64) => {
+                Some((ExactNumber::Float(f64::MIN), ExactNumber::Float(f64::MAX)))
+            }
+            _ => None,
+        };
+        if let Some((lo, hi)) = &range {
+            for (what, bound, written) in [("min", &min, &min_shown), ("max", &max, &max_shown)] {
+                let Some(bound) = bound else { continue };
+                if bound.cmp_value(lo).is_lt() || bound.cmp_value(hi).is_gt() {
+                    problems.push(format!(
+                        "{what} {written} is outside the range of {}",
+                        short(&feature.type_name)
+                    ));
+                }
             }
         }
         if let (Some(values), Some(ty)) = (&constraints.allowed_values, &ty) {
@@ -1161,6 +1372,68 @@ mod tests {
             1
         );
         assert!(findings(&bounds("-1", "0.5"), Rule::ConstraintInvalid).is_empty());
+    }
+
+    /// Bounds beyond i64 were compared through f64 (`9223372036854775808 > i64::MAX` was
+    /// false), never against the type's range, and shown as serde prints them (`1e+23`).
+    #[test]
+    fn bounds_are_exact_in_range_and_shown_as_written() {
+        let typed = |ty: &str, min: &str, max: &str| {
+            format!("{VIEW}    constraints: {{min: {min}, max: {max}}}\n").replace(
+                "type: int64\n    constraints",
+                &format!("type: {ty}\n    constraints"),
+            )
+        };
+        let messages = |text: &str| -> Vec<String> {
+            findings(text, Rule::ConstraintInvalid)
+                .into_iter()
+                .map(|c| c.message)
+                .collect()
+        };
+        let found = messages(&typed(
+            "int64",
+            "9223372036854775808",
+            "9223372036854775807",
+        ));
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(
+            found[0].contains("min 9223372036854775808 is greater than max 9223372036854775807"),
+            "{found:?}"
+        );
+        assert!(
+            found[0].contains("min 9223372036854775808 is outside the range of int64"),
+            "{found:?}"
+        );
+        let found = messages(&typed("int64", "-9223372036854775809", "0"));
+        assert!(
+            found[0].contains("min -9223372036854775809 is outside the range"),
+            "{found:?}"
+        );
+        let found = messages(&typed("int64", "0", "18446744073709551615"));
+        assert!(
+            found[0].contains("max 18446744073709551615 is outside the range"),
+            "{found:?}"
+        );
+        let found = messages(&typed("int32", "5000000000", "6000000000"));
+        assert!(
+            found[0].contains("min 5000000000 is outside the range of int32"),
+            "{found:?}"
+        );
+        let found = messages(&typed("float64", "1e23", "1e22"));
+        assert!(
+            found[0].contains("min 1e23 is greater than max 1e22"),
+            "{found:?}"
+        );
+        // The extremes of the type are in range; floats beyond f32 are not float32.
+        assert!(messages(&typed(
+            "int64",
+            "-9223372036854775808",
+            "9223372036854775807"
+        ))
+        .is_empty());
+        assert!(messages(&typed("int32", "-2147483648", "2147483647")).is_empty());
+        assert_eq!(messages(&typed("float32", "0", "1e39")).len(), 1);
+        assert!(messages(&typed("float64", "0", "1e39")).is_empty());
     }
 
     /// TTLs that are not whole seconds are quoted as written, with what was expected.

@@ -207,8 +207,18 @@ struct NeutralField {
 }
 
 fn parse_neutral(text: &str) -> Result<StoreMetadata, String> {
-    let document: NeutralDocument =
-        serde_json::from_str(text).map_err(|e| json_error("arrowfeat store metadata", &e))?;
+    let document: NeutralDocument = serde_json::from_str(text).map_err(|e| {
+        // serde's wording (`expected u32`) in plain words, with the field it is about.
+        let offset = crate::spec::offset_of(text, e.line(), e.column());
+        let message = e.to_string();
+        let message = message.split(" at line ").next().unwrap_or(&message);
+        format!(
+            "{}:{}: arrowfeat store metadata: {}",
+            e.line(),
+            e.column(),
+            crate::text::plain_serde(message, crate::text::key_before(text, offset).as_deref())
+        )
+    })?;
     if document.format_version != 1 {
         return Err(format!(
             "arrowfeat store metadata format_version {} is not supported; expected 1",
@@ -362,10 +372,16 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
             .and_then(Value::as_str)
             .unwrap_or(&name)
             .to_string();
-        let store_type = spec
-            .get("valueType")
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        // A number (`"valueType": 4`) is not a registry-dump spelling: shown as what it is
+        // (and compared as a type arrowfeat does not know), never as "none".
+        let store_type = match spec.get("valueType") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(name)) => Some(name.clone()),
+            Some(other) => Some(format!(
+                "valueType {} (expected a Feast type name such as INT64)",
+                crate::text::short(&other.to_string())
+            )),
+        };
         let ty = store_type.as_deref().map(FeatureType::from_feast);
         entities.insert(
             name.clone(),
@@ -393,7 +409,10 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
             }
             let fields = |key: &str| -> Result<Vec<StoreField>, String> {
                 let mut out: Vec<StoreField> = Vec::new();
-                for (i, field) in array(spec, key)?.iter().enumerate() {
+                for (i, field) in array_in(spec, key, &format!("{context}.spec"))?
+                    .iter()
+                    .enumerate()
+                {
                     let field_context = format!("{context}.spec.{key}[{i}]");
                     let field_name = string(field, "name", &field_context)?;
                     // Feast omits `valueType` when it is the proto default (INVALID).
@@ -472,7 +491,7 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
             let store_view = StoreView {
                 name: name.clone(),
                 features: fields("features")?,
-                entities: array(spec, "entities")?
+                entities: array_in(spec, "entities", &format!("{context}.spec"))?
                     .iter()
                     .filter_map(Value::as_str)
                     .filter(|name| !name.starts_with("__"))
@@ -503,11 +522,21 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
 }
 
 fn array<'a>(value: &'a Value, key: &str) -> Result<&'a [Value], String> {
+    array_in(value, key, "")
+}
+
+/// [`array`] whose error names where the value is (`featureViews[0].spec.entities`).
+fn array_in<'a>(value: &'a Value, key: &str, context: &str) -> Result<&'a [Value], String> {
     match value.get(key) {
         None | Some(Value::Null) => Ok(&[]),
         Some(Value::Array(items)) => Ok(items),
         Some(other) => Err(format!(
-            "`{key}`: expected an array, found {}",
+            "{}`{key}`: expected an array, found {}",
+            if context.is_empty() {
+                String::new()
+            } else {
+                format!("{context}.")
+            },
             json_kind(other)
         )),
     }
@@ -647,6 +676,38 @@ impl<'de> serde::de::Visitor<'de> for UniqueKeysVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// serde's `expected u32` / `expected u64` reached users, without the field; a
+    /// Feast view's `entities` that is not a list did not say which view.
+    #[test]
+    fn metadata_errors_name_the_field_in_plain_words() {
+        let neutral = |version: &str, ttl: &str| {
+            format!(
+                r#"{{"format":"arrowfeat-store-metadata","format_version":{version},"store":"s","feature_views":[{{"name":"v","ttl_seconds":{ttl},"features":[]}}]}}"#
+            )
+        };
+        let error = parse(neutral("\"1\"", "1").as_bytes()).unwrap_err();
+        assert!(
+            error.contains(
+                "`format_version`: expected a whole number (0 or more), found the string \"1\""
+            ),
+            "{error}"
+        );
+        let error = parse(neutral("1", "-5").as_bytes()).unwrap_err();
+        assert!(
+            error.contains(
+                "`ttl_seconds`: expected a whole number (0 or more), found the number -5"
+            ),
+            "{error}"
+        );
+        let feast =
+            r#"{"project": "p", "featureViews": [{"spec": {"name": "v", "entities": "driver"}}]}"#;
+        let error = parse(feast.as_bytes()).unwrap_err();
+        assert!(
+            error.starts_with("featureViews[0].spec.`entities`: expected an array"),
+            "{error}"
+        );
+    }
 
     #[test]
     fn proto_durations() {

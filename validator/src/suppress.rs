@@ -148,11 +148,15 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Entry>, String> {
             .rsplit_once(" at line ")
             .map_or(message.as_str(), |(m, _)| m)
             .to_string();
+        // serde's wording (`expected u64`) in plain words, with the field it is about.
+        let text = String::from_utf8_lossy(bytes);
+        let field =
+            crate::text::key_before(&text, crate::spec::offset_of(&text, e.line(), e.column()));
         format!(
             "{}:{}: {}",
             e.line(),
             e.column(),
-            crate::text::clean(&message)
+            crate::text::clean(&crate::text::plain_serde(&message, field.as_deref()))
         )
     })?;
     if file.format != FORMAT || file.format_version != FORMAT_VERSION {
@@ -161,6 +165,23 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Entry>, String> {
             crate::text::quote(&file.format, 60),
             file.format_version
         ));
+    }
+    // A fingerprint that is not 16 hex digits matches nothing: say so, never ignore it.
+    for (index, entry) in file.findings.iter().enumerate() {
+        let fp = &entry.fingerprint;
+        if fp.len() != 16
+            || !fp
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        {
+            let text = String::from_utf8_lossy(bytes);
+            let offset = text.find(&format!("\"{fp}\"")).unwrap_or(0);
+            let (line, column) = crate::spec::line_column_at(bytes, offset);
+            return Err(format!(
+                "{line}:{column}: findings[{index}].fingerprint: expected 16 lowercase hex digits (as --write-baseline writes them), found `{}`",
+                crate::text::short(fp)
+            ));
+        }
     }
     Ok(file.findings)
 }
@@ -453,6 +474,30 @@ pub fn apply_ignores(report: &mut Report) {
 mod tests {
     use super::*;
     use crate::report::Status;
+
+    /// serde's `expected u64` reached users; a malformed fingerprint matched nothing
+    /// without a word.
+    #[test]
+    fn bad_baselines_are_explained_in_plain_words() {
+        let error =
+            parse(br#"{"format": "arrowfeat-baseline", "format_version": "1", "findings": []}"#)
+                .unwrap_err();
+        assert!(
+            error.contains(
+                "`format_version`: expected a whole number (0 or more), found the string \"1\""
+            ),
+            "{error}"
+        );
+        let error = parse(
+            br#"{"format": "arrowfeat-baseline", "format_version": 1, "findings": [
+  {"path": "v.yaml", "rule": "ttl", "subject": "ttl", "fingerprint": "zz"}]}"#,
+        )
+        .unwrap_err();
+        assert!(
+            error.starts_with("2:70: findings[0].fingerprint: expected 16 lowercase hex digits"),
+            "{error}"
+        );
+    }
 
     fn report() -> Report {
         let mut file = FileReport::new("f.yaml");

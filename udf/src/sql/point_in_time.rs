@@ -261,6 +261,9 @@ fn split_alias(text: &str) -> Option<(&str, &str)> {
 }
 
 fn column_names(schema: &Schema) -> String {
+    if schema.fields().is_empty() {
+        return "none (an empty file has no columns)".to_string();
+    }
     let names: Vec<String> = schema
         .fields()
         .iter()

@@ -544,12 +544,11 @@ impl WindowUDFImpl for Rolling {
                     && rest.iter().all(is_string) =>
             {
                 let mut types = arg_types.to_vec();
-                if self.aggregation != Aggregation::Count {
-                    types[0] = if v.is_integer() {
-                        DataType::Int64
-                    } else {
-                        DataType::Float64
-                    };
+                // Integers reach the kernel as they are: it widens them to Int64 itself,
+                // naming a `uint64` value that does not fit (DataFusion's cast would fail
+                // with its own text).
+                if self.aggregation != Aggregation::Count && !v.is_integer() {
+                    types[0] = DataType::Float64;
                 }
                 if t.is_null() {
                     types[1] = DataType::Timestamp(TimeUnit::Nanosecond, None);

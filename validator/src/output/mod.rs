@@ -107,7 +107,8 @@ pub const MAX_FIELD_CHARS: usize = 4000;
 /// `report` with [`escape_controls`](crate::text::escape_controls) applied to every string,
 /// each cut to [`MAX_FIELD_CHARS`].
 pub fn escaped(report: &Report) -> Report {
-    let clean = |text: &str| crate::text::quote(text, MAX_FIELD_CHARS);
+    // The middle of a long field is left out, not its end (see `text::cap`).
+    let clean = |text: &str| crate::text::cap(text, MAX_FIELD_CHARS);
     Report {
         against: clean(&report.against),
         files: report
@@ -151,7 +152,7 @@ pub fn escaped(report: &Report) -> Report {
 pub fn render_error(message: &str, format: Format, options: &RenderOptions) -> String {
     format
         .renderer()
-        .render_error(&crate::text::quote(message, MAX_FIELD_CHARS), options)
+        .render_error(&crate::text::cap(message, MAX_FIELD_CHARS), options)
 }
 
 fn location(path: &str, check: &Check) -> String {

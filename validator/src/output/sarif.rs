@@ -183,6 +183,17 @@ fn uri(path: &str) -> String {
             let _ = write!(out, "%{byte:02X}");
         }
     }
+    // Percent-encoding triples a path of escapes (`\u{1b}` is `%5Cu%7B1b%7D`): the URI
+    // is held to the same bound as every field, cut before a `%XX`, never inside one.
+    let max = super::MAX_FIELD_CHARS;
+    if out.len() > max {
+        let mut at = max - "%E2%80%A6".len();
+        while out.as_bytes()[at - 1] == b'%' || out.as_bytes()[at - 2] == b'%' {
+            at -= 1;
+        }
+        out.truncate(at);
+        out.push_str("%E2%80%A6");
+    }
     out
 }
 
@@ -245,6 +256,27 @@ mod tests {
         {
             let (name, id) = (rule["name"].as_str().unwrap(), rule["id"].as_str().unwrap());
             assert!(!name.eq_ignore_ascii_case(id), "{name}");
+        }
+    }
+
+    #[test]
+    fn long_uris_are_cut_between_escapes() {
+        let path = "\u{1b}".repeat(3_000);
+        let escaped = crate::text::cap(&path, crate::output::MAX_FIELD_CHARS);
+        for prefix in ["", "a", "ab"] {
+            let encoded = uri(&format!("{prefix}{escaped}"));
+            assert!(
+                encoded.len() <= crate::output::MAX_FIELD_CHARS,
+                "{}",
+                encoded.len()
+            );
+            assert!(encoded.ends_with("%E2%80%A6"));
+            let body = encoded.trim_end_matches("%E2%80%A6");
+            assert!(
+                !body[body.len() - 2..].contains('%'),
+                "{}",
+                &body[body.len() - 6..]
+            );
         }
     }
 
