@@ -654,7 +654,6 @@ mod tests {
         );
         let (_, file) = crate::spec::load_bytes("v.yaml", schema.as_bytes());
         let store = crate::store::parse(store.as_bytes()).unwrap();
-        let started = std::time::Instant::now();
         let checks = check_against_store(&file.unwrap(), &store);
         assert_eq!(
             checks
@@ -663,7 +662,12 @@ mod tests {
                 .count(),
             n
         );
-        assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+        // Past the bound no name gets a suggestion (each would compare it with every
+        // stored name); nothing here is timed (machines are shared and noisy).
+        assert!(checks
+            .iter()
+            .filter(|c| c.rule == Rule::FeatureMissing)
+            .all(|c| !c.message.contains("did you mean")));
         // A few missing names still get their suggestion.
         let (_, file) =
             crate::spec::load_bytes("v.yaml", SCHEMA.replace("name: f,", "name: ff,").as_bytes());

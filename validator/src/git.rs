@@ -79,24 +79,70 @@ fn is_schema_name(name: &str) -> bool {
     name.ends_with(".yaml") || name.ends_with(".yml")
 }
 
-/// `base/target` with `.` and `..` resolved, from the repository's root; `None` when it
-/// leaves the repository (or the target is absolute).
-fn resolve(link: &str, target: &str) -> Option<String> {
+/// The entry at `path` (from the repository's root) in the tree of `reference`, if any.
+fn entry_at(dir: &Path, reference: &str, path: &str) -> Result<Option<TreeEntry>, String> {
+    Ok(ls_tree(dir, reference, false, path)?
+        .into_iter()
+        .find(|e| e.path == path))
+}
+
+/// The target of the link at `link` (a path from the repository's root, whose directories
+/// are real) in the tree of `reference`, resolved as the kernel resolves it: component by
+/// component, each link met on the way followed first, so `d/../v.yaml` through a link
+/// `d -> deep/b` is `deep/v.yaml`, not `v.yaml`. `Ok(None)`: it leaves the repository (or
+/// is absolute). `hops` counts the links followed, at most 40.
+fn resolve(
+    dir: &Path,
+    reference: &str,
+    link: &str,
+    target: &str,
+    hops: &mut usize,
+) -> Result<Option<String>, String> {
     if target.starts_with('/') {
-        return None;
+        return Ok(None);
     }
-    let mut parts: Vec<&str> = link.split('/').collect();
+    let mut parts: Vec<String> = link.split('/').map(str::to_string).collect();
     parts.pop(); // the link's own name
-    for part in target.split('/') {
-        match part {
-            "" | "." => {}
+    let mut rest: std::collections::VecDeque<String> =
+        target.split('/').map(str::to_string).collect();
+    while let Some(part) = rest.pop_front() {
+        match part.as_str() {
+            "" | "." => continue,
             ".." => {
-                parts.pop()?;
+                if parts.pop().is_none() {
+                    return Ok(None);
+                }
+                continue;
             }
-            part => parts.push(part),
+            _ => {}
+        }
+        parts.push(part);
+        // The last component is the caller's to follow; a link on the way is followed here.
+        if rest.iter().all(|p| p.is_empty() || p == ".") {
+            continue;
+        }
+        let path = parts.join("/");
+        let Some(entry) = entry_at(dir, reference, &path)? else {
+            // Nothing there: the caller reports the whole target as broken.
+            continue;
+        };
+        if entry.mode == SYMLINK {
+            *hops += 1;
+            if *hops > 40 {
+                return Err("a symbolic link in a loop (more than 40 links)".into());
+            }
+            let inner = String::from_utf8_lossy(&git(dir, &["cat-file", "blob", &entry.object])?)
+                .into_owned();
+            if inner.starts_with('/') {
+                return Ok(None);
+            }
+            parts.pop();
+            for (i, component) in inner.split('/').enumerate() {
+                rest.insert(i, component.to_string());
+            }
         }
     }
-    Some(parts.join("/"))
+    Ok(Some(parts.join("/")))
 }
 
 /// What a link in the tree of `reference` leads to, following links (at most 40, as
@@ -112,14 +158,16 @@ fn follow(
         object: link.object.clone(),
         path: link.path.clone(),
     };
-    for _ in 0..40 {
+    let mut hops = 0;
+    while hops <= 40 {
         if current.mode != SYMLINK {
             return Ok(current);
         }
+        hops += 1;
         let target = String::from_utf8_lossy(&git(dir, &["cat-file", "blob", &current.object])?)
             .into_owned();
         let shown = crate::text::quote(&target, 200);
-        let Some(resolved) = resolve(&current.path, &target) else {
+        let Some(resolved) = resolve(dir, reference, &current.path, &target, &mut hops)? else {
             return Err(format!(
                 "a symbolic link to `{shown}`, outside the repository; it is not followed"
             ));
@@ -130,10 +178,7 @@ fn follow(
                  (pass --follow-symlinks to follow it)"
             ));
         }
-        current = match ls_tree(dir, reference, false, &resolved)?
-            .into_iter()
-            .find(|e| e.path == resolved)
-        {
+        current = match entry_at(dir, reference, &resolved)? {
             Some(entry) => entry,
             None => {
                 return Err(format!(
@@ -143,6 +188,28 @@ fn follow(
         };
     }
     Err("a symbolic link in a loop (more than 40 links)".into())
+}
+
+/// Whether `reference` names a commit in the repository holding `schemas`.
+pub fn is_revision(reference: &str, schemas: &Path) -> bool {
+    let dir = if schemas.is_dir() {
+        schemas
+    } else {
+        schemas
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+    };
+    git(
+        dir,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{reference}^{{commit}}"),
+        ],
+    )
+    .is_ok()
 }
 
 /// The schema files under `schemas` at `reference`. A path that does not exist at that
@@ -217,6 +284,19 @@ pub fn schema_sources(
     let mut out = RevisionFiles::default();
     for entry in ls_tree(&dir, reference, true, &top)? {
         let base = entry.path.rsplit('/').next().unwrap_or(&entry.path);
+        // The path the user named is read whatever its name, as on disk.
+        let named = entry.path == top;
+        if named && name.is_none() && entry.mode == SYMLINK {
+            // The schema directory itself is a link at that revision: its files are not
+            // walked there; never an empty, passing comparison.
+            out.refused.push((
+                label(&entry.path),
+                "the schema directory is a symbolic link at this revision; it is not walked \
+                 at a git revision (compare with a checked-out directory instead)"
+                    .into(),
+            ));
+            continue;
+        }
         if entry.mode == SYMLINK {
             match follow(&dir, reference, &entry, inside) {
                 Ok(target) if target.mode == TREE => {
@@ -231,12 +311,16 @@ pub fn schema_sources(
                         ));
                     }
                 }
-                Ok(target) if is_schema_name(base) => out.files.push((
+                Ok(target) if named && target.mode == TREE => out.refused.push((
+                    label(&entry.path),
+                    "a symbolic link to a directory at this revision, where a file is named".into(),
+                )),
+                Ok(target) if is_schema_name(base) || named => out.files.push((
                     label(&entry.path),
                     git(&dir, &["cat-file", "blob", &target.object])?,
                 )),
                 Ok(_) => {}
-                Err(why) if is_schema_name(base) || name.is_some() => {
+                Err(why) if is_schema_name(base) || named || name.is_some() => {
                     out.refused.push((label(&entry.path), why))
                 }
                 Err(_) => {}
@@ -244,7 +328,7 @@ pub fn schema_sources(
             continue;
         }
         // Submodules (commits) and other entries are not schema files.
-        if !is_schema_name(base) || !entry.mode.starts_with("100") {
+        if !(is_schema_name(base) || named) || !entry.mode.starts_with("100") {
             continue;
         }
         out.files.push((

@@ -296,6 +296,18 @@ fn load_revision(
 ) -> Result<(Vec<Loaded>, String, Vec<(String, String)>), String> {
     let as_path = Path::new(reference);
     if as_path.symlink_metadata().is_ok() {
+        // A directory named like a branch (`main`) would silently be compared instead of
+        // the branch: the name is refused until written as one or the other.
+        if crate::git::is_revision(reference, schemas) {
+            return Err(format!(
+                "{} `{}`: both a path and a git revision; write `./{}` for the path, or \
+                 `refs/heads/{}` (or a commit) for the revision",
+                names.against,
+                crate::text::short(reference),
+                crate::text::short(reference.trim_start_matches("./")),
+                crate::text::short(reference)
+            ));
+        }
         return Ok((
             run::load_path_with(as_path, options)?,
             reference.to_string(),
@@ -1067,6 +1079,58 @@ mod tests {
             error
                 .message
                 .contains("does not exist at git revision `HEAD`"),
+            "{error}"
+        );
+    }
+
+    /// Ways a revision's schema files were dropped, so that everything read as added and
+    /// passed: a named file without a `.yaml` name, the schema directory as a link at the
+    /// revision, a link resolved by its text where the kernel follows a link on the way,
+    /// a directory named like the revision.
+    #[cfg(unix)]
+    #[test]
+    fn git_revisions_never_drop_what_the_working_tree_reads() {
+        let tmp = tempdir("git-drops");
+        let dir = tmp.path();
+        git(dir, &["init", "-q"]);
+        std::fs::write(dir.join("view.json"), base("1.0.0", "int64")).unwrap();
+        std::fs::create_dir_all(dir.join("real")).unwrap();
+        std::fs::write(dir.join("real/v.yaml"), base("1.0.0", "int64")).unwrap();
+        std::os::unix::fs::symlink("real", dir.join("schemas")).unwrap();
+        std::fs::create_dir_all(dir.join("linked/deep/b")).unwrap();
+        std::fs::write(dir.join("linked/deep/b/.keep"), "").unwrap();
+        std::fs::write(dir.join("linked/deep/v.txt"), base("1.0.0", "int64")).unwrap();
+        std::fs::write(dir.join("linked/v.txt"), base("1.0.0", "string")).unwrap();
+        std::os::unix::fs::symlink("deep/b", dir.join("linked/d")).unwrap();
+        std::os::unix::fs::symlink("d/../v.txt", dir.join("linked/x.yaml")).unwrap();
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "-m", "one"]);
+
+        std::fs::write(dir.join("view.json"), base("1.0.0", "string")).unwrap();
+        let run = check_against(dir, "view.json", "HEAD").unwrap();
+        assert_eq!(statuses(&run, Rule::CompatBreaking), vec![Status::Error]);
+
+        std::fs::remove_file(dir.join("schemas")).unwrap();
+        std::fs::create_dir_all(dir.join("schemas")).unwrap();
+        std::fs::write(dir.join("schemas/v.yaml"), base("1.0.0", "string")).unwrap();
+        let run = check_against(dir, "schemas", "HEAD").unwrap();
+        assert_eq!(run.exit_code(), 2);
+        assert!(!statuses(&run, Rule::InputUnreadable).is_empty());
+
+        // On disk (and at the revision) `x.yaml` is deep/v.txt, an int64: unchanged.
+        let run = check_against(dir, "linked", "HEAD").unwrap();
+        assert!(statuses(&run, Rule::CompatBreaking).is_empty());
+        assert_eq!(run.exit_code(), 0);
+        std::fs::write(dir.join("linked/deep/v.txt"), base("1.0.0", "string")).unwrap();
+        let run = check_against(dir, "linked", "HEAD").unwrap();
+        assert_eq!(statuses(&run, Rule::CompatBreaking), vec![Status::Error]);
+
+        // `src` is a directory beside the tests (their working directory) and, now, a
+        // branch: refused rather than compared with the directory.
+        git(dir, &["branch", "src"]);
+        let error = check_against(dir, "linked", "src").unwrap_err();
+        assert!(
+            error.message.contains("both a path and a git revision"),
             "{error}"
         );
     }

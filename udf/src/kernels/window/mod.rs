@@ -360,7 +360,7 @@ pub(crate) fn numeric_values(
                 argument,
                 format!(
                     "expected integers up to {} for `{}` (they are added as Int64), found {big}; \
-                     cast the column to a DOUBLE or DECIMAL",
+                     cast the column to a DOUBLE",
                     i64::MAX,
                     aggregation.name()
                 ),
