@@ -3,9 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use arrowfeat_udf::kernels::window::{Closed, PitAggregation};
+use arrowfeat_udf::kernels::point_in_time::PitAggregation;
+use arrowfeat_udf::kernels::window::Closed;
 use arrowfeat_udf::sql::point_in_time::{
-    parse_ttl, point_in_time_join, FeatureSpec, PointInTimeJoin,
+    parse_ttl, point_in_time_join, FeatureSpec, PointInTimeJoin, Spelling,
 };
 use datafusion::dataframe::DataFrameWriteOptions;
 use datafusion::prelude::DataFrame;
@@ -181,6 +182,7 @@ pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) 
     let events = read(&ctx, "events", &args.events).await?;
     let by: Vec<&str> = args.by.iter().map(String::as_str).collect();
     let mut join = PointInTimeJoin::new(&by, &args.spine_time, &by, &args.event_time)
+        .spelled(Spelling::Cli)
         .closed(closed)
         .ttl(ttl);
     if let Some(created) = &args.created {

@@ -71,19 +71,18 @@ class DataFusionUdf:
 
 def datafusion_udfs() -> list[DataFusionUdf]: ...
 def point_in_time(
-    spine_keys: pa.Array | None,
-    spine_ts: pa.Array,
-    event_keys: pa.Array | None,
-    event_ts: pa.Array,
-    event_created: pa.Array | None,
-    event_values: list[pa.Array],
-    names: list[str],
-    features: list[tuple[int, str, int | None]],
-    closed: str,
-    ttl: int | None,
-    threads: int,
-    null_keys_match: bool,
+    spine: pa.Table,
+    events: pa.Table,
+    by: list[str],
+    spine_time: str,
+    event_time: str,
+    features: list[tuple[str, str, int | None, str | None]],
     *,
+    created: str | None = None,
+    ttl: int | None = None,
+    closed: str = "right",
+    null_keys_match: bool = False,
     created_cutoff: bool = False,
+    threads: int = 1,
     function: str | None = None,
-) -> list[tuple[str, pa.Array]]: ...
+) -> pa.RecordBatch: ...

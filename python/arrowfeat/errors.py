@@ -6,7 +6,7 @@ keeps working.
 
 from __future__ import annotations
 
-__all__ = ["ArrowfeatError", "ArrowfeatInternalError", "ArrowfeatTypeError", "ArrowfeatValueError"]
+__all__ = ["ArrowfeatError", "ArrowfeatInternalError", "ArrowfeatKeyError", "ArrowfeatTypeError", "ArrowfeatValueError"]
 
 
 class ArrowfeatError(Exception):
@@ -20,6 +20,16 @@ class ArrowfeatValueError(ArrowfeatError, ValueError):
 
 class ArrowfeatTypeError(ArrowfeatError, TypeError):
     """An argument has a type the function does not accept."""
+
+
+class ArrowfeatKeyError(ArrowfeatError, KeyError):
+    """A name the function looks up is not there (a feature a Feast feature view does not
+    declare, a column its source file lacks), where the library it stands in for raises
+    ``KeyError``."""
+
+    def __str__(self) -> str:
+        # KeyError prints its argument as a repr (quotes, escapes); the message reads plain.
+        return str(self.args[0]) if len(self.args) == 1 else super().__str__()
 
 
 class ArrowfeatInternalError(ArrowfeatError, RuntimeError):

@@ -16,6 +16,13 @@ every format without checking again.
 From a shell (exit codes as ``arrowfeat check``: 0 pass, 1 findings, 2 unreadable input)::
 
     python -m arrowfeat.feast check feature_repo/ schemas/ [--format github] [--deny-warnings] [--config FILE]
+
+Training sets: ``get_historical_features(store, entity_df, features)`` returns what Feast's
+``store.get_historical_features(entity_df, features).to_df()`` returns with its file
+offline store, from the arrowfeat join; or configure the feature repo's offline store as
+``type: arrowfeat.feast.ArrowfeatOfflineStore`` (``ArrowfeatOfflineStore`` and
+``ArrowfeatOfflineStoreConfig``, loaded from here when Feast asks for them) and keep
+calling Feast. See docs/feast.md.
 """
 
 from __future__ import annotations
@@ -31,8 +38,10 @@ from typing import Any, Literal
 from . import _native
 from ._convert import _visible
 from ._feast_training import get_historical_features
+from .errors import ArrowfeatKeyError
 
 __all__ = [
+    "ArrowfeatKeyError",
     "Finding",
     "Report",
     "get_historical_features",
@@ -43,6 +52,22 @@ __all__ = [
 ]
 
 FORMATS = ("text", "json", "junit", "sarif", "github", "markdown")
+
+# The Feast offline store, imported when asked for (it needs Feast; the rest of this
+# module does not). Not in __all__, so that `import *` works without Feast.
+_OFFLINE_STORE = ("ArrowfeatOfflineStore", "ArrowfeatOfflineStoreConfig", "ArrowfeatRetrievalJob")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _OFFLINE_STORE:
+        try:
+            from . import _feast_store
+        except ImportError as e:
+            if e.name is not None and e.name.split(".")[0] != "feast":
+                raise
+            raise ImportError(f"arrowfeat.feast.{name} needs Feast: pip install feast") from e
+        return getattr(_feast_store, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)

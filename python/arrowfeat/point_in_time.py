@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, overload
 import pyarrow as pa
 
 from . import _native
-from ._convert import _check_columns, _decode_dictionary, _is_polars_object_dtype, _type_name, _visible
+from ._convert import _is_polars_object_dtype, _type_name, _visible
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
 from .windows import _threads, to_nanoseconds
 
@@ -49,8 +49,6 @@ if TYPE_CHECKING:
 __all__ = ["Feature", "as_of", "point_in_time", "window"]
 
 _FUNCTION = "point_in_time"
-# Aggregations that return one of the window's values unchanged.
-_VALUE_PRESERVING = frozenset({"asof", "first", "last", "min", "max"})
 AGGREGATIONS = ("last", "first", "sum", "count", "mean", "min", "max")
 
 
@@ -132,27 +130,16 @@ def _table(argument: str, obj: Any, function: str = _FUNCTION) -> pa.Table:
     )
 
 
-def _column(table: pa.Table, where: str, argument: str, name: str, function: str = _FUNCTION) -> pa.Array:
-    """Column `name` of `table` (argument `where`: spine or events), one chunk, decoded."""
-    _check_columns(function, f"`{where}`", table.column_names, {argument: name})
-    if name in _object_columns(table):
-        raise ArrowfeatTypeError(
-            f"{function}: argument `{argument}`: expected a column Arrow can hold, found column "
-            f"{name!r} of `{where}` of Polars dtype Object (Python objects)"
-        )
-    arr = table.column(name)
-    arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
-    return _decode_dictionary(arr)
-
-
-def _keys(table: pa.Table, where: str, by: Sequence[str], function: str = _FUNCTION) -> pa.Array | None:
-    if not by:
-        return None
-    columns = [_column(table, where, "by", name, function) for name in by]
-    if len(columns) == 1:
-        return columns[0]
-    # Several key columns: one struct key (the kernel groups struct keys as a whole).
-    return pa.StructArray.from_arrays(columns, names=list(by))
+def _refuse_objects(table: pa.Table, where: str, argument: str, names: Sequence[str], function: str) -> None:
+    """Refuses, by name, a column `_table` found to be a Polars Object column (its values
+    are the addresses of Python objects, not data)."""
+    objects = _object_columns(table)
+    for name in names:
+        if name in objects:
+            raise ArrowfeatTypeError(
+                f"{function}: argument `{argument}`: expected a column Arrow can hold, found column "
+                f"{_visible(repr(name), 200)} of `{where}` of Polars dtype Object (Python objects)"
+            )
 
 
 @overload
@@ -255,7 +242,9 @@ def point_in_time(
 
     - ``by``: key column(s), named the same in both tables (``None``: one group).
     - ``created``: an event column of created (ingestion) times that breaks ties on
-      ``event_time``: the latest created wins, as in Feast.
+      ``event_time``: the latest created wins, as in Feast. Events still tied are
+      ordered by their feature values (docs/point-in-time.md, "Ties"), never by the
+      order rows arrive in.
     - ``ttl``: events older than ``t - ttl`` are invisible (an event at exactly
       ``t - ttl`` is visible, as in Feast); ``None`` or 0: no limit.
     - ``closed``: ``"right"`` (default) sees events at exactly ``t``; ``"left"`` and
@@ -316,81 +305,57 @@ def _point_in_time(
             f"in the result), found column {spine_objects[0]!r} of Polars dtype Object (Python objects)"
         )
     keys: list[str] = [] if by is None else [by] if isinstance(by, str) else list(by)
+    names = {"spine_time": spine_time, "event_time": event_time, **({} if created is None else {"created": created})}
+    for argument, name in [*(("by", key) for key in keys), *names.items()]:
+        if not isinstance(name, str):
+            raise ArrowfeatTypeError(
+                f"{function}: argument `{argument}`: expected a column name, found {_type_name(name)}"
+            )
     specs = [_feature(f, function) for f in features]
-    if not specs:
-        raise ArrowfeatValueError(f"{function}: argument `features`: expected at least one feature, found none")
-    value_names: list[str] = []
-    native_features: list[tuple[int, str, int | None]] = []
+    native_features: list[tuple[str, str, int | None, str | None]] = []
     for spec in specs:
-        if not isinstance(spec.aggregation, str) or spec.aggregation.lower() not in (*AGGREGATIONS, "avg", "asof"):
+        if not isinstance(spec.column, str):
+            raise ArrowfeatTypeError(
+                f"{function}: argument `features`: expected a column name, found {_type_name(spec.column)}"
+            )
+        if not isinstance(spec.aggregation, str):
             raise ArrowfeatValueError(
                 f"{function}: argument `features`: expected an aggregation among {', '.join(AGGREGATIONS)}, "
                 f"found {_visible(repr(spec.aggregation), 100)} for column {_visible(repr(spec.column), 200)}"
             )
-        if spec.column not in value_names:
-            value_names.append(spec.column)
         period = None if spec.period is None else to_nanoseconds(function, "period", spec.period)
-        native_features.append((value_names.index(spec.column), spec.aggregation.lower(), period))
-    if created_cutoff:
-        if created is None:
-            raise ArrowfeatValueError(
-                f"{function}: argument `created_cutoff`: expected a `created` column to cut off at, found none"
-            )
-        not_as_of = [
-            spec
-            for spec, (_, aggregation, period) in zip(specs, native_features, strict=True)
-            if period is not None or aggregation not in ("last", "asof")
-        ]
-        if not_as_of:
-            first = not_as_of[0]
-            over = "" if first.period is None else f" over {_visible(repr(first.period), 100)}"
-            raise ArrowfeatValueError(
-                f"{function}: argument `features`: expected only as-of values with `created_cutoff`, "
-                f"found {_visible(repr(first.aggregation), 100)}{over} of column {_visible(repr(first.column), 200)}"
-            )
-    ttl_ns = None if ttl is None else to_nanoseconds(function, "ttl", ttl)
-    if ttl_ns == 0:
-        ttl_ns = None  # Feast's ttl=0 means no limit.
-    outputs = _native.point_in_time(
-        _keys(spine_table, "spine", keys, function),
-        _column(spine_table, "spine", "spine_time", spine_time, function),
-        _keys(event_table, "events", keys, function),
-        _column(event_table, "events", "event_time", event_time, function),
-        None if created is None else _column(event_table, "events", "created", created, function),
-        [_column(event_table, "events", "features", name, function) for name in value_names],
-        value_names,
+        native_features.append((spec.column, spec.aggregation, period, None))
+    _refuse_objects(spine_table, "spine", "by", keys, function)
+    _refuse_objects(spine_table, "spine", "spine_time", [spine_time], function)
+    _refuse_objects(event_table, "events", "by", keys, function)
+    _refuse_objects(event_table, "events", "event_time", [event_time], function)
+    _refuse_objects(event_table, "events", "created", [] if created is None else [created], function)
+    _refuse_objects(event_table, "events", "features", [spec.column for spec in specs], function)
+    # The join (key matching, type checks, tie-breaks, names) is the Rust one every engine
+    # calls; this module only converts tables and spells the arguments.
+    batch = _native.point_in_time(
+        spine_table,
+        event_table,
+        keys,
+        spine_time,
+        event_time,
         native_features,
-        closed,
-        ttl_ns,
-        _threads(function, threads),
-        bool(null_keys_match),
+        created=created,
+        ttl=None if ttl is None else to_nanoseconds(function, "ttl", ttl),
+        closed=closed,
+        null_keys_match=bool(null_keys_match),
         created_cutoff=bool(created_cutoff),
+        threads=_threads(function, threads),
         function=function,
     )
-    result = spine_table
-    for (name, array), (value, aggregation, _) in zip(outputs, native_features, strict=True):
-        source = event_table.schema.field(value_names[value]).type
-        if (
-            isinstance(source, pa.BaseExtensionType)
-            and aggregation in _VALUE_PRESERVING
-            and array.type == source.storage_type
-        ):
-            # The kernel sees the storage (a uuid's 16 bytes); a value it returns as it
-            # found it keeps its extension type.
-            array = pa.ExtensionArray.from_storage(source, array)
-        if name in spine_table.column_names:
-            raise ArrowfeatValueError(
-                f"{function}: argument `features`: the output column {_visible(repr(name), 200)} "
-                "is already a column of the spine"
-            )
-        if name in result.column_names:
-            raise ArrowfeatValueError(
-                f"{function}: argument `features`: expected each feature once, found two that both "
-                f"compute the column {_visible(repr(name), 200)}"
-            )
-        result = result.append_column(name, array)
+    result = pa.Table.from_batches([batch])
     if spine_kind == "pandas":
-        frame = result.to_pandas()
+        import pandas as pd
+
+        # Arrow-backed in, Arrow-backed out: nulls and NaN stay apart. numpy-backed
+        # columns hold both as NaN (pandas' missing data).
+        arrow_backed = any(isinstance(dtype, pd.ArrowDtype) for dtype in spine.dtypes)
+        frame = result.to_pandas(types_mapper=pd.ArrowDtype if arrow_backed else None)
         frame.index = spine.index
         return frame
     if spine_kind == "polars":

@@ -428,8 +428,49 @@ def point_in_time(
     added = from_arrow_schema(probe.schema.remove_metadata(), prefer_timestamp_ntz=False)
     schema = T.StructType([*spine.schema.fields, *added.fields[len(spine.schema.fields) :]])
 
+    spine, events, groups, hidden = _grouping_columns(spine, events, keys)
+
     def per_key(spine_rows: pa.Table, event_rows: pa.Table) -> pa.Table:
+        spine_rows = spine_rows.drop_columns([c for c in hidden if c in spine_rows.column_names])
+        event_rows = event_rows.drop_columns([c for c in hidden if c in event_rows.column_names])
         result = _af.point_in_time(spine_rows, event_rows, threads=threads, **options)
         return _conform(result, schema)
 
-    return spine.groupBy(*keys).cogroup(events.groupBy(*keys)).applyInArrow(per_key, schema)
+    return spine.groupBy(*groups).cogroup(events.groupBy(*groups)).applyInArrow(per_key, schema)
+
+
+def _grouping_columns(
+    spine: DataFrame, events: DataFrame, keys: list[str]
+) -> tuple[DataFrame, DataFrame, list[str], list[str]]:
+    """The columns to cogroup by: each key as it is, or, where Spark would not put equal
+    keys in one group, a hidden copy both sides share. Float keys: `-0.0` as `0.0` and
+    one NaN (the join matches them as SQL equality does; Spark's cogroup fails on them).
+    Integer keys of two widths: both as bigint (the join matches them by value)."""
+    groups: list[str] = []
+    hidden: list[str] = []
+    spine_types = {f.name: f.dataType for f in spine.schema.fields}
+    event_types = {f.name: f.dataType for f in events.schema.fields}
+    for i, key in enumerate(keys):
+        s_type, e_type = spine_types.get(key), event_types.get(key)
+        floats = (T.FloatType, T.DoubleType)
+        integers = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+        if isinstance(s_type, floats) or isinstance(e_type, floats):
+            name = f"__arrowfeat_group_{i}"
+
+            def canonical(df: DataFrame, key: str = key, name: str = name) -> DataFrame:
+                c = F.col(key).cast("double")
+                value = F.when(F.isnan(c), F.lit(float("nan"))).when(c == 0, F.lit(0.0)).otherwise(c)
+                return df.withColumn(name, value)
+
+            spine, events = canonical(spine), canonical(events)
+            groups.append(name)
+            hidden.append(name)
+        elif isinstance(s_type, integers) and isinstance(e_type, integers) and type(s_type) is not type(e_type):
+            name = f"__arrowfeat_group_{i}"
+            spine = spine.withColumn(name, F.col(key).cast("bigint"))
+            events = events.withColumn(name, F.col(key).cast("bigint"))
+            groups.append(name)
+            hidden.append(name)
+        else:
+            groups.append(key)
+    return spine, events, groups, hidden

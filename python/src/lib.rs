@@ -7,13 +7,17 @@
 
 use std::sync::Arc;
 
+use arrow::array::RecordBatchReader;
 use arrow::array::{make_array, Array, ArrayData, ArrayRef, Datum, Float64Array, Scalar};
 use arrow::datatypes::DataType;
+use arrow::ffi_stream::ArrowArrayStreamReader;
 use arrow::record_batch::RecordBatch;
 use arrow_pyarrow::{FromPyArrow, ToPyArrow};
-use arrowfeat_udf::kernels::window::{
-    self, Aggregation, Closed, PitAggregation, PointInTimeFeature, PointInTimeOptions,
+use arrowfeat_udf::kernels::point_in_time::join::{
+    point_in_time_join, ttl_from_nanos, FeatureSpec, PointInTimeJoin,
 };
+use arrowfeat_udf::kernels::point_in_time::{PitAggregation, PointInTimeOptions};
+use arrowfeat_udf::kernels::window::{self, Aggregation, Closed};
 use arrowfeat_udf::kernels::{self, embedding, geo, hash, numeric, ErrorKind, KernelError};
 use arrowfeat_udf::sql::ffi::{ffi_udfs, ffi_udwfs, FFI_ScalarUDF, FFI_WindowUDF};
 use pyo3::exceptions::PyRuntimeError;
@@ -364,101 +368,91 @@ fn import_keys(function: &str, keys: Option<&Bound<'_, PyAny>>) -> PyResult<Opti
         .transpose()
 }
 
-/// Point-in-time features of `event_values` at each spine row: `features` are
-/// `(value index, aggregation, period in ns or None)`, `names` the value columns' names
-/// (for the output names). Returns `[(name, array)]`, one per feature, in spine order.
+/// A pyarrow Table (or any object with `__arrow_c_stream__`) as one record batch:
+/// imported without copying when it has one chunk.
+fn import_table(function: &str, argument: &str, obj: &Bound<'_, PyAny>) -> PyResult<RecordBatch> {
+    let reader = ArrowArrayStreamReader::from_pyarrow_bound(obj).map_err(|e| {
+        type_error(format!(
+            "{function}: argument `{argument}`: expected an Arrow table, found {}: {e}",
+            obj.get_type()
+                .name()
+                .map_or_else(|_| "an object".to_string(), |n| n.to_string())
+        ))
+    })?;
+    let schema = reader.schema();
+    let batches = reader
+        .collect::<Result<Vec<RecordBatch>, _>>()
+        .map_err(|e| value_error(format!("{function}: argument `{argument}`: {e}")))?;
+    match batches.len() {
+        1 => Ok(batches.into_iter().next().expect("one batch")),
+        _ => arrow::compute::concat_batches(&schema, &batches)
+            .map_err(|e| value_error(format!("{function}: argument `{argument}`: {e}"))),
+    }
+}
+
+/// The point-in-time join of two Arrow tables
+/// ([`arrowfeat_udf::kernels::point_in_time::join::point_in_time_join`]): the spine with
+/// one column per feature. `features`: `(column, aggregation, period in ns or None,
+/// output name or None)`; `ttl` in ns (0: no limit). Returns a `pyarrow.RecordBatch`.
 /// `function`: the name errors give (the caller's, e.g. `get_historical_features`).
 #[pyfunction]
-#[pyo3(signature = (spine_keys, spine_ts, event_keys, event_ts, event_created, event_values, names, features, closed, ttl, threads, null_keys_match, *, created_cutoff = false, function = None))]
+#[pyo3(signature = (spine, events, by, spine_time, event_time, features, *, created = None, ttl = None, closed = "right", null_keys_match = false, created_cutoff = false, threads = 1, function = None))]
 #[allow(clippy::too_many_arguments)]
 fn point_in_time(
     py: Python<'_>,
-    spine_keys: Option<&Bound<'_, PyAny>>,
-    spine_ts: &Bound<'_, PyAny>,
-    event_keys: Option<&Bound<'_, PyAny>>,
-    event_ts: &Bound<'_, PyAny>,
-    event_created: Option<&Bound<'_, PyAny>>,
-    event_values: Vec<Bound<'_, PyAny>>,
-    names: Vec<String>,
-    features: Vec<(usize, String, Option<i64>)>,
-    closed: &str,
+    spine: &Bound<'_, PyAny>,
+    events: &Bound<'_, PyAny>,
+    by: Vec<String>,
+    spine_time: String,
+    event_time: String,
+    features: Vec<(String, String, Option<i64>, Option<String>)>,
+    created: Option<String>,
     ttl: Option<i64>,
-    threads: usize,
+    closed: &str,
     null_keys_match: bool,
     created_cutoff: bool,
+    threads: usize,
     function: Option<String>,
-) -> PyResult<Vec<(String, Py<PyAny>)>> {
+) -> PyResult<Py<PyAny>> {
     let function = function.unwrap_or_else(|| "point_in_time".to_string());
-    let to_py_err = |e: KernelError| {
-        let mut e = window::name_value_column(e, &names).called_as(function.clone());
-        // The kernel's argument names, as the Python call spells them.
-        let python = match e.argument.as_str() {
-            "spine_ts" => Some("spine_time"),
-            "event_ts" => Some("event_time"),
-            "event_created" => Some("created"),
-            "spine_keys" | "event_keys" => Some("by"),
-            _ => None,
-        };
-        if let Some(name) = python {
-            e.argument = name.into();
-        }
-        to_py_err(e)
-    };
-    const NAME: &str = "point_in_time";
-    let closed = Closed::parse(NAME, "closed", closed).map_err(to_py_err)?;
-    let spine_keys = import_keys(&function, spine_keys)?;
-    let event_keys = import_keys(&function, event_keys)?;
-    let spine_ts = import_column(&function, "spine_time", spine_ts)?;
-    let event_ts = import_column(&function, "event_time", event_ts)?;
-    let event_created = event_created
-        .filter(|c| !c.is_none())
-        .map(|c| import_column(&function, "created", c))
-        .transpose()?;
-    let event_values = event_values
-        .iter()
-        .zip(&names)
-        .map(|(v, name)| import_column(&function, name, v))
-        .collect::<PyResult<Vec<_>>>()?;
+    let to_py_err = |e: KernelError| to_py_err(e.called_as(function.clone()));
+    let spine = import_table(&function, "spine", spine)?;
+    let events = import_table(&function, "events", events)?;
     let features = features
         .into_iter()
-        .map(|(value, aggregation, period)| {
-            let aggregation =
-                PitAggregation::parse(NAME, "features", &aggregation).map_err(to_py_err)?;
-            Ok(PointInTimeFeature {
-                value,
+        .map(|(column, aggregation, period, name)| {
+            let aggregation = PitAggregation::parse("point_in_time", "features", &aggregation)
+                .map_err(|e| KernelError {
+                    message: format!("column `{column}`: {}", e.message),
+                    ..e
+                })
+                .map_err(to_py_err)?;
+            Ok(FeatureSpec {
+                column,
                 aggregation,
                 period,
+                name,
             })
         })
         .collect::<PyResult<Vec<_>>>()?;
-    let options = PointInTimeOptions {
-        closed,
-        ttl,
+    let keys: Vec<&str> = by.iter().map(String::as_str).collect();
+    let mut join = PointInTimeJoin::new(&keys, &spine_time, &keys, &event_time);
+    join.features = features;
+    join.event_created = created;
+    join.options = PointInTimeOptions {
+        closed: Closed::parse("point_in_time", "closed", closed).map_err(to_py_err)?,
+        ttl: ttl
+            .map(ttl_from_nanos)
+            .transpose()
+            .map_err(to_py_err)?
+            .flatten(),
         threads,
         null_keys_match,
         created_cutoff,
     };
-    let out = detach(py, &function, || {
-        window::point_in_time(
-            spine_keys.as_ref(),
-            spine_ts.as_ref(),
-            event_keys.as_ref(),
-            event_ts.as_ref(),
-            event_created.as_deref(),
-            &event_values,
-            &features,
-            &options,
-        )
-    })?
-    .map_err(to_py_err)?;
-    features
-        .iter()
-        .zip(out)
-        .map(|(f, array)| {
-            let name = names.get(f.value).map_or("value", String::as_str);
-            Ok((f.name(name), export(py, array)?))
-        })
-        .collect()
+    let out =
+        detach(py, &function, || point_in_time_join(&spine, &events, &join))?.map_err(to_py_err)?;
+    out.to_pyarrow(py).map(Bound::unbind)
 }
 
 /// Parses an interval string ("500ns", "5m", "1h 30m") into nanoseconds.

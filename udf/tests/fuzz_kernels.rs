@@ -28,10 +28,12 @@ use arrowfeat_udf::kernels::embedding::{
 use arrowfeat_udf::kernels::geo::haversine_km;
 use arrowfeat_udf::kernels::hash::{hash_bucket, xxhash64};
 use arrowfeat_udf::kernels::numeric::{bucketize, min_max_scale, standard_scale, Boundaries};
+use arrowfeat_udf::kernels::point_in_time::{
+    point_in_time, PitAggregation, PointInTimeFeature, PointInTimeOptions,
+};
 use arrowfeat_udf::kernels::window::{
-    hop_aggregate, hop_windows, parse_duration, point_in_time, rolling, session_aggregate,
-    session_window, tumble_start, Aggregation, Closed, PitAggregation, PointInTimeFeature,
-    PointInTimeOptions,
+    hop_aggregate, hop_windows, parse_duration, rolling, session_aggregate, session_window,
+    tumble_start, Aggregation, Closed,
 };
 use arrowfeat_udf::kernels::KernelError;
 use proptest::prelude::*;

@@ -19,6 +19,7 @@ pub mod embedding;
 pub mod geo;
 pub mod hash;
 pub mod numeric;
+pub mod point_in_time;
 pub mod window;
 
 mod operand;

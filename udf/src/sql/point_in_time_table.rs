@@ -34,7 +34,7 @@ use futures::{StreamExt, TryStreamExt};
 use super::kernel_error;
 use super::point_in_time::{
     check_join, join_batches, parse_ttl, point_in_time_join, resolved_options, FeatureSpec,
-    PointInTimeJoin,
+    PointInTimeJoin, Spelling,
 };
 use super::table_paths::{local_path, path_like};
 use crate::kernels::window::Closed;
@@ -338,11 +338,12 @@ impl TableFunctionImpl for PointInTimeFunction {
         }
         let join = parse_rest(
             exprs,
-            PointInTimeJoin::new(&keys, fixed[3].trim(), &keys, fixed[4].trim()),
+            PointInTimeJoin::new(&keys, fixed[3].trim(), &keys, fixed[4].trim())
+                .spelled(Spelling::Sql),
         )?;
         let spine = resolve(&state, "spine", &fixed[0])?;
         let events = resolve(&state, "events", &fixed[1])?;
-        check_join(&spine.1.schema(), &events.1.schema(), &join)?;
+        check_join(&spine.1.schema(), &events.1.schema(), &join).map_err(kernel_error)?;
         // The output schema: the join over no rows gives each feature's type.
         let empty = join_batches(
             &RecordBatch::new_empty(spine.1.schema()),

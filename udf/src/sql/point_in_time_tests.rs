@@ -10,6 +10,7 @@ use datafusion::arrow::datatypes::{Float64Type, Int64Type};
 use datafusion::prelude::SessionContext;
 
 use super::*;
+use crate::kernels::point_in_time::PitAggregation;
 
 fn spine(ctx: &SessionContext) -> DataFrame {
     let batch = RecordBatch::try_from_iter(vec![

@@ -19,13 +19,11 @@
 //! in 128 bits) and float sums and means (exact in fixed point, correctly rounded), a
 //! monotonic deque for min and max.
 
-mod accumulate;
-mod as_of;
-mod duration;
+pub(crate) mod accumulate;
+pub(crate) mod duration;
 mod exact_sum;
-mod groups;
-mod hop;
-mod point_in_time;
+pub(crate) mod groups;
+pub(crate) mod hop;
 mod rolling;
 mod rolling_in_order;
 mod session;
@@ -33,9 +31,9 @@ mod tumble;
 mod window_sum;
 
 #[cfg(test)]
-mod reference;
+pub(crate) mod reference;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -49,9 +47,6 @@ use arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit, UInt64Type};
 
 pub use duration::{format_nanos, parse_duration};
 pub use hop::{hop_aggregate, hop_aggregate_batches, hop_windows};
-pub use point_in_time::{
-    name_value_column, point_in_time, PitAggregation, PointInTimeFeature, PointInTimeOptions,
-};
 pub use rolling::{rolling, rolling_name};
 pub use session::{session_aggregate, session_aggregate_batches, session_window};
 pub use tumble::tumble_start;

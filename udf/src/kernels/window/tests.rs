@@ -1000,7 +1000,7 @@ fn hop_windows_caps_the_windows_of_one_call() {
 }
 
 /// A xorshift generator from `seed` (not 0): fixed pseudo-random inputs for large tests.
-pub(super) fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+pub(crate) fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
     move || {
         state ^= state << 13;
         state ^= state >> 7;

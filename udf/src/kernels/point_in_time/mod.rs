@@ -24,13 +24,20 @@ use arrow::array::{Array, ArrayRef, PrimitiveArray, UInt32Array};
 use arrow::buffer::{NullBuffer, ScalarBuffer};
 use arrow::datatypes::{ArrowPrimitiveType, DataType};
 
-use super::accumulate::{with_accumulator, Accumulator, Native, SortedValues};
-use super::as_of::latest_indices;
-use super::duration::{ensure_positive, format_nanos};
-use super::groups::{map_units, matched_ids, sort_by_group, split_pair, threads_for};
-use super::hop::overflow_error;
-use super::{event_times, numeric_values, Aggregation, Closed, EventTimes};
+use crate::kernels::window::accumulate::{with_accumulator, Accumulator, Native, SortedValues};
+use crate::kernels::window::duration::{ensure_positive, format_nanos};
+use crate::kernels::window::groups::{
+    map_units, matched_ids, sort_by_group, split_pair, threads_for,
+};
+use crate::kernels::window::hop::overflow_error;
+use crate::kernels::window::{event_times, numeric_values, Aggregation, Closed, EventTimes};
 use crate::kernels::{KernelError, Result};
+use as_of::latest_indices;
+use ties::TieOrder;
+
+mod as_of;
+pub mod join;
+mod ties;
 
 const FUNCTION: &str = "point_in_time";
 
@@ -262,6 +269,7 @@ pub fn point_in_time(
     let created = event_created
         .map(|c| event_times(FUNCTION, "event_created", c))
         .transpose()?;
+    let ties = TieOrder::new(FUNCTION, created.as_ref(), event_values)?;
     // At most what the caller asked for (0: the calling thread), and no more than one
     // thread per 128K rows: a huge `threads` once started a thread per row.
     let threads = threads_for(
@@ -279,6 +287,7 @@ pub fn point_in_time(
             event_keys,
             &event_times_,
             created.as_ref(),
+            &ties,
             options,
         )?;
         return features
@@ -291,7 +300,7 @@ pub fn point_in_time(
         &spine_times,
         event_keys,
         &event_times_,
-        created.as_ref(),
+        &ties,
         options.null_keys_match,
         threads,
     )?;
@@ -572,7 +581,7 @@ fn validate(
 }
 
 /// Spine and event rows of the keys present on both sides, each sorted by (key, time);
-/// events with equal times by (created, row).
+/// events with equal times by [`TieOrder`].
 struct SortedInput {
     /// Spine row and time of each sorted spine position.
     spine_rows: Vec<u32>,
@@ -591,14 +600,13 @@ struct KeyRanges {
 }
 
 /// Numbers the spine's keys, finds the events' keys among them (events of other keys are
-/// left out), then sorts each side by (key, time); events with equal times by (created,
-/// row).
+/// left out), then sorts each side by (key, time); events with equal times by `ties`.
 fn sort_both(
     spine_keys: Option<&ArrayRef>,
     spine_times: &EventTimes<'_>,
     event_keys: Option<&ArrayRef>,
     event_times: &EventTimes<'_>,
-    created: Option<&EventTimes<'_>>,
+    ties: &TieOrder<'_>,
     null_keys_match: bool,
     threads: usize,
 ) -> Result<SortedInput> {
@@ -621,13 +629,7 @@ fn sort_both(
         if spine.is_empty() {
             continue;
         }
-        if let Some(created) = created {
-            break_ties(
-                &mut event_rows[events.clone()],
-                &event_ts[events.clone()],
-                created,
-            );
-        }
+        ties.sort_runs(&mut event_rows[events.clone()], &event_ts[events.clone()]);
         keys.push(KeyRanges { spine, events });
     }
     Ok(SortedInput {
@@ -637,25 +639,6 @@ fn sort_both(
         event_ts,
         keys,
     })
-}
-
-/// Orders each run of events with equal times by (created time, nulls first; row).
-fn break_ties(rows: &mut [u32], ts: &[i64], created: &EventTimes<'_>) {
-    let mut start = 0;
-    while start < rows.len() {
-        let mut end = start + 1;
-        while end < rows.len() && ts[end] == ts[start] {
-            end += 1;
-        }
-        if end - start > 1 {
-            rows[start..end].sort_unstable_by_key(|&r| {
-                let r = r as usize;
-                let valid = created.is_valid(r);
-                (valid, if valid { created.nanos[r] } else { 0 }, r)
-            });
-        }
-        start = end;
-    }
 }
 
 #[derive(Clone, Copy)]
@@ -903,5 +886,4 @@ fn sweep<A: Accumulator>(
 }
 
 #[cfg(test)]
-#[path = "point_in_time_tests.rs"]
 mod tests;

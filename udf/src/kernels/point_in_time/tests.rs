@@ -121,7 +121,7 @@ fn ttl_boundary_is_inclusive_as_in_feast() {
 }
 
 #[test]
-fn ties_go_to_the_latest_created_time_then_the_last_row() {
+fn ties_go_to_the_latest_created_time_then_the_greatest_value() {
     let keys = [Some(1); 4];
     let ts = [Some(10); 4];
     let values = [Some(1), Some(2), Some(3), Some(4)];
@@ -135,7 +135,7 @@ fn ties_go_to_the_latest_created_time_then_the_last_row() {
         opts(Closed::Right, None, 1),
     );
     assert_eq!(out, [Some(2)]);
-    // Equal created times: the last row.
+    // Equal created times: the greatest value.
     let created = [Some(9), Some(9), Some(1), Some(9)];
     let out = as_of(
         spine,
@@ -144,10 +144,18 @@ fn ties_go_to_the_latest_created_time_then_the_last_row() {
         opts(Closed::Right, None, 1),
     );
     assert_eq!(out, [Some(4)]);
-    // No created column: the last row in input order.
+    // No created column: the greatest value, wherever its row is.
     let out = as_of(
         spine,
         (&keys, &ts, &values),
+        None,
+        opts(Closed::Right, None, 1),
+    );
+    assert_eq!(out, [Some(4)]);
+    // The same events in another order: the same value (the greatest, not the last row).
+    let out = as_of(
+        spine,
+        (&keys, &ts, &[Some(4), Some(2), Some(3), Some(1)]),
         None,
         opts(Closed::Right, None, 1),
     );
@@ -901,9 +909,25 @@ impl Case {
                     && self.key_matches(s, e)
             })
             .collect();
-        let created = |e: usize| self.created.as_ref().and_then(|c| c[e]);
-        rows.sort_by_key(|&e| (self.event_ts[e], created(e), e));
+        rows.sort_by_key(|&e| self.order(e));
         Some(rows)
+    }
+
+    /// The order of events with equal keys: time, created time, then the values (null
+    /// lowest, floats in IEEE 754 total order), then the row.
+    fn order(&self, e: usize) -> (Option<i64>, Option<i64>, Option<i64>, Option<i64>, usize) {
+        let created = self.created.as_ref().and_then(|c| c[e]);
+        let total = |f: f64| {
+            let bits = f.to_bits() as i64;
+            bits ^ (((bits >> 63) as u64) >> 1) as i64
+        };
+        (
+            self.event_ts[e],
+            created,
+            self.ints[e],
+            self.floats[e].map(total),
+            e,
+        )
     }
 
     fn run(&self, features: &[PointInTimeFeature], threads: usize) -> Result<Vec<ArrayRef>> {
@@ -1144,7 +1168,7 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
-    /// With the created-time cutoff: the latest (time, created, row) among the key's
+    /// With the created-time cutoff: the latest (time, created, values) among the key's
     /// events whose event and created times both pass the upper end, within the TTL.
     #[test]
     fn created_cutoff_equals_a_naive_reference(case in case()) {
@@ -1167,7 +1191,7 @@ proptest! {
                             && case.event_ts[e].is_some_and(&passes)
                             && created[e].is_some_and(passes)
                     })
-                    .max_by_key(|&e| (case.event_ts[e], created[e], e))?;
+                    .max_by_key(|&e| case.order(e))?;
                 let e = case.event_ts[latest]? as i128;
                 case.ttl.is_none_or(|l| e >= t as i128 - l as i128).then_some(latest)
             });

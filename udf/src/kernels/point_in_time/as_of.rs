@@ -11,23 +11,27 @@ use std::ops::Range;
 use arrow::array::{ArrayRef, UInt32Array};
 use arrow::buffer::{NullBuffer, ScalarBuffer};
 
-use super::groups::{map_units, matched_ids, partition_by_group, sort_by_group, threads_for};
-use super::point_in_time::PointInTimeOptions;
-use super::{Closed, EventTimes};
+use super::ties::TieOrder;
+use super::PointInTimeOptions;
+use crate::kernels::window::groups::{
+    map_units, matched_ids, partition_by_group, sort_by_group, threads_for,
+};
+use crate::kernels::window::{Closed, EventTimes};
 use crate::kernels::Result;
 
 const FUNCTION: &str = "point_in_time";
 
 /// The event row of each spine row's as-of value: its key's latest event visible at the
 /// spine time (`closed`: at or strictly before it; with `created_cutoff`, its created
-/// time too) and not older than `ttl`, the latest by (time, created time with nulls
-/// lowest, row); null when there is none.
+/// time too) and not older than `ttl`, the latest by time, then by `ties`; null when
+/// there is none.
 pub(super) fn latest_indices(
     spine_keys: Option<&ArrayRef>,
     spine_times: &EventTimes<'_>,
     event_keys: Option<&ArrayRef>,
     event_times: &EventTimes<'_>,
     created: Option<&EventTimes<'_>>,
+    ties: &TieOrder<'_>,
     options: &PointInTimeOptions,
 ) -> Result<UInt32Array> {
     let PointInTimeOptions {
@@ -78,7 +82,7 @@ pub(super) fn latest_indices(
                     // The first spine position of the key whose time can see the event.
                     let first = index.first_seeing(&spine.ts[a..b], seen_from, strict);
                     if first < b - a {
-                        best.offer(a + first, e, row, created);
+                        best.offer(a + first, e, row, ties);
                     }
                 }
             }
@@ -99,7 +103,7 @@ pub(super) fn latest_indices(
         for part in parts {
             for p in 0..part.row.len() {
                 if part.row[p] != NONE {
-                    best.offer(p, part.ts[p], part.row[p], created);
+                    best.offer(p, part.ts[p], part.row[p], ties);
                 }
             }
         }
@@ -115,7 +119,7 @@ pub(super) fn latest_indices(
         for p in range.clone().skip(1) {
             if best.row[p - 1] != NONE {
                 let (ts, row) = (best.ts[p - 1], best.row[p - 1]);
-                best.offer(p, ts, row, created);
+                best.offer(p, ts, row, ties);
             }
         }
         for p in range {
@@ -226,25 +230,12 @@ impl Latest {
     }
 
     /// Keeps event `row` at time `ts` at position `p` if it is later than the one there:
-    /// by time, then created time (a null created time is the lowest), then row. This is
-    /// the order in which the sorting path breaks ties, so both give the same row.
+    /// by time, then by `ties`, the order in which the sorting path breaks ties, so both
+    /// give the same row.
     #[inline(always)]
-    fn offer(&mut self, p: usize, ts: i64, row: u32, created: Option<&EventTimes<'_>>) {
+    fn offer(&mut self, p: usize, ts: i64, row: u32, ties: &TieOrder<'_>) {
         let (held_ts, held) = (self.ts[p], self.row[p]);
-        let later = held == NONE
-            || ts > held_ts
-            || (ts == held_ts
-                && match created {
-                    None => row > held,
-                    Some(c) => {
-                        let key = |r: u32| {
-                            let r = r as usize;
-                            let valid = c.is_valid(r);
-                            (valid, if valid { c.nanos[r] } else { 0 }, r)
-                        };
-                        key(row) > key(held)
-                    }
-                });
+        let later = held == NONE || ts > held_ts || (ts == held_ts && ties.cmp(row, held).is_gt());
         if later {
             self.ts[p] = ts;
             self.row[p] = row;
