@@ -2,13 +2,15 @@
 //! here so tests can call them without a process.
 
 pub mod check;
-pub mod data_files;
 pub mod feast;
 pub mod functions;
 pub mod json_output;
-pub mod parquet_format;
 pub mod sql;
 pub mod training_set;
+
+// File reading lives in the DataFusion adapter crate, where every engine reaches it.
+pub use arrowfeat_udf::sql::files as data_files;
+pub use arrowfeat_udf::sql::files::parquet as parquet_format;
 
 use std::fmt;
 
@@ -52,28 +54,16 @@ impl fmt::Display for CliError {
     }
 }
 
-/// An I/O error as the operating system says it, without Rust's " (os error N)".
-pub fn io_message(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    match text.split_once(" (os error") {
-        Some((message, _)) => message.to_string(),
-        None => text,
-    }
-}
+/// An I/O error in plain words (one definition for every crate).
+pub use arrowfeat_common::io_message;
 
 /// Begins the message of an error raised by the Parquet reader, which does not know
 /// the file's name: the `sql` command names its Parquet inputs after it.
-pub const PARQUET_UNREADABLE: &str = "a Parquet file cannot be read: ";
+pub use arrowfeat_udf::sql::files::PARQUET_UNREADABLE;
 
 impl From<datafusion::error::DataFusionError> for CliError {
     fn from(e: datafusion::error::DataFusionError) -> Self {
-        use arrowfeat_udf::sql::errors::{error_cause, ErrorCause};
-        match error_cause(&e) {
-            ErrorCause::Parquet(detail) => {
-                CliError::failure(format!("{PARQUET_UNREADABLE}{detail}"))
-            }
-            ErrorCause::Other(message) => CliError::failure(message),
-        }
+        CliError::failure(arrowfeat_udf::sql::files::error_message(&e))
     }
 }
 

@@ -181,6 +181,7 @@ static PARQUET_INPUTS: std::sync::Mutex<sql::ParquetFiles> =
         read: Vec::new(),
         written: false,
         dirs: Vec::new(),
+        text: Vec::new(),
     });
 
 /// The message of the last panic, recorded by the hook for the boundary to report.

@@ -8,15 +8,14 @@ use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::catalog::TableProvider;
 use datafusion::execution::SendableRecordBatchStream;
-use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion::prelude::SessionContext;
 use datafusion::sql::parser::{DFParser, Statement};
 use datafusion::sql::sqlparser::dialect::dialect_from_str;
 
 use futures::StreamExt;
 
 use crate::data_files::{
-    data_files, data_files_with, is_file_url, listing_table, local_path, path_like, DataFiles,
-    LocalDataTables, KNOWN_EXTENSIONS, MAX_DEPTH,
+    self as files, data_files_with, is_file_url, local_path, path_like, FileError, FileErrorKind,
 };
 use crate::{CliError, CliResult};
 use arrowfeat_validator::text::quote;
@@ -82,30 +81,10 @@ impl std::str::FromStr for TableArg {
     }
 }
 
-/// A session with every UDF registered and file paths usable as tables in `FROM`.
+/// A session with every UDF registered and file paths usable as tables in `FROM`
+/// ([`arrowfeat_udf::sql::files::session`], the one embedders use too).
 pub fn session() -> CliResult<SessionContext> {
-    let mut config = SessionConfig::new().with_information_schema(true);
-    // Spark writes timestamps as INT96 by default; read as nanoseconds they wrap outside
-    // 1677-2262 (sentinels such as 0001-01-01 or 9999-12-31). Microseconds, as Spark
-    // means them, keep every value.
-    config.options_mut().execution.parquet.coerce_int96 = Some("us".to_string());
-    // Each statement lists directories afresh: with DataFusion's cache of listings, a
-    // statement reading a directory an earlier one wrote into missed the new files.
-    let runtime = datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
-        .with_object_list_cache_limit(0)
-        .build_arc()?;
-    let ctx = LocalDataTables::enable(SessionContext::new_with_config_rt(config, runtime));
-    {
-        // External tables too (see INFER_TYPES_FROM_ALL_ROWS), unless a statement says
-        // otherwise in its options.
-        let state = ctx.state_ref();
-        let mut state = state.write();
-        let options = state.table_options_mut();
-        options.csv.schema_infer_max_rec = Some(crate::data_files::INFER_TYPES_FROM_ALL_ROWS);
-        options.json.schema_infer_max_rec = Some(crate::data_files::INFER_TYPES_FROM_ALL_ROWS);
-    }
-    arrowfeat_udf::register_all(&ctx);
-    Ok(ctx)
+    Ok(files::session()?)
 }
 
 /// The file format of `path` ("parquet", "csv" or "json"): see [`data_files`]. `None`
@@ -116,10 +95,7 @@ pub fn format_of(path: &str) -> Option<&'static str> {
 
 /// [`format_of`] a path.
 pub fn format_of_path(path: &Path) -> Option<&'static str> {
-    data_files(path)
-        .ok()
-        .flatten()
-        .map(|files| files.format.name())
+    files::format_of_path(path)
 }
 
 /// The Parquet files and directories a run reads, as the user wrote them, and whether it
@@ -134,8 +110,16 @@ pub struct ParquetFiles {
     /// writer's.
     pub written: bool,
     /// The local directories among `read`: an error names the first file in them that
-    /// cannot be read, if one is found (see [`unreadable_parquet_file`]).
+    /// cannot be read, if one is found (see [`files::unreadable_parquet_file`]).
     pub dirs: Vec<std::path::PathBuf>,
+    /// The local CSV and JSON files and directories read: a CSV or JSON reader's error
+    /// (which names no file) names the first of their files that does not parse.
+    pub text: Vec<std::path::PathBuf>,
+}
+
+/// The local path of `name` if it is a CSV or JSON file or directory.
+fn text_input(name: &str) -> Option<std::path::PathBuf> {
+    local_path(name).filter(|p| matches!(format_of_path(p), Some("csv" | "json")))
 }
 
 /// Those of `tables` that are Parquet files or directories, as `NAME=PATH`.
@@ -153,6 +137,7 @@ pub fn parquet_tables(tables: &[TableArg]) -> ParquetFiles {
         read: parquet_table_args(tables),
         written: false,
         dirs: parquet_table_dirs(tables),
+        text: tables.iter().filter_map(|t| text_input(&t.path)).collect(),
     }
 }
 
@@ -184,90 +169,6 @@ fn push_dirs(dirs: &mut Vec<std::path::PathBuf>, new: Vec<std::path::PathBuf>) {
             dirs.push(dir);
         }
     }
-}
-
-/// Most files of a directory whose footers are read to find one that cannot be read.
-const PROBED_FILES: usize = 10_000;
-
-/// Most file names of a directory listed to find the first by path.
-const LISTED_FILES: usize = 1_000_000;
-
-/// The first Parquet file (by path) in the directory `dir` or below it whose footer (or
-/// the Arrow schema in it) the Parquet reader refuses or panics on, and why: the
-/// reader's own errors name only the directory. `None` when every footer reads (the fault
-/// is further into a file: not looked for, as it means decoding every file) or `dir` is
-/// not a directory. At most the first [`PROBED_FILES`] files by path are read (of at
-/// most [`LISTED_FILES`] listed).
-pub fn unreadable_parquet_file(dir: &Path) -> Option<(std::path::PathBuf, String)> {
-    let mut files = Vec::new();
-    parquet_files_below(dir, 16, &mut files);
-    files.sort();
-    files.into_iter().take(PROBED_FILES).find_map(|file| {
-        let opened = match std::fs::File::open(&file) {
-            Ok(opened) => opened,
-            Err(e) => return Some((file, format!("cannot be opened ({})", e.kind()))),
-        };
-        // The footer and the Arrow schema stored in it, as the reader reads them; some
-        // corrupt ones make it panic rather than fail.
-        let read = std::panic::catch_unwind(move || {
-            use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-            ParquetRecordBatchReaderBuilder::try_new(opened).map(|_| ())
-        });
-        let why = match read {
-            Ok(Ok(())) => return None,
-            Ok(Err(e)) => {
-                let message = CliError::from(datafusion::error::DataFusionError::from(e)).message;
-                match message.strip_prefix(crate::PARQUET_UNREADABLE) {
-                    Some(detail) => detail.to_string(),
-                    None => message,
-                }
-            }
-            Err(_) => "the Parquet reader failed on it".to_string(),
-        };
-        Some((file, why))
-    })
-}
-
-/// The regular `.parquet` files in `dir` and its Hive partitions (`key=value`
-/// subdirectories, to `depth` levels; the reader ignores other subdirectories, and links
-/// to directories are not followed), into `files`, until there are [`LISTED_FILES`].
-fn parquet_files_below(dir: &Path, depth: usize, files: &mut Vec<std::path::PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        if files.len() >= LISTED_FILES {
-            return;
-        }
-        // Hidden and `_` files too: the reader lists every file with the extension.
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let path = entry.path();
-        match entry.file_type() {
-            Ok(kind) if kind.is_dir() && depth > 0 && name.contains('=') => {
-                parquet_files_below(&path, depth - 1, files);
-            }
-            Ok(kind) if kind.is_dir() => {}
-            _ if name.ends_with(".parquet") && path.is_file() => files.push(path),
-            _ => {}
-        }
-    }
-}
-
-/// `" (...)"` naming the first unreadable Parquet file in `dirs` and why, or nothing.
-/// The file is named within its directory, so that a cut long path keeps its name.
-fn unreadable_file_note(dirs: &[std::path::PathBuf]) -> String {
-    dirs.iter()
-        .find_map(|dir| unreadable_parquet_file(dir).map(|found| (dir, found)))
-        .map(|(dir, (file, why))| {
-            let within = file.strip_prefix(dir).unwrap_or(&file);
-            format!(
-                " (in '{}', the first file that cannot be read: '{}': {why})",
-                quote(&dir.to_string_lossy(), 200),
-                quote(&within.to_string_lossy(), 200)
-            )
-        })
-        .unwrap_or_default()
 }
 
 /// The Parquet files that running `statements` reads (see [`ParquetFiles`]).
@@ -333,6 +234,9 @@ pub fn parquet_files(
                 push(&mut files, format!("'{name}'"));
                 push_dirs(&mut files.dirs, local_dirs([name.as_str()]));
             }
+            if let Some(text) = text_input(&name).filter(|_| !registered) {
+                push_dirs(&mut files.text, vec![text]);
+            }
             referenced.push(name);
         }
     }
@@ -344,6 +248,10 @@ pub fn parquet_files(
     files
         .read
         .splice(0..0, parquet_table_args(used.iter().copied()));
+    let mut text: Vec<std::path::PathBuf> =
+        used.iter().filter_map(|t| text_input(&t.path)).collect();
+    push_dirs(&mut text, std::mem::take(&mut files.text));
+    files.text = text;
     let mut dirs = parquet_table_dirs(used.iter().copied());
     push_dirs(&mut dirs, std::mem::take(&mut files.dirs));
     files.dirs = dirs;
@@ -354,7 +262,12 @@ pub fn parquet_files(
 /// first, then the files (each escaped and cut; at most ten listed).
 pub fn name_parquet_inputs(e: CliError, files: &ParquetFiles) -> CliError {
     const LISTED: usize = 10;
-    let Some(detail) = e.message.strip_prefix(crate::PARQUET_UNREADABLE) else {
+    if files::is_text_read_error(&e.message) {
+        if let Some(found) = files::first_unreadable_text_file(&files.text) {
+            return CliError::failure(format!("cannot read {found}"));
+        }
+    }
+    let Some(detail) = e.message.strip_prefix(files::PARQUET_UNREADABLE) else {
         return e;
     };
     let names: Vec<String> = files
@@ -368,7 +281,7 @@ pub fn name_parquet_inputs(e: CliError, files: &ParquetFiles) -> CliError {
         list.push_str(&format!(" and {} more", files.read.len() - LISTED));
     }
     // Reads footers: only where the message names inputs.
-    let note = || unreadable_file_note(&files.dirs);
+    let note = || files::unreadable_file_note(&files.dirs);
     let message = match (names.as_slice(), files.written) {
         ([], false) => return e,
         ([], true) => format!("a Parquet file cannot be read or written: {detail}"),
@@ -388,72 +301,29 @@ pub fn name_parquet_inputs(e: CliError, files: &ParquetFiles) -> CliError {
     }
 }
 
+/// A file error as the CLI reports it: a path that holds no table is a usage error (exit
+/// 2, like a wrong flag), data that cannot be read a failure (exit 1).
+pub fn file_error(e: FileError) -> CliError {
+    match e.kind {
+        FileErrorKind::NotData => CliError::usage(e.message),
+        FileErrorKind::Unreadable => CliError::failure(e.message),
+    }
+}
+
 /// An error while opening the input `what` (such as `--table t=a.parquet`) at `path`.
 pub fn input_error(what: &str, path: &Path, e: datafusion::error::DataFusionError) -> CliError {
-    let e = CliError::from(e);
-    match e.message.strip_prefix(crate::PARQUET_UNREADABLE) {
-        Some(detail) => {
-            let note = unreadable_file_note(&local_dirs(path.to_str()));
-            CliError::failure(format!(
-                "{what}: cannot read the Parquet file: {detail}{note}"
-            ))
-        }
-        None => CliError::failure(format!("{what}: {}", e.message)),
-    }
+    file_error(files::input_error(what, path, &e))
 }
 
-/// A Parquet file of 0 bytes is refused: the reader would take it for an empty table and
-/// the query would pass on no data.
-pub fn empty_parquet(what: &str, path: &Path, metadata: &std::fs::Metadata) -> CliResult<()> {
-    if metadata.is_file() && metadata.len() == 0 && format_of_path(path) == Some("parquet") {
-        return Err(CliError::failure(format!(
-            "{what}: cannot read the Parquet file: it is empty (0 bytes), not a Parquet file"
-        )));
-    }
-    Ok(())
-}
-
-/// The table a `--table` or `training-set` input holds, refusing what cannot be read
-/// whole: a missing path, a FIFO or device (the reader would block forever), an empty
-/// Parquet file, a path of no known format, a directory of two data extensions.
+/// The table a `--table` or `training-set` input holds ([`files::open_path`]).
 pub async fn open_table(
     ctx: &SessionContext,
     what: &str,
     name: &str,
 ) -> CliResult<Arc<dyn TableProvider>> {
-    let path = local_path(name).ok_or_else(|| {
-        CliError::usage(format!(
-            "{what}: expected a local file or directory, or a file:///absolute/path URL"
-        ))
-    })?;
-    let path = path.as_path();
-    let metadata = std::fs::metadata(path)
-        .map_err(|_| CliError::usage(format!("{what}: no such file or directory")))?;
-    if !(metadata.is_file() || metadata.is_dir()) {
-        return Err(CliError::usage(format!(
-            "{what}: expected a regular file or a directory, found a FIFO, socket or device"
-        )));
-    }
-    empty_parquet(what, path, &metadata)?;
-    let files = known_data_files(what, path, metadata.is_dir())?;
-    listing_table(&ctx.state(), path, &files)
+    files::open_path(&ctx.state(), what, name)
         .await
-        .map_err(|e| input_error(what, path, e))
-}
-
-/// The data files of an existing `path`, or why it cannot be read as a table.
-fn known_data_files(what: &str, path: &Path, is_dir: bool) -> CliResult<DataFiles> {
-    match data_files(path) {
-        Ok(Some(files)) => Ok(files),
-        Ok(None) if is_dir => Err(CliError::usage(format!(
-            "{what}: no data file in the directory: expected {KNOWN_EXTENSIONS} files in \
-             it or in its key=value subdirectories (up to {MAX_DEPTH} levels down)"
-        ))),
-        Ok(None) => Err(CliError::usage(format!(
-            "{what}: unknown file format: expected a {KNOWN_EXTENSIONS} file"
-        ))),
-        Err(reason) => Err(CliError::usage(format!("{what}: {reason}"))),
-    }
+        .map_err(file_error)
 }
 
 /// Registers `--table` arguments (see [`open_table`]).
@@ -627,22 +497,7 @@ fn check_file_references(
             }
             continue;
         };
-        match std::fs::metadata(&local) {
-            Err(_) => {
-                return Err(CliError::usage(format!(
-                    "{place}: no such file or directory"
-                )))
-            }
-            Ok(m) if !(m.is_file() || m.is_dir()) => {
-                return Err(CliError::usage(format!(
-                "{place}: expected a regular file or a directory, found a FIFO, socket or device"
-            )))
-            }
-            Ok(m) => {
-                empty_parquet(&place, &local, &m)?;
-                known_data_files(&place, &local, m.is_dir())?;
-            }
-        }
+        files::check_path(&place, &local.to_string_lossy()).map_err(file_error)?;
     }
     Ok(())
 }

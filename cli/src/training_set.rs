@@ -123,6 +123,11 @@ pub fn parquet_inputs(args: &TrainingSetArgs) -> sql::ParquetFiles {
             .map(|(_, _, local)| local)
             .filter(|local| local.is_dir())
             .collect(),
+        text: [&args.spine, &args.events]
+            .into_iter()
+            .filter_map(|path| crate::data_files::local_path(&path.to_string_lossy()))
+            .filter(|local| matches!(sql::format_of_path(local), Some("csv" | "json")))
+            .collect(),
     }
 }
 

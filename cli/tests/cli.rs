@@ -1809,3 +1809,54 @@ fn training_set_output_into_a_missing_directory_is_refused() {
     );
     assert!(!tmp.path().join("no").exists());
 }
+
+#[test]
+fn csv_and_json_read_errors_name_the_file_and_line() {
+    let tmp = tempdir("text-errors");
+    let dir = tmp.path().join("events");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("a.csv"), "k,v\n1,2\n").unwrap();
+    std::fs::write(dir.join("b.csv"), "k,v\n1,2\n3,4,5\n").unwrap();
+    let query = format!("SELECT * FROM '{}/'", dir.display());
+    let out = arrowfeat(&["sql", &query]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("b.csv' line 3: expected 2 fields as in the header, found 3"),
+        "{}",
+        stderr(&out)
+    );
+    let json = tmp.path().join("bad.json");
+    std::fs::write(&json, "{\"k\": 1}\n{\"k\": 2\n").unwrap();
+    let out = arrowfeat(&["sql", &format!("SELECT * FROM '{}'", json.display())]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("bad.json' line 2: not valid JSON"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn json_integers_beyond_int64_are_refused_not_rounded() {
+    let tmp = tempdir("json-big");
+    let json = tmp.path().join("keys.json");
+    // Read as Float64, both became 9.223372036854776e18: two keys, one value.
+    std::fs::write(
+        &json,
+        "{\"k\": 9223372036854775807}\n{\"k\": 9223372036854775808}\n",
+    )
+    .unwrap();
+    let out = arrowfeat(&["sql", &format!("SELECT * FROM '{}'", json.display())]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(
+            "keys.json' line 2: the integer 9223372036854775808 is beyond the Int64 range"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // In strings, and as floats, large numbers are read as they are.
+    std::fs::write(&json, "{\"k\": \"9223372036854775808\", \"x\": 1e30}\n").unwrap();
+    let out = arrowfeat(&["sql", &format!("SELECT * FROM '{}'", json.display())]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

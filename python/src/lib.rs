@@ -619,7 +619,7 @@ fn batches_to_pyarrow(py: Python<'_>, batches: Vec<RecordBatch>) -> PyResult<Py<
 /// workflow commands as visible escapes), cut to `limit` characters.
 #[pyfunction]
 fn _quote(text: &str, limit: usize) -> String {
-    arrowfeat_text::quote(text, limit)
+    arrowfeat_common::quote(text, limit)
 }
 
 /// Address of an array's first value buffer (after its offset), for zero-copy tests.

@@ -19,8 +19,8 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::compat::Mode;
-use crate::report::{Report, Severity, Status};
-use crate::rules::{Category, Rule};
+use crate::report::{Report, Status};
+use crate::rules::{Category, Rule, Severity};
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Config {
@@ -93,7 +93,7 @@ fn check_view_pattern(pattern: &str) -> Result<(), String> {
 
 impl Config {
     pub fn load(path: &Path) -> Result<Config, String> {
-        let bytes = crate::spec::read_bounded(path, 1024 * 1024)?;
+        let bytes = crate::files::read_bounded(path, 1024 * 1024)?;
         let text = std::str::from_utf8(&bytes)
             .map_err(|_| format!("{}: not valid UTF-8", path.display()))?;
         Config::parse(text).map_err(|message| format!("{}:{message}", path.display()))
@@ -139,7 +139,7 @@ impl Config {
                 format!(
                     "{}: compatibility must be backward, forward, full or none, found `{}`",
                     locate(mode),
-                    crate::text::quote(mode, 80)
+                    crate::text::quote_hashed(mode, 80)
                 )
             })?;
         }
@@ -155,7 +155,7 @@ impl Config {
                     return Err(format!(
                         "{}: severity of `{rule}` must be error, warning, info or off, found `{}`",
                         locate(id),
-                        crate::text::quote(other, 80)
+                        crate::text::quote_hashed(other, 80)
                     ))
                 }
             };
@@ -180,7 +180,7 @@ impl Config {
                         "{}: [[ignore]] of `{}`: unsupported view pattern `{}`: {why}",
                         locate(&format!("\"{pattern}\"")),
                         rule,
-                        crate::text::quote(pattern, 80)
+                        crate::text::quote_hashed(pattern, 80)
                     )
                 })?;
             }

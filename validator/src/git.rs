@@ -166,7 +166,7 @@ fn follow(
         hops += 1;
         let target = String::from_utf8_lossy(&git(dir, &["cat-file", "blob", &current.object])?)
             .into_owned();
-        let shown = crate::text::quote(&target, 200);
+        let shown = crate::text::quote_hashed(&target, 200);
         let Some(resolved) = resolve(dir, reference, &current.path, &target, &mut hops)? else {
             return Err(format!(
                 "a symbolic link to `{shown}`, outside the repository; it is not followed"

@@ -415,7 +415,7 @@ fn run_inner(inputs: Inputs<'_>) -> Result<(Report, Config), String> {
         let mut file = crate::report::FileReport::new(path.clone());
         file.checks.push(crate::report::Check::finding(
             crate::rules::Rule::CompatChange,
-            crate::report::Severity::Warning,
+            crate::rules::Severity::Warning,
             "earlier revision",
             crate::report::Expected("a feature view"),
             crate::report::Actual("unreadable"),
@@ -717,7 +717,7 @@ mod tests {
         let mut config = Config::default();
         config
             .severity
-            .insert(Rule::TypeSyntax, Some(crate::report::Severity::Warning));
+            .insert(Rule::TypeSyntax, Some(crate::rules::Severity::Warning));
         let run = check_one(
             &view("1.0.0", "ttl: 1d", "    type: map<string,float32>"),
             config,
@@ -892,7 +892,7 @@ mod tests {
         let mut warn = Config::default();
         warn.severity.insert(
             Rule::CompatVersionBump,
-            Some(crate::report::Severity::Warning),
+            Some(crate::rules::Severity::Warning),
         );
         let down = diff_with(
             &base("2.0.0", "int64"),

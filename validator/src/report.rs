@@ -2,28 +2,10 @@
 
 use serde::Serialize;
 
+use crate::compat::Mode;
+pub use crate::rules::Severity;
 use crate::rules::{Category, Rule};
 use crate::yaml::Pos;
-
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
 
 /// The result of one check. `status` is `Pass` or the severity of the finding.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -180,7 +162,7 @@ pub struct FileReport {
     pub checks: Vec<Check>,
     /// The file's `# arrowfeat: ignore[...]` comments (see [`crate::suppress`]).
     #[serde(skip)]
-    pub ignores: Vec<crate::suppress::InlineIgnore>,
+    pub ignores: Vec<InlineIgnore>,
     /// Why nothing but the file's own format was checked (it could not be decoded as a
     /// feature view, or it declares a view another file declares), if so: see
     /// [`Report::flag_unchecked_files`].
@@ -190,6 +172,16 @@ pub struct FileReport {
     /// the format finding that says why: see [`Report::flag_unchecked_files`].
     #[serde(skip)]
     pub uncompared: Vec<Uncompared>,
+}
+
+/// `# arrowfeat: ignore[rule-id, ...] reason` in a schema file: it accepts findings of
+/// those rules on its own line or on the next line (read by `suppress::scan`, applied by
+/// `suppress::apply_ignores`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InlineIgnore {
+    pub rules: Vec<Rule>,
+    pub line: u64,
+    pub column: u64,
 }
 
 /// A value a comparison skipped because it cannot be read (a `type` outside the
@@ -250,7 +242,7 @@ pub struct AgainstDetail {
     /// `path` or `git`, with `revision`.
     pub revision_kind: Option<&'static str>,
     /// The compatibility mode the revision was checked with.
-    pub mode: Option<crate::compat::Mode>,
+    pub mode: Option<Mode>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

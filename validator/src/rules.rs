@@ -1,7 +1,27 @@
 //! The rule catalogue: every finding carries one of these stable ids. `docs/rules.md` is
 //! generated from this table (a test keeps it in sync).
 
-use crate::report::Severity;
+use serde::{Deserialize, Serialize};
+
+/// How serious a finding of a rule is, by default (see [`Rule::default_severity`]) or as
+/// configured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Category {
@@ -183,7 +203,7 @@ impl std::str::FromStr for Rule {
 
     fn from_str(id: &str) -> Result<Rule, UnknownRule> {
         Rule::from_id(id).ok_or_else(|| {
-            let id = crate::text::quote(id, 80);
+            let id = crate::text::quote_hashed(id, 80);
             let suggestion = crate::suggest::closest(&id, Rule::ALL.iter().map(|r| r.as_str()))
                 .and_then(Rule::from_id);
             UnknownRule { id, suggestion }

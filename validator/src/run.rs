@@ -3,12 +3,14 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::check::check_against_store;
-use crate::compat::check_revision;
+use arrowfeat_common::path_io_message;
+
+use crate::checks::{self, check_against_store, check_revision};
 use crate::config::Config;
+use crate::files::file_kind;
 use crate::report::{Actual, Check, Expected, FileReport, Report};
-use crate::rules::Rule;
-use crate::spec::{self, SchemaFile};
+use crate::rules::{Rule, Severity};
+use crate::spec::SchemaFile;
 use crate::store::StoreMetadata;
 
 /// One schema file as read: its report so far, and the schema if it could be read.
@@ -58,7 +60,7 @@ fn refused(path: &Path, message: String) -> Loaded {
 
 /// The files to read, and the entries refused (links out of the directory, broken links).
 fn walk(path: &Path, options: &LoadOptions) -> Result<(Vec<PathBuf>, Vec<Loaded>), String> {
-    let metadata = std::fs::metadata(path).map_err(|e| spec::io_message(path, &e))?;
+    let metadata = std::fs::metadata(path).map_err(|e| path_io_message(path, &e))?;
     if metadata.is_file() {
         return Ok((vec![path.to_path_buf()], Vec::new()));
     }
@@ -66,26 +68,26 @@ fn walk(path: &Path, options: &LoadOptions) -> Result<(Vec<PathBuf>, Vec<Loaded>
         return Err(format!(
             "{} is {}; expected a schema file or a directory",
             crate::text::clean(&path.display().to_string()),
-            spec::file_kind(&metadata.file_type())
+            file_kind(&metadata.file_type())
         ));
     }
-    let root = std::fs::canonicalize(path).map_err(|e| spec::io_message(path, &e))?;
+    let root = std::fs::canonicalize(path).map_err(|e| path_io_message(path, &e))?;
     let root_label = label(path);
     let mut visited = std::collections::HashSet::from([root.clone()]);
     let mut out = Vec::new();
     let mut refusals = Vec::new();
     let mut pending = vec![path.to_path_buf()];
     while let Some(dir) = pending.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|e| spec::io_message(&dir, &e))?;
+        let entries = std::fs::read_dir(&dir).map_err(|e| path_io_message(&dir, &e))?;
         for entry in entries {
-            let entry = entry.map_err(|e| spec::io_message(&dir, &e))?;
+            let entry = entry.map_err(|e| path_io_message(&dir, &e))?;
             let path = entry.path();
             // `--schemas .` should report `x.yaml`, not `./x.yaml`.
             let path = path
                 .strip_prefix(".")
                 .map_or_else(|_| path.clone(), Path::to_path_buf);
             // The entry itself, not what a link points to.
-            let file_type = entry.file_type().map_err(|e| spec::io_message(&path, &e))?;
+            let file_type = entry.file_type().map_err(|e| path_io_message(&path, &e))?;
             if file_type.is_symlink() {
                 let target = match std::fs::canonicalize(&path) {
                     Ok(target) => target,
@@ -98,7 +100,7 @@ fn walk(path: &Path, options: &LoadOptions) -> Result<(Vec<PathBuf>, Vec<Loaded>
                                 format!(
                                     "{}: broken symbolic link ({})",
                                     crate::text::clean(&label(&path)),
-                                    spec::io_message(&path, &error)
+                                    path_io_message(&path, &error)
                                 ),
                             ));
                         }
@@ -121,7 +123,7 @@ fn walk(path: &Path, options: &LoadOptions) -> Result<(Vec<PathBuf>, Vec<Loaded>
                         format!(
                             "{} is a symbolic link to `{}`, outside the schema directory {}; it is not followed (pass --follow-symlinks to follow it)",
                             crate::text::clean(&label(&path)),
-                            crate::text::quote(&link, 200),
+                            crate::text::quote_hashed(&link, 200),
                             crate::text::clean(&root_label)
                         ),
                     ));
@@ -164,15 +166,19 @@ pub fn load_path_with(path: &Path, options: &LoadOptions) -> Result<Vec<Loaded>,
         .map_or(1, |n| n.get())
         .min(paths.len().max(1));
     let mut loaded: Vec<Loaded> = if threads <= 1 || paths.len() < 64 {
-        paths.iter().map(|p| spec::load_file(p)).collect()
+        paths.iter().map(|p| checks::load_file(p)).collect()
     } else {
         let chunk = paths.len().div_ceil(threads);
         std::thread::scope(|scope| {
             let handles: Vec<_> = paths
                 .chunks(chunk)
                 .map(|chunk| {
-                    scope
-                        .spawn(move || chunk.iter().map(|p| spec::load_file(p)).collect::<Vec<_>>())
+                    scope.spawn(move || {
+                        chunk
+                            .iter()
+                            .map(|p| checks::load_file(p))
+                            .collect::<Vec<_>>()
+                    })
                 })
                 .collect();
             handles
@@ -195,7 +201,7 @@ pub fn load_path_with(path: &Path, options: &LoadOptions) -> Result<Vec<Loaded>,
 pub fn load_sources(sources: &[(String, Vec<u8>)]) -> Vec<Loaded> {
     sources
         .iter()
-        .map(|(label, bytes)| spec::load_bytes(label, bytes))
+        .map(|(label, bytes)| checks::load_bytes(label, bytes))
         .collect()
 }
 
@@ -244,7 +250,7 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
                 if store.views.contains_key(&file.spec.name) {
                     report
                         .uncompared
-                        .extend(spec::unreadable_values(file, "the store"));
+                        .extend(checks::unreadable_values(file, "the store"));
                 }
             }
             if let Some(old) = previous.get(file.spec.name.as_str()) {
@@ -276,7 +282,7 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
             .push(if config.compatibility == crate::compat::Mode::None {
                 Check::finding(
                     Rule::CompatChange,
-                    crate::report::Severity::Info,
+                    Severity::Info,
                     "feature view",
                     Expected("present"),
                     Actual("removed"),
@@ -431,7 +437,7 @@ mod tests {
         assert!(error.contains("FIFO"), "{error}");
         let error = crate::config::Config::load(&fifo).unwrap_err();
         assert!(error.contains("FIFO"), "{error}");
-        let error = spec::read_bounded(Path::new("/dev/zero"), 10).unwrap_err();
+        let error = crate::files::read_bounded(Path::new("/dev/zero"), 10).unwrap_err();
         assert!(error.contains("is a device"), "{error}");
     }
 }

@@ -62,7 +62,7 @@ impl StoreView {
 
 /// Reads store metadata from a file, detecting the format.
 pub fn load(path: &Path) -> Result<StoreMetadata, String> {
-    let bytes = crate::spec::read_bounded(path, MAX_REGISTRY_BYTES)?;
+    let bytes = crate::files::read_bounded(path, MAX_REGISTRY_BYTES)?;
     parse(&bytes).map_err(|message| {
         format!(
             "{}: {message}",
@@ -71,9 +71,7 @@ pub fn load(path: &Path) -> Result<StoreMetadata, String> {
     })
 }
 
-/// The longest TTL a Feast registry can hold: protobuf `Duration` ends at 10,000 years
-/// (315,576,000,000 s). Larger values are refused rather than wrapped or clamped.
-pub const MAX_TTL_SECONDS: u64 = 315_576_000_000;
+pub use crate::ttl::MAX_TTL_SECONDS;
 
 /// Parses Feast `registry-dump` JSON or arrowfeat store metadata JSON. Errors name the
 /// place in the document (`line:column`, or a path such as `featureViews[2].spec`) and
@@ -84,7 +82,7 @@ pub fn parse(bytes: &[u8]) -> Result<StoreMetadata, String> {
 
 fn parse_unescaped(bytes: &[u8]) -> Result<StoreMetadata, String> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
-        let (line, column) = crate::spec::line_column_at(bytes, e.valid_up_to());
+        let (line, column) = crate::files::line_column_at(bytes, e.valid_up_to());
         format!(
             "{line}:{column}: not valid UTF-8 (byte offset {}); registries must be UTF-8 JSON",
             e.valid_up_to()
@@ -115,7 +113,7 @@ fn parse_unescaped(bytes: &[u8]) -> Result<StoreMetadata, String> {
     let keys: Vec<String> = object
         .keys()
         .take(8)
-        .map(|k| crate::text::quote(k, 40))
+        .map(|k| crate::text::quote_hashed(k, 40))
         .collect();
     Err(format!(
         "unrecognised metadata: expected Feast `registry-dump` JSON (keys such as `featureViews`, `entities`, `project`) \
@@ -209,7 +207,7 @@ struct NeutralField {
 fn parse_neutral(text: &str) -> Result<StoreMetadata, String> {
     let document: NeutralDocument = serde_json::from_str(text).map_err(|e| {
         // serde's wording (`expected u32`) in plain words, with the field it is about.
-        let offset = crate::spec::offset_of(text, e.line(), e.column());
+        let offset = crate::files::offset_of(text, e.line(), e.column());
         let message = e.to_string();
         let message = message.split(" at line ").next().unwrap_or(&message);
         format!(
@@ -577,7 +575,7 @@ fn duplicate_feature(context: &str, view: &str, name: &str, first: &str, second:
 /// (the checks compare whole seconds), a negative or malformed value, or one beyond
 /// [`MAX_TTL_SECONDS`] is an error that quotes the value.
 fn parse_proto_duration(text: &str) -> Result<u64, String> {
-    let quoted = crate::text::quote(text, 40);
+    let quoted = crate::text::quote_hashed(text, 40);
     let malformed =
         || format!("expected a protobuf duration such as \"86400s\", found \"{quoted}\"");
     let number = text.strip_suffix('s').ok_or_else(malformed)?;
@@ -664,7 +662,7 @@ impl<'de> serde::de::Visitor<'de> for UniqueKeysVisitor {
             if object.contains_key(&key) {
                 return Err(serde::de::Error::custom(format!(
                     "the key `{}` appears twice in one object",
-                    crate::text::quote(&key, 80)
+                    crate::text::quote_hashed(&key, 80)
                 )));
             }
             object.insert(key, value);

@@ -136,7 +136,7 @@ pub fn write(report: &Report) -> String {
 /// Reads a baseline file: a regular file of at most [`MAX_BASELINE_BYTES`], JSON of the
 /// format [`write`] produces. Errors name `file:line:column`.
 pub fn load(path: &Path) -> Result<Vec<Entry>, String> {
-    let bytes = crate::spec::read_bounded(path, MAX_BASELINE_BYTES)?;
+    let bytes = crate::files::read_bounded(path, MAX_BASELINE_BYTES)?;
     parse(&bytes).map_err(|e| format!("{}:{e}", crate::text::clean(&path.display().to_string())))
 }
 
@@ -151,7 +151,7 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Entry>, String> {
         // serde's wording (`expected u64`) in plain words, with the field it is about.
         let text = String::from_utf8_lossy(bytes);
         let field =
-            crate::text::key_before(&text, crate::spec::offset_of(&text, e.line(), e.column()));
+            crate::text::key_before(&text, crate::files::offset_of(&text, e.line(), e.column()));
         format!(
             "{}:{}: {}",
             e.line(),
@@ -162,7 +162,7 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Entry>, String> {
     if file.format != FORMAT || file.format_version != FORMAT_VERSION {
         return Err(format!(
             "1:1: not an arrowfeat baseline: expected \"format\": \"{FORMAT}\", \"format_version\": {FORMAT_VERSION}, found {} version {}",
-            crate::text::quote(&file.format, 60),
+            crate::text::quote_hashed(&file.format, 60),
             file.format_version
         ));
     }
@@ -176,7 +176,7 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Entry>, String> {
         {
             let text = String::from_utf8_lossy(bytes);
             let offset = text.find(&format!("\"{fp}\"")).unwrap_or(0);
-            let (line, column) = crate::spec::line_column_at(bytes, offset);
+            let (line, column) = crate::files::line_column_at(bytes, offset);
             return Err(format!(
                 "{line}:{column}: findings[{index}].fingerprint: expected 16 lowercase hex digits (as --write-baseline writes them), found `{}`",
                 crate::text::short(fp)
@@ -326,14 +326,7 @@ fn yaml_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
-/// `# arrowfeat: ignore[rule-id, ...] reason` in a schema file: it accepts findings of
-/// those rules on its own line or on the next line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InlineIgnore {
-    pub rules: Vec<Rule>,
-    pub line: u64,
-    pub column: u64,
-}
+pub use crate::report::InlineIgnore;
 
 /// The ignore comments of a schema file, and findings for malformed ones (no reason, an
 /// unknown or unreadable-input rule, no closing `]`). A comment is `#` at the start of a
@@ -371,7 +364,7 @@ pub fn scan(text: &str, strings: &[std::ops::Range<usize>]) -> (Vec<InlineIgnore
                 Rule::IgnoreComment,
                 "ignore comment",
                 Expected("# arrowfeat: ignore[rule-id] reason"),
-                Actual(crate::text::quote(line.trim(), 80)),
+                Actual(crate::text::quote_hashed(line.trim(), 80)),
                 pos,
                 message,
             )
@@ -404,7 +397,7 @@ pub fn scan(text: &str, strings: &[std::ops::Range<usize>]) -> (Vec<InlineIgnore
             ok = false;
             findings.push(bad(format!(
                 "ignore[{}] has no reason: write why after the `]`",
-                crate::text::quote(ids, 80)
+                crate::text::quote_hashed(ids, 80)
             )));
         }
         if ok && !rules.is_empty() {

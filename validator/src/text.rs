@@ -1,88 +1,15 @@
-//! Text that came from a file, made safe to print: see [`arrowfeat_text`], shared with
-//! the kernels, the CLI and the Python package. Every renderer runs its input through
-//! [`escape_controls`] (see `output::render`).
+//! Text that came from a file, made safe to print: the escaping and quoting of
+//! [`arrowfeat_common`], shared with the kernels, the CLI and the Python package, and how
+//! the validator's messages show values ([`short`], [`list`]). Every renderer runs its
+//! input through [`escape_controls`] (see `output::render`).
+//!
+//! What a finding shows is also its identity (a baseline fingerprints it), so the
+//! validator cuts values with [`quote_hashed`]: values that differ after the cut read
+//! differently.
 
-pub use arrowfeat_text::{clean, escape_controls, is_unsafe_char};
-
-/// The `\\u{..}` escape of `escaped` that byte `at` falls strictly inside, if any, as
-/// (start, end) byte indices.
-fn escape_around(escaped: &str, at: usize) -> Option<(usize, usize)> {
-    let mut search = 0;
-    while let Some(found) = escaped[search..].find("\\u{") {
-        let start = search + found;
-        if start >= at {
-            return None;
-        }
-        let end = escaped[start..]
-            .find('}')
-            .map_or(escaped.len(), |close| start + close + 1);
-        if at < end {
-            return Some((start, end));
-        }
-        search = end;
-    }
-    None
-}
-
-/// A cut at byte `at` moved back to the start of an escape it would split.
-fn cut_before(escaped: &str, at: usize) -> usize {
-    escape_around(escaped, at).map_or(at, |(start, _)| start)
-}
-
-/// The byte index after the first `chars` characters of `text`, if it is longer.
-fn char_index(text: &str, chars: usize) -> Option<usize> {
-    text.char_indices().nth(chars).map(|(i, _)| i)
-}
-
-/// A value from a file quoted in a message: escaped, then cut to `max` characters (then
-/// `…`). Escaping first is what bounds the output: one ESC is six characters (`\u{1b}`),
-/// so cutting before escaping let 100 characters become 600. An escape is never cut in
-/// half.
-///
-/// A cut value ends with `…` and 8 hex digits of a hash of the whole value: two values
-/// that differ only after the cut still read differently, so a baseline, which
-/// fingerprints what a finding shows, never accepts one for the other.
-pub fn quote(text: &str, max: usize) -> String {
-    let escaped = escape_controls(text);
-    match char_index(&escaped, max) {
-        None => escaped.into_owned(),
-        Some(at) => format!(
-            "{}…(#{})",
-            &escaped[..cut_before(&escaped, at)],
-            whole_value_hash(text.bytes())
-        ),
-    }
-}
-
-/// 8 hex digits of FNV-1a 64 of `bytes`: stable across Rust versions and platforms.
-fn whole_value_hash(bytes: impl IntoIterator<Item = u8>) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in bytes {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{:08x}", hash >> 32)
-}
-
-/// A whole report field or message (which already quotes its values) escaped and cut to
-/// `max` characters by leaving out its middle (` … `), so the end of the sentence (what
-/// was expected, the bump it needs) survives a field full of long values.
-pub fn cap(text: &str, max: usize) -> String {
-    let escaped = escape_controls(text);
-    let total = escaped.chars().count();
-    if total <= max {
-        return escaped.into_owned();
-    }
-    let keep = max.saturating_sub(3) / 2;
-    let head_end = cut_before(
-        &escaped,
-        char_index(&escaped, keep).unwrap_or(escaped.len()),
-    );
-    // The tail starts after any escape it would begin inside of.
-    let tail_start = char_index(&escaped, total - keep).unwrap_or(escaped.len());
-    let tail_start = escape_around(&escaped, tail_start).map_or(tail_start, |(_, end)| end);
-    format!("{} … {}", &escaped[..head_end], &escaped[tail_start..])
-}
+pub use arrowfeat_common::{
+    cap, clean, escape_controls, is_unsafe_char, quote, quote_hashed, value_hash,
+};
 
 /// A serde error message in plain words, naming `field`: `invalid type: string "1",
 /// expected u32` becomes ``format_version`: expected a whole number (0 or more), found
@@ -149,14 +76,15 @@ pub const MAX_SHOWN: usize = 100;
 pub const MAX_LISTED: usize = 10;
 
 /// A value from a file (a name, a type, a version, a key) as a message shows it: escaped
-/// and cut to [`MAX_SHOWN`] characters, so a megabyte-long name cannot flood a CI log.
+/// and cut to [`MAX_SHOWN`] characters, so a megabyte-long name cannot flood a CI log
+/// (with the hash of the whole value, see [`quote_hashed`]).
 pub fn short(text: &str) -> String {
-    quote(text, MAX_SHOWN)
+    quote_hashed(text, MAX_SHOWN)
 }
 
 /// Items from a file joined with `, `, each [`short`], at most [`MAX_LISTED`] of them
 /// (then `… (N more)`): a list of thousands of names stays one readable line.
-/// Like a cut value, a cut list ends with a hash of the whole list (see [`quote`]).
+/// Like a cut value, a cut list ends with a hash of the whole list (see [`quote_hashed`]).
 pub fn list<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
     let mut out = Vec::new();
     let mut more = 0usize;
@@ -171,7 +99,7 @@ pub fn list<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
     }
     let mut text = out.join(", ");
     if more > 0 {
-        text.push_str(&format!(", … ({more} more, #{})", whole_value_hash(all)));
+        text.push_str(&format!(", … ({more} more, #{})", value_hash(all)));
     }
     text
 }
@@ -205,7 +133,7 @@ mod tests {
             let capped = cap(&format!("a{esc}"), max);
             let without = capped.replace("\\u{1b}", "").replace(" … ", "");
             assert!(without == "a" || without.is_empty(), "{max}: {capped}");
-            let quoted = quote(&format!("a{esc}"), max);
+            let quoted = quote_hashed(&format!("a{esc}"), max);
             let shown = quoted
                 .split_once('…')
                 .map_or(quoted.as_str(), |(shown, _)| shown);

@@ -12,6 +12,7 @@
 //! ```
 
 use std::fmt;
+use std::str::FromStr;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TimeUnit {
@@ -99,7 +100,7 @@ impl FeatureType {
     /// (control characters escaped).
     pub fn parse(text: &str) -> Result<FeatureType, String> {
         let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-        let found = crate::text::quote(text, 120);
+        let found = crate::text::quote_hashed(text, 120);
         match parse_compact(&compact, 0) {
             Ok(ty) => Ok(ty),
             Err(ParseError::TooDeep) => Err(format!(
@@ -109,12 +110,12 @@ impl FeatureType {
             Err(ParseError::TimeZone(tz)) => Err(format!(
                 "unknown time zone `{}` in type `{found}`: expected an IANA time-zone name \
                  (UTC, Europe/Paris, America/New_York, ...) or a fixed offset (+05:30){}",
-                crate::text::quote(&tz, 60),
+                crate::text::quote_hashed(&tz, 60),
                 suggest_time_zone(&tz)
             )),
             Err(ParseError::Dimension(dim)) => Err(format!(
                 "embedding dimension `{}` in type `{found}`: expected an integer from 1 to {}",
-                crate::text::quote(&dim, 40),
+                crate::text::quote_hashed(&dim, 40),
                 u32::MAX
             )),
             Err(ParseError::Syntax) => {
@@ -224,10 +225,11 @@ enum ParseError {
     Dimension(String),
 }
 
-/// Whether Arrow readers accept `tz`: an IANA name (exact spelling) or a fixed offset
+/// Whether Arrow readers accept `tz`: an IANA name of the tz database Arrow itself reads
+/// them with (`chrono-tz`, exact spelling) or a fixed offset
 /// `+HH:MM`, `-HH:MM`, `+HHMM`, `+HH` with hours ≤ 23 and minutes ≤ 59.
 pub fn valid_time_zone(tz: &str) -> bool {
-    if crate::tz_names::TIME_ZONES.binary_search(&tz).is_ok() {
+    if chrono_tz::Tz::from_str(tz).is_ok() {
         return true;
     }
     let Some(rest) = tz.strip_prefix(['+', '-']) else {
@@ -250,7 +252,7 @@ pub fn valid_time_zone(tz: &str) -> bool {
 }
 
 fn suggest_time_zone(tz: &str) -> String {
-    crate::suggest::closest(tz, crate::tz_names::TIME_ZONES.iter().copied())
+    crate::suggest::closest(tz, chrono_tz::TZ_VARIANTS.iter().map(|zone| zone.name()))
         .map(|s| format!("; did you mean `{s}`?"))
         .unwrap_or_default()
 }
@@ -672,9 +674,18 @@ mod tests {
         ] {
             assert!(FeatureType::parse(bad).is_err(), "{bad}");
         }
+        // Links and old names are zones too; IANA names are spelt exactly.
+        for good in [
+            "timestamp[us, US/Pacific]",
+            "timestamp[us, Etc/GMT+5]",
+            "timestamp[ns, Asia/Kolkata]",
+        ] {
+            assert!(FeatureType::parse(good).is_ok(), "{good}");
+        }
+        let error = FeatureType::parse("timestamp[us, America/Sao_Paolo]").unwrap_err();
         assert!(
-            crate::tz_names::TIME_ZONES.windows(2).all(|w| w[0] < w[1]),
-            "sorted for binary search"
+            error.contains("did you mean `America/Sao_Paulo`?"),
+            "{error}"
         );
     }
 

@@ -177,7 +177,7 @@ pub fn parse(text: &str) -> Result<Node, YamlError> {
                         .unwrap_or(rest);
                     format!(
                         "duplicate key `{}`; a key may appear once per mapping",
-                        crate::text::quote(key, 80)
+                        crate::text::quote_hashed(key, 80)
                     )
                 }
                 None => message,
@@ -215,7 +215,7 @@ pub fn parse(text: &str) -> Result<Node, YamlError> {
             kind,
             pos,
             // The parser's message may quote the document: cut as well as escaped.
-            message: crate::text::quote(&message, 500),
+            message: crate::text::quote_hashed(&message, 500),
         }
     })
 }

@@ -12,13 +12,14 @@
 //! Inputs that once failed are kept in `regressions()` below (and proptest's own
 //! `proptest-regressions/fuzz.txt`, if it writes one, should be committed too).
 
+use arrowfeat_validator::checks;
 use arrowfeat_validator::config::Config;
 use arrowfeat_validator::output::{render, render_error, Format, RenderOptions};
 use arrowfeat_validator::report::Report;
 use arrowfeat_validator::run::{self, Targets};
-use arrowfeat_validator::spec;
 use arrowfeat_validator::store;
 use arrowfeat_validator::text::is_unsafe_char;
+use arrowfeat_validator::ttl;
 use arrowfeat_validator::types::FeatureType;
 use proptest::prelude::*;
 
@@ -169,13 +170,13 @@ fn assert_message_clean(message: &str) {
 fn check_schema_bytes(bytes: &[u8]) {
     // Findings keep file text as it is (escaping happens at the renderer boundary, see
     // assert_clean below); they must not show Rust internals.
-    let (report, _) = spec::load_bytes("fuzz.yaml", bytes);
+    let (report, _) = checks::load_bytes("fuzz.yaml", bytes);
     for check in &report.checks {
         assert_message_clean(&arrowfeat_validator::text::clean(&check.message));
     }
     let store = store::parse(REGISTRY.as_bytes()).unwrap();
-    let loaded = vec![spec::load_bytes("fuzz.yaml", bytes)];
-    let previous = vec![spec::load_bytes("old.yaml", SCHEMA.as_bytes())];
+    let loaded = vec![checks::load_bytes("fuzz.yaml", bytes)];
+    let previous = vec![checks::load_bytes("old.yaml", SCHEMA.as_bytes())];
     let targets = Targets {
         store: Some(&store),
         previous: Some(&previous),
@@ -188,7 +189,7 @@ fn check_schema_bytes(bytes: &[u8]) {
 fn check_registry_bytes(bytes: &[u8]) {
     match store::parse(bytes) {
         Ok(store) => {
-            let loaded = vec![spec::load_bytes("x.yaml", SCHEMA.as_bytes())];
+            let loaded = vec![checks::load_bytes("x.yaml", SCHEMA.as_bytes())];
             let targets = Targets {
                 store: Some(&store),
                 previous: None,
@@ -276,22 +277,24 @@ proptest! {
         check_type_text(&format!("{}{inner}{}", "list<".repeat(depth), ">".repeat(depth)));
     }
 
+    /// A schema's `ttl` reads the kernels' duration grammar: accepted exactly when the
+    /// grammar gives a whole, non-negative number of seconds that fits, and never wraps.
     #[test]
-    fn durations_never_wrap(text in "[0-9smhdw]{0,40}") {
-        match spec::parse_duration_seconds(&text) {
+    fn ttl_durations_are_the_kernels_durations(text in "-?[0-9. ]{0,12}(s|m|h|d|w|ms|us|ns|min|M|days| )[0-9smhdw ,]{0,20}") {
+        let grammar = arrowfeat_common::duration::parse_exact(&text);
+        match ttl::parse_duration_seconds(&text) {
             Ok(seconds) => {
-                // Checked: recompute with u128 and compare.
-                let mut total: u128 = 0;
-                let mut number = String::new();
-                for c in text.chars() {
-                    if c.is_ascii_digit() { number.push(c); continue; }
-                    let unit: u128 = match c { 's' => 1, 'm' => 60, 'h' => 3600, 'd' => 86_400, _ => 604_800 };
-                    total += number.parse::<u128>().unwrap() * unit;
-                    number.clear();
-                }
-                prop_assert_eq!(u128::from(seconds), total);
+                prop_assert_eq!(grammar, Ok(i128::from(seconds) * 1_000_000_000));
             }
-            Err(message) => assert_message_clean(&message),
+            Err(message) => {
+                assert_message_clean(&message);
+                if let Ok(nanos) = grammar {
+                    prop_assert!(
+                        nanos < 0 || nanos % 1_000_000_000 != 0 || nanos / 1_000_000_000 > i128::from(u64::MAX),
+                        "{text}: {message}"
+                    );
+                }
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 //! One test per rule: a change that makes it fire, and the untouched baseline that keeps
 //! it quiet. The baseline schema matches the baseline store exactly.
 
+use arrowfeat_validator::checks;
 use arrowfeat_validator::compat::Mode;
 use arrowfeat_validator::config::Config;
 use arrowfeat_validator::report::{Report, Status};
@@ -50,8 +51,9 @@ const STORE: &str = r#"{
 
 fn check(schema: &str, store_json: &str, previous: Option<&str>) -> Report {
     let store: StoreMetadata = store::parse(store_json.as_bytes()).unwrap();
-    let loaded = vec![spec::load_bytes("trips_v1.yaml", schema.as_bytes())];
-    let previous = previous.map(|old| vec![spec::load_bytes("old/trips_v1.yaml", old.as_bytes())]);
+    let loaded = vec![checks::load_bytes("trips_v1.yaml", schema.as_bytes())];
+    let previous =
+        previous.map(|old| vec![checks::load_bytes("old/trips_v1.yaml", old.as_bytes())]);
     let targets = Targets {
         store: Some(&store),
         previous: previous.as_deref(),
@@ -121,7 +123,7 @@ fn baseline_passes_everything() {
 
 #[test]
 fn input_rules() {
-    let report = |bytes: &[u8]| spec::load_bytes("x.yaml", bytes).0;
+    let report = |bytes: &[u8]| checks::load_bytes("x.yaml", bytes).0;
     let rule_of = |bytes: &[u8]| report(bytes).checks[0].rule;
     assert_eq!(rule_of(b""), Rule::InputUnreadable);
     assert_eq!(rule_of(b"name: caf\xe9\n"), Rule::InputUnreadable);
@@ -223,8 +225,8 @@ fn duplicate_feature() {
 fn duplicate_view() {
     let store = store::parse(STORE.as_bytes()).unwrap();
     let loaded = vec![
-        spec::load_bytes("a.yaml", SCHEMA.as_bytes()),
-        spec::load_bytes("b.yaml", SCHEMA.as_bytes()),
+        checks::load_bytes("a.yaml", SCHEMA.as_bytes()),
+        checks::load_bytes("b.yaml", SCHEMA.as_bytes()),
     ];
     let report = run::check(
         loaded,
@@ -538,8 +540,8 @@ fn compatibility_rules() {
 
 #[test]
 fn removed_view_breaks_compatibility() {
-    let old = vec![spec::load_bytes("old/trips_v1.yaml", SCHEMA.as_bytes())];
-    let new = vec![spec::load_bytes(
+    let old = vec![checks::load_bytes("old/trips_v1.yaml", SCHEMA.as_bytes())];
+    let new = vec![checks::load_bytes(
         "stats_v1.yaml",
         SCHEMA.replace("trips_v1", "stats_v1").as_bytes(),
     )];
@@ -631,7 +633,7 @@ fn docs_rules_md_is_current() {
 #[test]
 fn numbers_out_of_range_are_findings_with_a_location() {
     let finding = |schema: &str, rule: Rule, needle: &str| {
-        let (report, _) = spec::load_bytes("trips_v1.yaml", schema.as_bytes());
+        let (report, _) = checks::load_bytes("trips_v1.yaml", schema.as_bytes());
         let found = report
             .checks
             .iter()
@@ -698,7 +700,7 @@ fn numbers_out_of_range_are_findings_with_a_location() {
 
 #[test]
 fn unknown_time_zones_are_findings() {
-    let (report, _) = spec::load_bytes(
+    let (report, _) = checks::load_bytes(
         "trips_v1.yaml",
         schema_with("tz: UTC", "tz: Mars/Olympus").as_bytes(),
     );
@@ -712,7 +714,7 @@ fn unknown_time_zones_are_findings() {
         "{}",
         found.message
     );
-    let (report, _) = spec::load_bytes(
+    let (report, _) = checks::load_bytes(
         "trips_v1.yaml",
         schema_with("type: string", "type: timestamp[us, Mars/Olympus]").as_bytes(),
     );

@@ -95,8 +95,8 @@ impl fmt::Display for KernelError {
             f,
             "{}: argument `{}`: {}",
             self.function,
-            arrowfeat_text::quote(&self.argument, 200),
-            arrowfeat_text::quote(&self.message, 2000)
+            arrowfeat_common::quote(&self.argument, 200),
+            arrowfeat_common::quote(&self.message, 2000)
         )
     }
 }

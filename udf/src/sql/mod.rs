@@ -20,6 +20,7 @@ macro_rules! feature_function_common {
 mod embedding;
 pub mod errors;
 pub mod ffi;
+pub mod files;
 mod geo;
 mod hash;
 mod numeric;

@@ -185,6 +185,17 @@ fn resolve(
             }
             _ => {}
         }
+        // Paths are read through the file checks in any session (not only where `FROM
+        // 'path'` goes through them), so that a hostile directory gets the same error here
+        // as in `arrowfeat sql`.
+        if path_like(name) && local_path(name).is_some_and(|p| p.exists()) {
+            let what = format!("`{name}`");
+            match wait(crate::sql::files::open_path(state, &what, name)) {
+                Some(Ok(provider)) => return Ok((reference, provider)),
+                Some(Err(e)) => return Err(error(argument, e.message)),
+                None => {}
+            }
+        }
     }
     let missing = || {
         let what = if local_path(name).is_some_and(|p| p.exists()) {
@@ -395,9 +406,27 @@ impl PartitionStream for PointInTimeStream {
             .and_then(|s| Ok((s, self.frame(&self.events)?)));
         let join = self.join.clone();
         let schema = self.schema.clone();
+        // The local files read, to name the one a CSV or JSON reader's error is about.
+        let inputs: Vec<std::path::PathBuf> = [&self.spine.0, &self.events.0]
+            .into_iter()
+            .filter(|r| r.schema().is_none() && path_like(r.table()))
+            .filter_map(|r| local_path(r.table()))
+            .collect();
         let run = async move {
             let (spine, events) = frames?;
-            let result = point_in_time_join(spine, events, &join).await?;
+            let name_file = |e: DataFusionError| {
+                let text = e.to_string();
+                match crate::sql::files::is_text_read_error(&text)
+                    .then(|| crate::sql::files::first_unreadable_text_file(&inputs))
+                    .flatten()
+                {
+                    Some(found) => error("events", format!("cannot read {found}")),
+                    None => e,
+                }
+            };
+            let result = point_in_time_join(spine, events, &join)
+                .await
+                .map_err(name_file)?;
             // The schema given at planning, so a table changed since cannot slip through.
             let batches = result.collect().await?;
             let batches: Vec<Result<RecordBatch>> = batches

@@ -196,8 +196,8 @@ fn verdict(report: &Report, deny_warnings: bool) -> &'static str {
 #[cfg(test)]
 pub(crate) mod fixtures {
     use super::RenderOptions;
-    use crate::report::{Actual, Check, Expected, FileReport, Report, Severity};
-    use crate::rules::Rule;
+    use crate::report::{Actual, Check, Expected, FileReport, Report};
+    use crate::rules::{Rule, Severity};
     use crate::yaml::Pos;
 
     pub fn sample() -> Report {
@@ -286,7 +286,7 @@ mod tests {
         }
         file.checks.push(Check::finding(
             Rule::CompatChange,
-            crate::report::Severity::Warning,
+            crate::rules::Severity::Warning,
             HOSTILE,
             Expected(HOSTILE),
             Actual(HOSTILE),

@@ -1,130 +1,24 @@
-//! Durations as nanoseconds: parsing interval strings such as `"500ns"`, `"5m"` or
-//! `"1h 30m"`, and checking window parameters.
+//! Durations as nanoseconds: interval strings such as `"500ns"`, `"5m"` or `"1h 30m"`
+//! read with the one duration grammar of [`arrowfeat_common::duration`] (shared with the
+//! validator's schema `ttl`), and the checks of window parameters.
+
+use arrowfeat_common::duration;
 
 use super::super::{KernelError, Result};
 
-const NANOS_PER_UNIT: &[(&[&str], i128)] = &[
-    (&["ns", "nsec", "nsecs", "nanosecond", "nanoseconds"], 1),
-    (
-        &["us", "µs", "usec", "usecs", "microsecond", "microseconds"],
-        1_000,
-    ),
-    (
-        &["ms", "msec", "msecs", "millisecond", "milliseconds"],
-        1_000_000,
-    ),
-    (&["s", "sec", "secs", "second", "seconds"], 1_000_000_000),
-    (&["m", "min", "mins", "minute", "minutes"], 60_000_000_000),
-    (&["h", "hr", "hrs", "hour", "hours"], 3_600_000_000_000),
-    (&["d", "day", "days"], 86_400_000_000_000),
-    (&["w", "week", "weeks"], 604_800_000_000_000),
-];
+/// A duration in the largest unit that divides it, e.g. `5m`, `1500ms`, `-3ns`.
+pub use arrowfeat_common::duration::format_nanos;
 
-const CALENDAR_UNITS: &[&str] = &["mon", "mons", "month", "months", "y", "year", "years"];
-
-const ACCEPTED: &str = "a duration such as \"500ns\", \"250ms\", \"5m\", \"1h 30m\" or \"2 days\" \
-     (units: ns, us, ms, s, m, h, d, w)";
-
-/// Parses an interval string into nanoseconds: one or more `<number><unit>` terms, with
-/// optional spaces, e.g. `"500ns"`, `"1.5s"`, `"1h30m"`, `"5 minutes"`. Fractions must
-/// come out as whole nanoseconds. Months and years have no fixed length and are refused.
+/// Parses an interval string into nanoseconds with the one duration grammar
+/// ([`arrowfeat_common::duration`]): one or more `<number><unit>` terms, with optional
+/// spaces, e.g. `"500ns"`, `"1.5s"`, `"1h30m"`, `"5 minutes"`. Fractions must come out as
+/// whole nanoseconds. Months and years have no fixed length and are refused.
 pub fn parse_duration(function: &'static str, argument: &str, text: &str) -> Result<i64> {
-    let error = |what: String| {
-        KernelError::new(
-            function,
-            argument,
-            format!("expected {ACCEPTED}, found \"{text}\": {what}"),
-        )
-    };
-    let mut rest = text.trim();
-    if rest.is_empty() {
-        return Err(error("it is empty".into()));
-    }
-    let negative = if let Some(r) = rest.strip_prefix('-') {
-        rest = r.trim_start();
-        true
-    } else {
-        false
-    };
-    let mut total: i128 = 0;
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        let (number, after) = rest.split_at(digits);
-        if number.is_empty() {
-            return Err(error(format!("expected a number at \"{rest}\"")));
-        }
-        let after = after.trim_start();
-        let unit_len = after
-            .find(|c: char| !c.is_alphabetic())
-            .unwrap_or(after.len());
-        let (unit, after) = after.split_at(unit_len);
-        if unit.is_empty() {
-            return Err(error(format!("the number {number} has no unit")));
-        }
-        // pandas reads these as month end and month start; here they would be minutes
-        // and milliseconds, a window 43,000 times too short or too long.
-        if matches!(unit, "M" | "MS" | "Ms") {
-            return Err(error(format!(
-                "`{unit}` is ambiguous: write `m` or `min` for minutes, `ms` for \
-                 milliseconds (months have no fixed length)"
-            )));
-        }
-        let lower = unit.to_lowercase();
-        if CALENDAR_UNITS.contains(&lower.as_str()) {
-            return Err(error(format!(
-                "`{unit}` has no fixed length; use days or weeks"
-            )));
-        }
-        let Some(&(_, scale)) = NANOS_PER_UNIT
-            .iter()
-            .find(|(names, _)| names.contains(&lower.as_str()))
-        else {
-            return Err(error(format!("unknown unit `{unit}`")));
-        };
-        let term = term_nanos(number, scale).ok_or_else(|| {
-            error(format!(
-                "{number}{unit} is not a whole number of nanoseconds or is too large"
-            ))
-        })?;
-        total = total.saturating_add(term);
-        if total > i64::MAX as i128 {
-            return Err(error(
-                "it is longer than 292 years (the range of i64 nanoseconds)".into(),
-            ));
-        }
-        rest = after.trim_start().trim_start_matches(',').trim_start();
-    }
-    let total = if negative { -total } else { total };
-    Ok(total as i64)
-}
-
-/// `number` (decimal digits with an optional fraction) times `scale`, exactly.
-fn term_nanos(number: &str, scale: i128) -> Option<i128> {
-    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
-    if fraction.contains('.') || (whole.is_empty() && fraction.is_empty()) || fraction.len() > 18 {
-        return None;
-    }
-    let whole: i128 = if whole.is_empty() {
-        0
-    } else {
-        whole.parse().ok()?
-    };
-    let mut nanos = whole.checked_mul(scale)?;
-    if !fraction.is_empty() {
-        let denominator = 10i128.pow(fraction.len() as u32);
-        let numerator = fraction.parse::<i128>().ok()?.checked_mul(scale)?;
-        if numerator % denominator != 0 {
-            return None;
-        }
-        nanos = nanos.checked_add(numerator / denominator)?;
-    }
-    Some(nanos)
+    duration::parse_duration(text).map_err(|e| KernelError::new(function, argument, e.to_string()))
 }
 
 /// A window length (`size`, `step`, `period`, `gap`) must be positive.
-pub(crate) fn ensure_positive(function: &'static str, argument: &str, nanos: i64) -> Result<()> {
+pub fn ensure_positive(function: &'static str, argument: &str, nanos: i64) -> Result<()> {
     if nanos <= 0 {
         return Err(KernelError::new(
             function,
@@ -153,28 +47,6 @@ pub(crate) fn ensure_hop(function: &'static str, size: i64, step: i64) -> Result
     Ok(())
 }
 
-/// A duration in the largest unit that divides it, e.g. `5m`, `1500ms`, `-3ns`.
-pub fn format_nanos(nanos: i64) -> String {
-    const UNITS: &[(i64, &str)] = &[
-        (604_800_000_000_000, "w"),
-        (86_400_000_000_000, "d"),
-        (3_600_000_000_000, "h"),
-        (60_000_000_000, "m"),
-        (1_000_000_000, "s"),
-        (1_000_000, "ms"),
-        (1_000, "us"),
-    ];
-    if nanos == 0 {
-        return "0ns".into();
-    }
-    for &(scale, name) in UNITS {
-        if nanos % scale == 0 {
-            return format!("{}{name}", nanos / scale);
-        }
-    }
-    format!("{nanos}ns")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,45 +55,48 @@ mod tests {
         parse_duration("f", "size", text)
     }
 
+    /// The grammar is tested in `arrowfeat_common::duration`; here, that the kernels
+    /// read it and name their function and argument.
     #[test]
-    fn units_and_compound_terms() {
-        assert_eq!(parse("500ns").unwrap(), 500);
-        assert_eq!(parse("10us").unwrap(), 10_000);
-        assert_eq!(parse("10µs").unwrap(), 10_000);
-        assert_eq!(parse("250ms").unwrap(), 250_000_000);
-        assert_eq!(parse("5m").unwrap(), 300_000_000_000);
-        assert_eq!(parse("5 minutes").unwrap(), 300_000_000_000);
-        assert_eq!(parse("1h30m").unwrap(), 5_400_000_000_000);
-        assert_eq!(parse("1 hour, 30 minutes").unwrap(), 5_400_000_000_000);
-        assert_eq!(parse("1.5s").unwrap(), 1_500_000_000);
-        assert_eq!(parse(" 2 Days ").unwrap(), 172_800_000_000_000);
+    fn the_one_grammar_with_the_kernels_names() {
+        assert_eq!(parse("1h 30m").unwrap(), 5_400_000_000_000);
         assert_eq!(parse("-5s").unwrap(), -5_000_000_000);
-    }
-
-    #[test]
-    fn errors_say_what_is_wrong() {
-        let message = |t: &str| parse(t).unwrap_err().message;
-        assert!(
-            message("5").contains("the number 5 has no unit"),
-            "{}",
-            message("5")
-        );
-        assert!(message("5 fortnights").contains("unknown unit `fortnights`"));
-        assert!(message("1 month").contains("`month` has no fixed length"));
-        assert!(message("1.5ns").contains("not a whole number of nanoseconds"));
-        assert!(message("").contains("it is empty"));
-        assert!(message("300y").contains("no fixed length"));
-        assert!(message("200000d").contains("longer than 292 years"));
-        // pandas' month end and month start; Spark's upper-case words still read.
-        for ambiguous in ["5M", "5MS", "1h 5Ms"] {
-            assert!(message(ambiguous).contains("is ambiguous"), "{ambiguous}");
-        }
-        assert_eq!(parse("5 MINUTES").unwrap(), 300_000_000_000);
-        assert_eq!(parse("5MIN").unwrap(), 300_000_000_000);
-        assert_eq!(parse("5H").unwrap(), 18_000_000_000_000);
-        let e = parse("m").unwrap_err();
+        let e = parse("5 fortnights").unwrap_err();
         assert_eq!(e.function, "f");
         assert_eq!(e.argument, "size");
+        assert_eq!(
+            e.message,
+            "expected a duration such as \"500ns\", \"250ms\", \"5m\", \"1h 30m\" or \"2 days\" \
+             (units: ns, us, ms, s, m, h, d, w), found \"5 fortnights\": unknown unit `fortnights`"
+        );
+        for ambiguous in ["5M", "5MS", "1h 5Ms"] {
+            assert!(parse(ambiguous)
+                .unwrap_err()
+                .message
+                .contains("is ambiguous"));
+        }
+        assert!(parse("200000d")
+            .unwrap_err()
+            .message
+            .contains("longer than 292 years"));
+    }
+
+    /// The shared cases of the one grammar, which a schema's `ttl` reads too
+    /// (`validator/tests/ttl.rs`).
+    #[test]
+    fn the_shared_duration_cases() {
+        let cases = include_str!("../../../../common/tests/durations.txt");
+        for line in cases.lines() {
+            if line.trim().is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (text, expected) = line.split_once(" => ").unwrap();
+            match (parse(text), expected.strip_prefix("error: ")) {
+                (Ok(nanos), None) => assert_eq!(nanos.to_string(), expected, "{text:?}"),
+                (Err(e), Some(what)) => assert!(e.message.contains(what), "{text:?}: {e}"),
+                (got, _) => panic!("{text:?}: got {got:?}, expected {expected}"),
+            }
+        }
     }
 
     #[test]

@@ -45,7 +45,7 @@ use arrow::buffer::{NullBuffer, ScalarBuffer};
 use arrow::compute::{cast_with_options, CastOptions};
 use arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit, UInt64Type};
 
-pub use duration::{format_nanos, parse_duration};
+pub use duration::{ensure_positive, format_nanos, parse_duration};
 pub use hop::{hop_aggregate, hop_aggregate_batches, hop_windows};
 pub use rolling::{rolling, rolling_name};
 pub use session::{session_aggregate, session_aggregate_batches, session_window};

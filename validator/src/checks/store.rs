@@ -1,11 +1,12 @@
 //! Checks of one schema file against the feature store's metadata.
 
-use crate::report::{Actual, Check, Expected, Severity};
-use crate::rules::Rule;
-use crate::spec::{format_duration, SchemaFile};
-use crate::store::{StoreMetadata, StoreView};
+use crate::report::{Actual, Check, Expected};
+use crate::rules::{Rule, Severity};
+use crate::spec::SchemaFile;
+use crate::store::{StoreField, StoreMetadata, StoreView};
 use crate::suggest;
 use crate::text::{list, short as q};
+use crate::ttl::format_duration;
 use crate::types::{compare, FeatureType, TypeMatch};
 use crate::yaml::Pos;
 
@@ -128,7 +129,7 @@ fn features(file: &SchemaFile, view: &StoreView) -> Vec<Check> {
     let mut checks = Vec::new();
     // By name once, not a search of the store's features per declared feature: a view of
     // tens of thousands of features stays linear.
-    let stored_by_name: std::collections::HashMap<&str, &crate::store::StoreField> =
+    let stored_by_name: std::collections::HashMap<&str, &StoreField> =
         view.features.iter().map(|f| (f.name.as_str(), f)).collect();
     // "Did you mean" compares each missing name with every stored one: with thousands of
     // each that is millions of edit distances (2,500 took 22 s). Suggest only while the
@@ -576,7 +577,7 @@ mod tests {
     const SCHEMA: &str = "name: v_v1\nschema_version: 1.0.0\nentities: [{name: driver, join_key: no_such_column, type: bytes}]\nevent_timestamp: {name: ts}\nfeatures: [{name: f, type: int64}]\n";
 
     fn findings(store_json: &str, rule: Rule) -> Vec<Check> {
-        let (_, file) = crate::spec::load_bytes("v.yaml", SCHEMA.as_bytes());
+        let (_, file) = crate::checks::file::load_bytes("v.yaml", SCHEMA.as_bytes());
         let store = crate::store::parse(store_json.as_bytes()).unwrap();
         check_against_store(&file.unwrap(), &store)
             .into_iter()
@@ -652,7 +653,7 @@ mod tests {
             r#"{{"format":"arrowfeat-store-metadata","format_version":1,"store":"s","feature_views":[{{"name":"v_v1","entities":["driver"],"features":[{}]}}]}}"#,
             stored.join(",")
         );
-        let (_, file) = crate::spec::load_bytes("v.yaml", schema.as_bytes());
+        let (_, file) = crate::checks::file::load_bytes("v.yaml", schema.as_bytes());
         let store = crate::store::parse(store.as_bytes()).unwrap();
         let checks = check_against_store(&file.unwrap(), &store);
         assert_eq!(
@@ -669,8 +670,10 @@ mod tests {
             .filter(|c| c.rule == Rule::FeatureMissing)
             .all(|c| !c.message.contains("did you mean")));
         // A few missing names still get their suggestion.
-        let (_, file) =
-            crate::spec::load_bytes("v.yaml", SCHEMA.replace("name: f,", "name: ff,").as_bytes());
+        let (_, file) = crate::checks::file::load_bytes(
+            "v.yaml",
+            SCHEMA.replace("name: f,", "name: ff,").as_bytes(),
+        );
         let store = crate::store::parse(
             br#"{"format":"arrowfeat-store-metadata","format_version":1,"store":"s","feature_views":[{"name":"v_v1","entities":["driver"],"features":[{"name":"f","type":"int64"}]}]}"#,
         )
@@ -691,7 +694,7 @@ mod tests {
         let store = format!(
             r#"{{"format":"arrowfeat-store-metadata","format_version":1,"store":"{long}","feature_views":[{{"name":"v_v1","entities":["driver"],"features":[{{"name":"{long}","type":"int64"}}]}}]}}"#
         );
-        let (_, file) = crate::spec::load_bytes("v.yaml", SCHEMA.as_bytes());
+        let (_, file) = crate::checks::file::load_bytes("v.yaml", SCHEMA.as_bytes());
         let store = crate::store::parse(store.as_bytes()).unwrap();
         for check in check_against_store(&file.unwrap(), &store) {
             for text in [

@@ -21,7 +21,7 @@
 
 use std::sync::Arc;
 
-use arrowfeat_validator::text::quote;
+use arrowfeat_common::quote;
 use async_trait::async_trait;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::catalog::Session;
@@ -129,7 +129,7 @@ impl FileFormat for CheckedParquet {
             .try_collect()
             .await?;
         match Schema::try_merge(schemas.iter().map(|schema| schema.as_ref().clone())) {
-            Ok(merged) => Ok(Arc::new(merged)),
+            Ok(merged) => Ok(Arc::new(nullable_where_missing(merged, &schemas))),
             Err(error) => Err(differing_column(&objects, &schemas)
                 .map_or_else(|| error.into(), DataFusionError::Plan)),
         }
@@ -226,6 +226,27 @@ impl FileFormat for CheckedParquet {
     ) -> Arc<dyn FileSource> {
         self.inner.file_source(table_schema)
     }
+}
+
+/// `merged` with every column that some file lacks made nullable: such a file reads it as
+/// null, as Spark's `mergeSchema` and DataFusion read a nullable column a file lacks. A
+/// column declared non-nullable in the files that have it failed the whole read instead
+/// ("declared as non-nullable but contains null values"), naming no file.
+fn nullable_where_missing(merged: Schema, schemas: &[SchemaRef]) -> Schema {
+    let fields: Vec<Arc<Field>> = merged
+        .fields()
+        .iter()
+        .map(|field| {
+            let everywhere = schemas
+                .iter()
+                .all(|schema| schema.field_with_name(field.name()).is_ok());
+            match everywhere || field.is_nullable() {
+                true => Arc::clone(field),
+                false => Arc::new(field.as_ref().clone().with_nullable(true)),
+            }
+        })
+        .collect();
+    Schema::new_with_metadata(fields, merged.metadata().clone())
 }
 
 /// A top-level column name the file of `footer` gives twice: the reader would read one of

@@ -29,10 +29,22 @@ use datafusion::execution::options::{
     CsvReadOptions, JsonReadOptions, ParquetReadOptions, ReadOptions,
 };
 
-use crate::parquet_format::CheckedParquet;
-use arrowfeat_udf::sql::table_paths::extension;
-pub use arrowfeat_udf::sql::table_paths::{is_file_url, local_path, path_like};
-use arrowfeat_validator::text::quote;
+use crate::sql::table_paths::extension;
+pub use crate::sql::table_paths::{is_file_url, local_path, path_like};
+use arrowfeat_common::quote;
+use parquet::CheckedParquet;
+
+mod open;
+pub mod parquet;
+mod text_errors;
+
+pub use text_errors::{first_unreadable_text_file, is_text_read_error, json_integer_beyond_int64};
+
+pub use open::{
+    check_path, enable, error_message, format_of_path, input_error, open_path, register_path,
+    session, unreadable_file_note, unreadable_parquet_file, FileError, FileErrorKind,
+    PARQUET_UNREADABLE,
+};
 
 /// Rows a CSV or JSON column's type is inferred from: all. From the first 1,000 only (the
 /// reader's default), a time column of whole seconds became `Timestamp(s)` and a later
@@ -497,6 +509,11 @@ pub async fn listing_table(
             .schema_infer_max_records(INFER_TYPES_FROM_ALL_ROWS)
             .to_listing_options(config, table_options),
     };
+    if files.format == DataFormat::Json {
+        if let Some(found) = json_integer_beyond_int64(&[path.to_path_buf()]) {
+            return Err(DataFusionError::Plan(format!("cannot read {found}")));
+        }
+    }
     let table = ListingTableConfig::new(literal_url(path)?)
         .with_listing_options(options)
         .infer_partitions_from_path(state)
@@ -748,10 +765,8 @@ impl LocalDataTables {
             .build();
         // `STORED AS PARQUET` reads files whose strings were written two ways. (This
         // cannot fail: the factory DataFusion registered is replaced.)
-        let _ = state.register_file_format(
-            Arc::new(crate::parquet_format::CheckedParquetFactory::default()),
-            true,
-        );
+        let _ =
+            state.register_file_format(Arc::new(parquet::CheckedParquetFactory::default()), true);
         let ctx = datafusion::prelude::SessionContext::new_with_state(state);
         factory
             .datafusion
