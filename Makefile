@@ -28,11 +28,15 @@ demo:
 ## with a real local PySpark session). Creates .venv with pinned dependencies.
 test: lint-rust test-rust test-python lint-python
 
-## Formatter and linters, as CI runs them: rustfmt, clippy (warnings are errors), ruff
-## (lint and format) and mypy (strict) on the Python package.
+## Formatter and linters, as CI runs them: no import cycle between the modules of any
+## crate (tools/check_module_cycles.py, and its own tests), rustfmt, clippy (warnings are
+## errors), ruff (lint and format), mypy (strict) and the import contracts (import-linter,
+## `[tool.importlinter]` in python/pyproject.toml) of the Python package.
 lint: lint-rust lint-python
 
 lint-rust:
+	$(PYTHON3) tools/check_module_cycles.py
+	$(PYTHON3) -m unittest discover --start-directory tools --pattern 'test_*.py' --quiet
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 
@@ -40,6 +44,7 @@ lint-python: $(VENV)/.installed
 	cd python && $(VENV_ABS)/bin/ruff check arrowfeat tests benchmarks
 	cd python && $(VENV_ABS)/bin/ruff format --check arrowfeat tests benchmarks
 	cd python && $(VENV_ABS)/bin/mypy
+	cd python && $(VENV_ABS)/bin/lint-imports --no-cache
 
 ## Long fuzz-style runs of every parser of the gate and every kernel (stable Rust,
 ## proptest). `make test` runs the same properties briefly. FUZZ_CASES sets the length.
