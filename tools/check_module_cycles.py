@@ -28,6 +28,9 @@ What is a module and what is a dependency:
   `crate::spec::parse` using `crate::checks::file`, `spec` depends on `checks`. A cycle
   is a cycle of such dependencies among the siblings of one parent, e.g. `compat ->
   report -> compat` at the crate root, however deep in each the uses are.
+- A path is attributed to the module it names: a use of `crate::Item`, re-exported at
+  the crate root from a sibling, is a use of the root (an ancestor), not of that sibling.
+  Name the module that defines what you use.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 Module = tuple[str, ...]  # () is the crate root
+Use = tuple[Module, str, str, int]  # (module, path as written, file, line)
 
 
 class CrateError(Exception):
@@ -61,6 +65,8 @@ class Crate:
 
 
 # --- Lexing ----------------------------------------------------------------------------
+
+RAW_STRING = re.compile(r'(?:b|c)?r(#*)"')
 
 
 def blank_non_code(text: str) -> str:
@@ -93,7 +99,7 @@ def blank_non_code(text: str) -> str:
                     j += 1
             blank(i, j)
             i = j
-        elif (m := re.compile(r'(?:b|c)?r(#*)"').match(text, i)) and (i == 0 or not _ident(text[i - 1])):
+        elif (m := RAW_STRING.match(text, i)) and (i == 0 or not _ident(text[i - 1])):
             hashes = m.group(1)
             end = text.find('"' + hashes, m.end())
             end = n if end == -1 else end + 1 + len(hashes)
@@ -216,7 +222,7 @@ def read_crate(crate_dir: Path) -> list[Crate]:
     crates = []
     for root in roots:
         crate = Crate(shown(root, crate_dir.resolve().parent))
-        uses: list[tuple[Module, str, str, int]] = []
+        uses: list[Use] = []
         read_module(root, root.parent, (), crate, uses, crate_dir.resolve().parent)
         for module, path, where, line in uses:
             target = resolve(path, module, crate.modules)
@@ -233,7 +239,7 @@ def shown(file: Path, base: Path) -> str:
         return str(file)
 
 
-def read_module(file: Path, directory: Path, module: Module, crate: Crate, uses: list, base: Path) -> None:
+def read_module(file: Path, directory: Path, module: Module, crate: Crate, uses: list[Use], base: Path) -> None:
     raw = file.read_text(encoding="utf-8")
     code = remove_test_only(blank_non_code(raw))
     source = Source(raw, code, shown(file, base), base)
@@ -248,14 +254,16 @@ class Source:
     base: Path
 
 
-def read_body(source: Source, start: int, end: int, directory: Path, module: Module, crate: Crate, uses: list) -> None:
+def read_body(
+    source: Source, start: int, end: int, directory: Path, module: Module, crate: Crate, uses: list[Use]
+) -> None:
     crate.modules.add(module)
     code = source.code
     body = list(code[start:end])  # this module's own code, inline child modules blanked
     i = start
     while m := MOD_DECL.search(code, i, end):
         name = m.group(1)
-        child = module + (name,)
+        child = (*module, name)
         if m.group(2) == "{":
             close = matching(code, m.end() - 1)
             read_body(source, m.end(), close - 1, directory / name, child, crate, uses)
@@ -383,15 +391,15 @@ def resolve(path: str, module: Module, modules: set[Module]) -> Module | None:
                 return None
             current = current[:-1]
             segments = segments[1:]
-        segments = ["self"] + segments
+        segments = ["self", *segments]
     else:
         return None
     for segment in segments[1:]:
         if segment == "super":
             current = current[:-1]
             continue
-        if current + (segment,) in modules:
-            current = current + (segment,)
+        if (*current, segment) in modules:
+            current = (*current, segment)
         else:
             break
     return current
@@ -467,12 +475,12 @@ def shortest_cycle(nodes: dict[str, dict[str, Edge]], component: list[str]) -> l
                     path = [v]
                     while path[-1] != start:
                         path.append(previous[path[-1]])
-                    return path[::-1] + [start]
+                    return [*path[::-1], start]
                 if w in members and w not in previous:
                     previous[w] = v
                     following.append(w)
         frontier = following
-    return component + [component[0]]
+    return [*component, component[0]]
 
 
 def check(crate_dirs: list[Path]) -> int:

@@ -26,9 +26,7 @@ def crate(root: Path, files: dict[str, str]) -> Path:
 
 
 def run(directory: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), str(directory)], capture_output=True, text=True, check=False
-    )
+    return subprocess.run([sys.executable, str(SCRIPT), str(directory)], capture_output=True, text=True, check=False)
 
 
 class ModuleCycles(unittest.TestCase):

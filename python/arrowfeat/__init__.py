@@ -93,7 +93,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import polars as pl
 
-    from ._convert import ArrayArg, ChunkedArg, Hashable, Integer, NDArray, Number, PandasArg, PolarsArg, Vector
+    from ._typing import ArrayArg, ChunkedArg, Hashable, Integer, NDArray, Number, PandasArg, PolarsArg, Vector
 
 
 @overload

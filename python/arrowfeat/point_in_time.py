@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import polars as pl
 
-    from ._convert import ArrowStreamExportable, Duration, FeatureSpec, Table
+    from ._typing import ArrowStreamExportable, Duration, FeatureSpec, Table
 
 __all__ = ["Feature", "as_of", "point_in_time", "window"]
 

@@ -35,7 +35,7 @@ from .errors import ArrowfeatTypeError, ArrowfeatValueError
 from .windows import _check_agg, to_nanoseconds
 
 if TYPE_CHECKING:
-    from ._convert import Duration
+    from ._typing import Duration
 
 Kind = Literal["arrow", "pandas"]
 

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import polars as pl
 
-    from ._convert import ArrowColumn, Column, Duration
+    from ._typing import ArrowColumn, Column, Duration
 
 __all__ = [
     "hop_aggregate",

@@ -296,7 +296,7 @@ def test_column_names_in_messages_are_escaped_and_cut() -> None:
     assert "\x1b" not in message and "\\u{1b}" in message
     assert len(message) < 2000 and "202 in all" in message
     # GitHub's runner obeys `##[command]` anywhere in a log line: shown, not obeyed, with
-    # the same escaping as every Rust message (one definition, in arrowfeat-text).
+    # the same escaping as every Rust message (one definition, in arrowfeat-common).
     commands = pa.table({"k": [1], "t": pa.array([5], pa.int64()), "##[add-mask]x\ufffe": [1.0]})
     with pytest.raises(af.ArrowfeatValueError) as error:
         af.point_in_time(spine, commands, by="k", spine_time="t", event_time="t", features=["amount"])

@@ -1,8 +1,8 @@
 //! arrowfeat-validator: checks declarative feature schema files against feature-store
 //! metadata and against earlier revisions of themselves. It knows nothing of the kernels.
 //!
-//! The modules, from the bottom up (each uses only those above it; `tools/check_module_cycles.py`
-//! fails the build on a cycle):
+//! The modules, from the bottom up: each uses only modules listed before it (`make lint`
+//! fails on an import cycle, see `tools/check_module_cycles.py`).
 //!
 //! - [`text`], [`suggest`], [`files`]: quoting values from files, did-you-mean, bounded reads;
 //! - [`yaml`], [`types`], [`ttl`]: positions in YAML, the type vocabulary, TTL durations;
