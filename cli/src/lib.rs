@@ -1,12 +1,8 @@
 //! The `arrowfeat` command line: argument parsing lives in `main.rs`; the commands live
 //! here so tests can call them without a process.
 
-pub mod check;
-pub mod feast;
-pub mod functions;
+pub mod commands;
 pub mod json_output;
-pub mod sql;
-pub mod training_set;
 
 // File reading lives in the DataFusion adapter crate, where every engine reaches it.
 pub use arrowfeat_udf::sql::files as data_files;

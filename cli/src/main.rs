@@ -4,10 +4,10 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use arrowfeat_cli::check::{self, CheckArgs, DiffArgs, Outcome};
-use arrowfeat_cli::functions::{catalogue, CatalogueFormat};
-use arrowfeat_cli::sql::{self, OutputFormat, TableArg};
-use arrowfeat_cli::training_set::{training_set, TrainingSetArgs};
+use arrowfeat_cli::commands::check::{self, CheckArgs, DiffArgs, Outcome};
+use arrowfeat_cli::commands::functions::{catalogue, CatalogueFormat};
+use arrowfeat_cli::commands::sql::{self, OutputFormat, TableArg};
+use arrowfeat_cli::commands::training_set::{training_set, TrainingSetArgs};
 use arrowfeat_cli::{CliError, CliResult};
 use clap::{Parser, Subcommand};
 
@@ -154,7 +154,7 @@ async fn run(cli: Cli) -> CliResult<i32> {
         }
         Command::TrainingSet(args) => {
             if let Ok(mut named) = PARQUET_INPUTS.lock() {
-                *named = arrowfeat_cli::training_set::parquet_inputs(&args);
+                *named = arrowfeat_cli::commands::training_set::parquet_inputs(&args);
             }
             training_set(&args, &mut out).await?
         }
@@ -237,7 +237,7 @@ fn main() -> ExitCode {
             let text = e.render().to_string();
             let escaped: Vec<String> = text
                 .lines()
-                .map(|l| arrowfeat_validator::text::escape_controls(l).into_owned())
+                .map(|l| arrowfeat_common::escape_controls(l).into_owned())
                 .collect();
             let text = escaped.join("\n") + "\n";
             if e.use_stderr() {
@@ -310,7 +310,7 @@ fn main() -> ExitCode {
             // cut so that a hostile megabyte-long value does not flood the log.
             eprintln!(
                 "arrowfeat: error: {}",
-                arrowfeat_validator::text::quote(&e.to_string(), 4000)
+                arrowfeat_common::quote(&e.to_string(), 4000)
             );
             ExitCode::from(e.exit_code as u8)
         }

@@ -745,7 +745,7 @@ fn a_corrupt_parquet_file_in_a_directory_is_named() {
     let err = stderr(&out);
     assert!(
         err.starts_with(&format!(
-            "arrowfeat: error: cannot read the Parquet file '{root}/': "
+            "arrowfeat: error: cannot read a Parquet file in '{root}/': "
         )) && err.ends_with(&format!(" {}\n", culprit(&format!("{root}/")))),
         "{err}"
     );
@@ -759,7 +759,7 @@ fn a_corrupt_parquet_file_in_a_directory_is_named() {
     let err = stderr(&out);
     assert!(
         err.starts_with(&format!(
-            "arrowfeat: error: --table t={root}: cannot read the Parquet file: "
+            "arrowfeat: error: --table t={root}: cannot read a Parquet file of the directory "
         )) && err.ends_with(&format!(" {}\n", culprit(&root))),
         "{err}"
     );
@@ -1837,7 +1837,7 @@ fn csv_and_json_read_errors_name_the_file_and_line() {
 }
 
 #[test]
-fn json_integers_beyond_int64_are_refused_not_rounded() {
+fn integers_a_float_column_cannot_hold_are_refused_not_rounded() {
     let tmp = tempdir("json-big");
     let json = tmp.path().join("keys.json");
     // Read as Float64, both became 9.223372036854776e18: two keys, one value.
@@ -1850,13 +1850,42 @@ fn json_integers_beyond_int64_are_refused_not_rounded() {
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains(
-            "keys.json' line 2: the integer 9223372036854775808 is beyond the Int64 range"
+            "keys.json' line 1: column `k` is read as floats (other rows hold fractions or \
+             larger numbers), and the integer 9223372036854775807 in it has more digits than \
+             a float keeps (it would read as 9223372036854775808"
         ),
         "{}",
         stderr(&out)
     );
-    // In strings, and as floats, large numbers are read as they are.
-    std::fs::write(&json, "{\"k\": \"9223372036854775808\", \"x\": 1e30}\n").unwrap();
+    // In strings, and as floats, large numbers are read as they are; an integer a float
+    // holds exactly is read too.
+    std::fs::write(
+        &json,
+        "{\"k\": \"9223372036854775808\", \"x\": 1e30, \"y\": 0.5}\n{\"y\": 100000000000000000}\n",
+    )
+    .unwrap();
     let out = arrowfeat(&["sql", &format!("SELECT * FROM '{}'", json.display())]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // A fraction elsewhere in the column makes it floats: 2^53 + 1 would read as 2^53.
+    let csv = tmp.path().join("keys.csv");
+    std::fs::write(&csv, "k,v\n1.5,1\n9007199254740993,2\n9007199254740992,3\n").unwrap();
+    let out = arrowfeat(&["sql", &format!("SELECT * FROM '{}'", csv.display())]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("keys.csv' line 3: column `k` is read as floats"),
+        "{}",
+        stderr(&out)
+    );
+    // An external table infers types the same way.
+    let sql = format!(
+        "CREATE EXTERNAL TABLE e STORED AS CSV LOCATION '{}'; SELECT * FROM e",
+        csv.display()
+    );
+    let out = arrowfeat(&["sql", &sql]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("column `k` is read as floats"),
+        "{}",
+        stderr(&out)
+    );
 }

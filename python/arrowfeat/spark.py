@@ -386,7 +386,7 @@ def point_in_time(
     spine: DataFrame,
     events: DataFrame,
     *,
-    by: str | list[str],
+    by: str | list[str] | None,
     spine_time: str,
     event_time: str,
     features: list[Any],
@@ -406,7 +406,7 @@ def point_in_time(
     within a Spark task; Spark already runs tasks in parallel."""
     from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 
-    keys = [by] if isinstance(by, str) else list(by)
+    keys = [] if by is None else [by] if isinstance(by, str) else list(by)
     options: dict[str, Any] = {
         "by": keys,
         "spine_time": spine_time,
@@ -450,12 +450,20 @@ def _grouping_columns(
     hidden: list[str] = []
     spine_types = {f.name: f.dataType for f in spine.schema.fields}
     event_types = {f.name: f.dataType for f in events.schema.fields}
+
+    def unused(i: int) -> str:
+        # A name neither side has, so no column of the user's is overwritten.
+        name = f"__arrowfeat_group_{i}"
+        while name in spine_types or name in event_types:
+            name += "_"
+        return name
+
     for i, key in enumerate(keys):
         s_type, e_type = spine_types.get(key), event_types.get(key)
         floats = (T.FloatType, T.DoubleType)
         integers = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
         if isinstance(s_type, floats) or isinstance(e_type, floats):
-            name = f"__arrowfeat_group_{i}"
+            name = unused(i)
 
             def canonical(df: DataFrame, key: str = key, name: str = name) -> DataFrame:
                 c = F.col(key).cast("double")
@@ -466,7 +474,7 @@ def _grouping_columns(
             groups.append(name)
             hidden.append(name)
         elif isinstance(s_type, integers) and isinstance(e_type, integers) and type(s_type) is not type(e_type):
-            name = f"__arrowfeat_group_{i}"
+            name = unused(i)
             spine = spine.withColumn(name, F.col(key).cast("bigint"))
             events = events.withColumn(name, F.col(key).cast("bigint"))
             groups.append(name)

@@ -51,14 +51,14 @@ pub fn documentation() -> datafusion::logical_expr::Documentation {
          aggregate of the same key's events visible at the row's time (event time <= spine time, \
          within the TTL), in the spine's row order. Both tables are read into memory; the \
          join runs when the query executes.",
-        "point_in_time(spine, events, keys, spine_time, event_time, feature [, ...] [, 'ttl=30d'] [, 'created=COLUMN'] [, 'created_cutoff=true'] [, 'closed=right'])",
+        "point_in_time(spine, events, keys, spine_time, event_time, features [, ...] [, 'ttl=30d'] [, 'created=COLUMN'] [, 'created_cutoff=true'] [, 'closed=right'])",
     )
     .with_argument("spine", "Labels: a registered table or view, or a Parquet/CSV/JSON file path.")
     .with_argument("events", "Events: a registered table or view, or a file path.")
     .with_argument("keys", "Key column(s), named the same in both tables: 'user_id' or 'user_id, shop_id'; '' for none.")
     .with_argument("spine_time", "Time column of the spine.")
     .with_argument("event_time", "Time column of the events.")
-    .with_argument("feature", "'COLUMN' (as-of value), 'COLUMN:AGG' or 'COLUMN:AGG:PERIOD', AGG one of last, first, sum, count, mean, min, max; optionally ' as NAME'. Output columns are named COLUMN or COLUMN_AGG[_PERIOD].")
+    .with_argument("features", "One string per feature: 'COLUMN' (as-of value), 'COLUMN:AGG' or 'COLUMN:AGG:PERIOD', AGG one of last, first, sum, count, mean, min, max; optionally ' as NAME'. Output columns are named COLUMN or COLUMN_AGG[_PERIOD].")
     .with_argument("ttl", "'ttl=DURATION': events older than the spine time minus DURATION are invisible (0: no limit).")
     .with_argument("created", "'created=COLUMN': the events' created time, breaking ties on event time (latest wins).")
     .with_argument("created_cutoff", "'created_cutoff=true': an event is visible only once created too (its created time not after the spine time, Feast's filter_by_created_timestamp); needs created= and as-of features only.")
@@ -241,7 +241,12 @@ fn parse_rest(args: &[Expr], mut join: PointInTimeJoin) -> Result<PointInTimeJoi
     let mut given: Vec<String> = Vec::new();
     for index in FIXED.len()..args.len() {
         let text = text_argument(args, index, "features")?;
-        match text.split_once('=') {
+        // A feature whose column name holds `=` is written in backticks, as for `:`.
+        let option = match text.trim_start().starts_with('`') {
+            true => None,
+            false => text.split_once('='),
+        };
+        match option {
             Some((option, value)) => {
                 let (option, value) = (option.trim().to_ascii_lowercase(), value.trim());
                 if given.contains(&option) {
@@ -292,7 +297,7 @@ fn parse_rest(args: &[Expr], mut join: PointInTimeJoin) -> Result<PointInTimeJoi
             }
         }
     }
-    if given.iter().any(|o| o == "created_cutoff") && !given.iter().any(|o| o == "created") {
+    if join.options.created_cutoff && !given.iter().any(|o| o == "created") {
         return Err(error(
             "created_cutoff",
             "expected `created=COLUMN` with it (the created time the cutoff compares), found none"

@@ -93,7 +93,7 @@ pub enum Spelling {
     /// Python's keyword arguments (`by`, `spine_time`, `features`, ...); also the Rust API's.
     #[default]
     Python,
-    /// The SQL table function's arguments (`keys`, `feature`, `'ttl=...'`, ...).
+    /// The SQL table function's arguments (`keys`, `features`, `'ttl=...'`, ...).
     Sql,
     /// `arrowfeat training-set`'s flags (`--by`, `--feature`, ...).
     Cli,

@@ -38,7 +38,9 @@ mod open;
 pub mod parquet;
 mod text_errors;
 
-pub use text_errors::{first_unreadable_text_file, is_text_read_error, json_integer_beyond_int64};
+pub use text_errors::{
+    differing_text_types, first_unreadable_text_file, inexact_integers, is_text_read_error,
+};
 
 pub use open::{
     check_path, enable, error_message, format_of_path, input_error, open_path, register_path,
@@ -334,6 +336,17 @@ impl<'a> Walk<'a> {
                      directories; split the table"
                 ));
             }
+            // The reader lists files through object_store, which refuses such names with
+            // an error of its own, naming its internals.
+            if entry
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().chars().any(char::is_control))
+            {
+                return Err(format!(
+                    "'{}' has a control character in its name, which the reader cannot                      list; rename it",
+                    self.relative(&entry)
+                ));
+            }
             // Links followed, as the reader follows them.
             let Ok(metadata) = std::fs::metadata(&entry) else {
                 continue;
@@ -509,17 +522,30 @@ pub async fn listing_table(
             .schema_infer_max_records(INFER_TYPES_FROM_ALL_ROWS)
             .to_listing_options(config, table_options),
     };
-    if files.format == DataFormat::Json {
-        if let Some(found) = json_integer_beyond_int64(&[path.to_path_buf()]) {
-            return Err(DataFusionError::Plan(format!("cannot read {found}")));
-        }
-    }
     let table = ListingTableConfig::new(literal_url(path)?)
         .with_listing_options(options)
         .infer_partitions_from_path(state)
         .await?
         .infer_schema(state)
-        .await?;
+        .await
+        .map_err(|e| {
+            // The reader's merge error names no file: the two files are found and named.
+            let text = e.to_string();
+            match text.contains("Fail to merge schema field") && path.is_dir() {
+                true => differing_text_types(path).map_or(e, |found| {
+                    DataFusionError::Plan(format!(
+                        "'{}': {found}",
+                        quote(&path.to_string_lossy(), 200)
+                    ))
+                }),
+                false => e,
+            }
+        })?;
+    if let Some(schema) = &table.file_schema {
+        if let Some(found) = inexact_integers(&[path.to_path_buf()], files.format, schema) {
+            return Err(DataFusionError::Plan(format!("cannot read {found}")));
+        }
+    }
     if let (Some(schema), Some(options)) = (&table.file_schema, &table.options) {
         if let Some((key, _)) = options
             .table_partition_cols
@@ -885,6 +911,24 @@ impl TableProviderFactory for ExternalTables {
         cmd: &datafusion::logical_expr::CreateExternalTable,
     ) -> Result<Arc<dyn TableProvider>> {
         let table = self.inner.create(state, cmd).await?;
+        // Types inferred from CSV or JSON files: integers a float column cannot hold are
+        // refused, as for `FROM 'path'`.
+        let format = match cmd.file_type.to_ascii_lowercase().as_str() {
+            "csv" => Some(DataFormat::Csv),
+            "json" => Some(DataFormat::Json),
+            _ => None,
+        };
+        if let (Some(format), true) = (format, cmd.schema.fields().is_empty()) {
+            let locations: Vec<PathBuf> = cmd
+                .locations
+                .iter()
+                .filter(|l| !l.contains("://") || is_file_url(l))
+                .filter_map(|l| local_path(l))
+                .collect();
+            if let Some(found) = inexact_integers(&locations, format, &table.schema()) {
+                return Err(DataFusionError::Plan(format!("cannot read {found}")));
+            }
+        }
         let Some(dir) = local_dir(cmd) else {
             return Ok(table);
         };

@@ -14,8 +14,9 @@ use datafusion::execution::context::SessionState;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 use super::{
-    data_files, first_unreadable_text_file, is_text_read_error, listing_table, local_path,
-    DataFiles, LocalDataTables, INFER_TYPES_FROM_ALL_ROWS, KNOWN_EXTENSIONS, MAX_DEPTH,
+    data_files, differing_text_types, first_unreadable_text_file, is_text_read_error,
+    listing_table, local_path, DataFiles, LocalDataTables, INFER_TYPES_FROM_ALL_ROWS,
+    KNOWN_EXTENSIONS, MAX_DEPTH,
 };
 use crate::sql::errors::{error_cause, ErrorCause};
 
@@ -153,6 +154,16 @@ pub fn check_path(what: &str, name: &str) -> std::result::Result<(PathBuf, DataF
             "{what}: expected a regular file or a directory, found a FIFO, socket or device"
         )));
     }
+    // The reader lists files through object_store, which refuses such names with an
+    // error of its own.
+    if path
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().chars().any(char::is_control))
+    {
+        return Err(FileError::not_data(format!(
+            "{what}: the name holds a control character, which the reader cannot list; rename it"
+        )));
+    }
     empty_parquet(what, &path, &metadata)?;
     let files = known_data_files(what, &path, metadata.is_dir())?;
     Ok((path, files))
@@ -176,18 +187,30 @@ pub fn input_error(what: &str, path: &Path, e: &DataFusionError) -> FileError {
                 .filter(|p| p.is_dir())
                 .collect();
             let note = unreadable_file_note(&dirs);
-            FileError::unreadable(format!(
-                "{what}: cannot read the Parquet file: {detail}{note}"
-            ))
+            match (dirs.is_empty(), note.is_empty()) {
+                (true, _) | (false, true) => FileError::unreadable(format!(
+                    "{what}: cannot read the Parquet file{}: {detail}{note}",
+                    if dirs.is_empty() {
+                        ""
+                    } else {
+                        "s of the directory"
+                    }
+                )),
+                (false, false) => FileError::unreadable(format!(
+                    "{what}: cannot read a Parquet file of the directory{note}"
+                )),
+            }
         }
         ErrorCause::Other(message) => {
-            let found = is_text_read_error(&message)
-                .then(|| first_unreadable_text_file(&[path.to_path_buf()]))
-                .flatten();
-            match found {
-                Some(found) => FileError::unreadable(format!("{what}: cannot read {found}")),
-                None => FileError::unreadable(format!("{what}: {message}")),
-            }
+            let found = match is_text_read_error(&message) {
+                true => first_unreadable_text_file(&[path.to_path_buf()])
+                    .map(|found| format!("cannot read {found}")),
+                false if message.contains("Fail to merge schema field") => {
+                    differing_text_types(path)
+                }
+                false => None,
+            };
+            FileError::unreadable(format!("{what}: {}", found.unwrap_or(message)))
         }
     }
 }

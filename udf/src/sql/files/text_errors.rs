@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 use arrowfeat_common::quote;
 
+use datafusion::arrow::datatypes::{DataType, Fields, Schema};
+
 use super::{DataFormat, MAX_DEPTH};
 
 /// Most files looked at for the failing one.
@@ -159,11 +161,9 @@ fn json_error(path: &Path) -> Option<String> {
     None
 }
 
-/// The first integer in the JSON files among `inputs` (files, or directories and their
-/// `key=value` subdirectories) that no Int64 holds, as `'file' line N: ...`. The JSON
-/// reader infers such a column as Float64, where 9223372036854775807 and
-/// 9223372036854775808 become one value: two keys would collide, silently.
-pub fn json_integer_beyond_int64(inputs: &[PathBuf]) -> Option<String> {
+/// The files of `inputs` (files, or directories and their `key=value` subdirectories, by
+/// path) of `format`.
+fn files_of(inputs: &[PathBuf], format: DataFormat) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for input in inputs {
         if input.is_dir() {
@@ -175,26 +175,128 @@ pub fn json_integer_beyond_int64(inputs: &[PathBuf]) -> Option<String> {
             files.push(input.clone());
         }
     }
+    files.retain(|f| DataFormat::of_file(f) == Some(format));
     files
-        .into_iter()
-        .filter(|f| DataFormat::of_file(f) == Some(DataFormat::Json))
-        .find_map(|file| {
-            let (line, number) = big_integer_in(&file)?;
-            Some(format!(
-                "'{}' line {line}: the integer {} is beyond the Int64 range: read as a float \
-                 it would lose digits (two keys could become one); write it as a string",
-                quote(&file.to_string_lossy(), 200),
-                quote(&number, 60)
-            ))
-        })
 }
 
-/// The line and text of the first integer literal outside strings in the JSON file
-/// `path` that does not fit an Int64.
-fn big_integer_in(path: &Path) -> Option<(usize, String)> {
+/// The names of the fields of `schema`, at any depth, that hold floats (a list of floats
+/// under its own name).
+fn float_field_names(fields: &Fields, names: &mut Vec<String>) {
+    for field in fields {
+        let mut data_type = field.data_type();
+        while let DataType::List(item)
+        | DataType::LargeList(item)
+        | DataType::FixedSizeList(item, _) = data_type
+        {
+            data_type = item.data_type();
+        }
+        match data_type {
+            DataType::Float16 | DataType::Float32 | DataType::Float64 => {
+                names.push(field.name().clone())
+            }
+            DataType::Struct(children) => float_field_names(children, names),
+            _ => {}
+        }
+    }
+}
+
+/// Whether the integer literal `text` (an optional sign, then digits) is a value Float64
+/// holds exactly: 9007199254740993 is not (it reads as ...992, so two keys become one).
+fn exact_as_float(text: &str) -> bool {
+    let digits = text.trim_start_matches(['-', '+']).trim_start_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    match text.parse::<f64>() {
+        Ok(value) if value.is_finite() => format!("{:.0}", value.abs()) == digits,
+        _ => false,
+    }
+}
+
+/// Why the CSV or JSON data at `inputs`, read with the inferred `schema`, would lose
+/// digits: an integer in a column read as floats (because another row of it holds a
+/// fraction, or an integer beyond Int64) that Float64 cannot hold exactly, as `'file' line
+/// N: ...`. Such integers are usually keys, and two of them would become one value.
+pub fn inexact_integers(inputs: &[PathBuf], format: DataFormat, schema: &Schema) -> Option<String> {
+    let mut floats = Vec::new();
+    float_field_names(schema.fields(), &mut floats);
+    if floats.is_empty() {
+        return None;
+    }
+    files_of(inputs, format).into_iter().find_map(|file| {
+        let (line, column, number) = match format {
+            DataFormat::Json => json_inexact_integer(&file, &floats)?,
+            DataFormat::Csv => csv_inexact_integer(&file, &floats)?,
+            DataFormat::Parquet => return None,
+        };
+        Some(format!(
+            "'{}' line {line}: column `{}` is read as floats (other rows hold fractions or \
+             larger numbers), and the integer {} in it has more digits than a float keeps \
+             (it would read as {}; two keys could become one); write the column as strings, \
+             or declare its type",
+            quote(&file.to_string_lossy(), 200),
+            quote(&column, 100),
+            quote(&number, 60),
+            number
+                .parse::<f64>()
+                .map_or_else(|_| "another number".to_string(), |v| format!("{v:.0}"))
+        ))
+    })
+}
+
+/// The first integer in a float column of the CSV file `path` (a header, then rows) that
+/// Float64 cannot hold exactly: line, column and text.
+fn csv_inexact_integer(path: &Path, floats: &[String]) -> Option<(u64, String, String)> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .from_reader(file);
+    let header = reader.byte_headers().ok()?.clone();
+    let columns: Vec<(usize, String)> = header
+        .iter()
+        .enumerate()
+        .map(|(i, name)| (i, String::from_utf8_lossy(name).into_owned()))
+        .filter(|(_, name)| floats.contains(name))
+        .collect();
+    if columns.is_empty() {
+        return None;
+    }
+    let mut record = csv::ByteRecord::new();
+    while reader.read_byte_record(&mut record).ok()? {
+        for (i, name) in &columns {
+            let Some(value) = record.get(*i) else {
+                continue;
+            };
+            let value = value.trim_ascii();
+            let integer = !value.is_empty()
+                && value
+                    .iter()
+                    .enumerate()
+                    .all(|(at, c)| c.is_ascii_digit() || (at == 0 && matches!(c, b'-' | b'+')))
+                && value.iter().any(u8::is_ascii_digit);
+            if integer {
+                let text = String::from_utf8_lossy(value);
+                if !exact_as_float(&text) {
+                    let line = record.position().map_or(0, |p| p.line());
+                    return Some((line, name.clone(), text.into_owned()));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The first integer literal in a float field (by name, at any depth) of the JSON file
+/// `path` that Float64 cannot hold exactly: line, field and text. Field names are the
+/// keys the literal stands under (the last key before it, in its object).
+fn json_inexact_integer(path: &Path, floats: &[String]) -> Option<(u64, String, String)> {
     let file = std::fs::File::open(path).ok()?;
     let mut in_string = false;
     let mut escaped = false;
+    let mut string = Vec::new();
+    // The last string that ended, until something other than space or `:` follows it.
+    let mut last_string: Option<Vec<u8>> = None;
+    // The key of the value being read, per nesting level of objects.
+    let mut keys: Vec<Option<Vec<u8>>> = Vec::new();
     for (number, line) in BufReader::new(file).split(b'\n').enumerate() {
         let line = line.ok()?;
         let mut i = 0;
@@ -202,44 +304,114 @@ fn big_integer_in(path: &Path) -> Option<(usize, String)> {
             let b = line[i];
             if in_string {
                 match (escaped, b) {
-                    (true, _) => escaped = false,
+                    (true, _) => {
+                        escaped = false;
+                        string.push(b);
+                    }
                     (false, b'\\') => escaped = true,
-                    (false, b'"') => in_string = false,
-                    _ => {}
+                    (false, b'"') => {
+                        in_string = false;
+                        last_string = Some(std::mem::take(&mut string));
+                    }
+                    _ => string.push(b),
                 }
                 i += 1;
                 continue;
             }
-            if b == b'"' {
-                in_string = true;
-                i += 1;
-                continue;
-            }
-            if b == b'-' || b.is_ascii_digit() {
-                let start = i;
-                i += 1;
-                while i < line.len()
-                    && (line[i].is_ascii_digit()
-                        || matches!(line[i], b'.' | b'e' | b'E' | b'+' | b'-'))
-                {
-                    i += 1;
+            match b {
+                b'"' => {
+                    in_string = true;
+                    string.clear();
                 }
-                let token = &line[start..i];
-                let integer = !token.iter().any(|c| matches!(c, b'.' | b'e' | b'E'));
-                if integer {
-                    let text = String::from_utf8_lossy(token);
-                    if text.parse::<i64>().is_err()
-                        && text
-                            .trim_start_matches('-')
-                            .bytes()
-                            .all(|c| c.is_ascii_digit())
-                    {
-                        return Some((number + 1, text.into_owned()));
+                b':' => {
+                    if let Some(level) = keys.last_mut() {
+                        *level = last_string.take();
                     }
                 }
-                continue;
+                b'{' => keys.push(None),
+                b'}' => {
+                    keys.pop();
+                }
+                b'-' | b'0'..=b'9' => {
+                    let start = i;
+                    i += 1;
+                    while i < line.len()
+                        && (line[i].is_ascii_digit()
+                            || matches!(line[i], b'.' | b'e' | b'E' | b'+' | b'-'))
+                    {
+                        i += 1;
+                    }
+                    let token = &line[start..i];
+                    let integer = !token.iter().any(|c| matches!(c, b'.' | b'e' | b'E'))
+                        && token.iter().any(u8::is_ascii_digit);
+                    let key = keys.last().cloned().flatten();
+                    if let (true, Some(key)) = (integer, key) {
+                        let key = String::from_utf8_lossy(&key).into_owned();
+                        let text = String::from_utf8_lossy(token);
+                        if floats.contains(&key) && !exact_as_float(&text) {
+                            return Some((number as u64 + 1, key, text.into_owned()));
+                        }
+                    }
+                    continue;
+                }
+                b if b.is_ascii_whitespace() => {}
+                _ => last_string = None,
             }
             i += 1;
+        }
+    }
+    None
+}
+
+/// Two CSV or JSON files of the directory `dir` that give one column two types, as
+/// `'b.json' has Utf8 where 'a.json' has Int64 ...`: the reader's own error names neither.
+pub fn differing_text_types(dir: &Path) -> Option<String> {
+    use datafusion::arrow::csv::reader::Format;
+    let mut seen: Vec<(String, DataType, PathBuf)> = Vec::new();
+    for format in [DataFormat::Csv, DataFormat::Json] {
+        for file in files_of(&[dir.to_path_buf()], format) {
+            let Ok(opened) = std::fs::File::open(&file) else {
+                continue;
+            };
+            let schema = match format {
+                DataFormat::Csv => Format::default()
+                    .with_header(true)
+                    .infer_schema(opened, None)
+                    .map(|(schema, _)| schema),
+                _ => datafusion::arrow::json::reader::infer_json_schema_from_seekable(
+                    BufReader::new(opened),
+                    None,
+                )
+                .map(|(schema, _)| schema),
+            };
+            let Ok(schema) = schema else { continue };
+            for field in schema.fields() {
+                match seen.iter().find(|(name, _, _)| name == field.name()) {
+                    None => seen.push((
+                        field.name().clone(),
+                        field.data_type().clone(),
+                        file.clone(),
+                    )),
+                    Some((_, first, first_file))
+                        if first != field.data_type()
+                            && !first.is_null()
+                            && !field.data_type().is_null() =>
+                    {
+                        let name = |f: &Path| {
+                            quote(&f.strip_prefix(dir).unwrap_or(f).to_string_lossy(), 200)
+                        };
+                        return Some(format!(
+                            "the files of one table give column `{}` two types: '{}' has {} where '{}' has {}; read them as separate tables, or write them with one type",
+                            quote(field.name(), 100),
+                            name(&file),
+                            field.data_type(),
+                            name(first_file),
+                            first
+                        ));
+                    }
+                    Some(_) => {}
+                }
+            }
         }
     }
     None

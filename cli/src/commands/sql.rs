@@ -18,7 +18,7 @@ use crate::data_files::{
     self as files, data_files_with, is_file_url, local_path, path_like, FileError, FileErrorKind,
 };
 use crate::{CliError, CliResult};
-use arrowfeat_validator::text::quote;
+use arrowfeat_common::quote;
 
 /// How query results are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -274,7 +274,7 @@ pub fn name_parquet_inputs(e: CliError, files: &ParquetFiles) -> CliError {
         .read
         .iter()
         .take(LISTED)
-        .map(|n| arrowfeat_validator::text::quote(n, 200))
+        .map(|n| arrowfeat_common::quote(n, 200))
         .collect();
     let mut list = names.join(", ");
     if files.read.len() > LISTED {
@@ -285,7 +285,10 @@ pub fn name_parquet_inputs(e: CliError, files: &ParquetFiles) -> CliError {
     let message = match (names.as_slice(), files.written) {
         ([], false) => return e,
         ([], true) => format!("a Parquet file cannot be read or written: {detail}"),
-        ([one], false) => format!("cannot read the Parquet file {one}: {detail}{}", note()),
+        ([one], false) if files.dirs.is_empty() => {
+            format!("cannot read the Parquet file {one}: {detail}{}", note())
+        }
+        ([one], false) => format!("cannot read a Parquet file in {one}: {detail}{}", note()),
         (_, false) => format!(
             "cannot read one of the Parquet inputs: {detail} (inputs: {list}){}",
             note()
@@ -819,12 +822,12 @@ fn escaped_cells(batch: &RecordBatch) -> Result<RecordBatch, datafusion::arrow::
         let cells: StringArray = (0..column.len())
             .map(|row| {
                 (!column.is_null(row)).then(|| {
-                    arrowfeat_validator::text::escape_controls(&formatter.value(row).to_string())
+                    arrowfeat_common::escape_controls(&formatter.value(row).to_string())
                         .into_owned()
                 })
             })
             .collect();
-        let name = arrowfeat_validator::text::escape_controls(field.name());
+        let name = arrowfeat_common::escape_controls(field.name());
         fields.push(Field::new(name, DataType::Utf8, true));
         columns.push(std::sync::Arc::new(cells));
     }

@@ -85,7 +85,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "DIR|GIT-REF")]
     pub against: Option<String>,
     /// Seconds `feast registry-dump` (--feast-repo) may run before it is stopped.
-    #[arg(long, value_name = "SECONDS", default_value_t = crate::feast::DEFAULT_TIMEOUT_SECS,
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::commands::feast_repo::DEFAULT_TIMEOUT_SECS,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub feast_timeout: u64,
     #[command(flatten)]
@@ -151,7 +151,7 @@ impl ReportArgs {
         let result = inputs
             .map_err(|e| GateError {
                 command,
-                message: arrowfeat_validator::text::clean(&e.message),
+                message: arrowfeat_common::clean(&e.message),
             })
             .and_then(pipeline::run);
         match result {
@@ -183,7 +183,7 @@ impl ReportArgs {
                 if let Err(e) = std::fs::write(path, rendered) {
                     message = format!(
                         "{message}; and the report could not be written to --output {}: {e}",
-                        arrowfeat_validator::text::clean(&path.display().to_string())
+                        arrowfeat_common::clean(&path.display().to_string())
                     );
                 }
             }
@@ -209,7 +209,8 @@ fn store_source(args: &CheckArgs) -> CliResult<Option<StoreSource<'static>>> {
             Ok(Some(StoreSource::Loader {
                 label: format!("Feast repo {}", repo.display()),
                 load: Box::new(move || {
-                    crate::feast::registry_of_repo_within(&repo, timeout).map_err(|e| e.message)
+                    crate::commands::feast_repo::registry_of_repo_within(&repo, timeout)
+                        .map_err(|e| e.message)
                 }),
             }))
         }

@@ -11,7 +11,7 @@ use arrowfeat_udf::sql::point_in_time::{
 use datafusion::dataframe::DataFrameWriteOptions;
 use datafusion::prelude::DataFrame;
 
-use crate::sql::{self, OutputFormat};
+use crate::commands::sql::{self, OutputFormat};
 use crate::{CliError, CliResult};
 
 /// A `--feature` argument: `COLUMN` (its as-of value), `COLUMN:AGG` (over every visible
@@ -163,7 +163,7 @@ pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) 
         {
             return Err(CliError::usage(format!(
                 "--created-cutoff: expected only as-of features (COLUMN or COLUMN:last), found --feature {}",
-                arrowfeat_validator::text::quote(&window.text, 200)
+                arrowfeat_common::quote(&window.text, 200)
             )));
         }
     }
@@ -174,8 +174,8 @@ pub async fn training_set(args: &TrainingSetArgs, out: &mut dyn std::io::Write) 
             if !parent.is_dir() {
                 return Err(CliError::usage(format!(
                     "--output {}: expected a file in an existing directory, found no directory {}",
-                    arrowfeat_validator::text::quote(&path.to_string_lossy(), 200),
-                    arrowfeat_validator::text::quote(&parent.to_string_lossy(), 200)
+                    arrowfeat_common::quote(&path.to_string_lossy(), 200),
+                    arrowfeat_common::quote(&parent.to_string_lossy(), 200)
                 )));
             }
         }
