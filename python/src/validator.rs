@@ -1,0 +1,146 @@
+//! The feature-schema gate (`arrowfeat check`) from Python.
+
+use crate::convert::*;
+use pyo3::prelude::*;
+
+pub(crate) fn report_format(format: &str) -> PyResult<arrowfeat_validator::output::Format> {
+    use arrowfeat_validator::output::Format;
+    Format::parse(format).ok_or_else(|| {
+        value_error(format!(
+            "format: expected one of {}, found `{format}`",
+            Format::NAMES.join(", ")
+        ))
+    })
+}
+
+/// The report of one run of the validator's pipeline (`arrowfeat check`): rendered in any
+/// format, and its exit code, without checking again. `arrowfeat.feast.Report` wraps it.
+#[pyclass(frozen, name = "CheckReport", module = "arrowfeat._native")]
+pub(crate) struct CheckReport {
+    run: arrowfeat_validator::pipeline::RunReport,
+}
+
+#[pymethods]
+impl CheckReport {
+    /// Whether warnings fail the run: the `deny_warnings` argument or `arrowfeat.toml`.
+    #[getter]
+    fn deny_warnings(&self) -> bool {
+        self.run.deny_warnings
+    }
+
+    /// The exit code `arrowfeat check` returns for this report: 0 pass, 1 findings, 2
+    /// unreadable input. `deny_warnings=True` also fails on warnings.
+    #[pyo3(signature = (deny_warnings = false))]
+    fn exit_code(&self, deny_warnings: bool) -> i32 {
+        self.run
+            .exit_code_with(deny_warnings || self.run.deny_warnings)
+    }
+
+    /// The report in `format` (text, json, junit, sarif, github, markdown), exactly as
+    /// `arrowfeat check --format` prints it (without colour). `verbose=True`: text lists
+    /// every check, as `arrowfeat check --verbose`; by default only findings and the summary.
+    #[pyo3(signature = (format = "text", deny_warnings = false, *, verbose = false))]
+    fn render(&self, format: &str, deny_warnings: bool, verbose: bool) -> PyResult<String> {
+        let format = report_format(format)?;
+        let style = arrowfeat_validator::pipeline::Style {
+            color: false,
+            verbose,
+        };
+        Ok(self
+            .run
+            .render_with(format, style, deny_warnings || self.run.deny_warnings))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<arrowfeat._native.CheckReport against {}: exit code {}>",
+            arrowfeat_validator::text::clean(&self.run.report.against),
+            self.run.exit_code()
+        )
+    }
+}
+
+/// Runs `arrowfeat check` through the validator's pipeline: the schema files under
+/// `schemas` against store metadata (`feast registry-dump` JSON or arrowfeat store
+/// metadata, named `against` in the report) and/or an earlier revision (`previous`: a
+/// directory, or a git revision of `schemas`' path). `config`: an `arrowfeat.toml`; by
+/// default `arrowfeat.toml` in the working directory if there is one, as the CLI.
+/// `baseline`: accepted findings, as `--baseline FILE`; by default
+/// `arrowfeat-baseline.json` in the working directory if there is one; `False`: none, as
+/// `--no-baseline`. `write_baseline`: write today's findings there, then check with them.
+/// Unreadable top-level input or configuration raises ValueError (the CLI's exit code 2).
+#[pyfunction]
+#[pyo3(signature = (schemas, registry_json = None, against = String::new(), *, previous = None, config = None, compatibility = None, deny_warnings = false, follow_symlinks = false, baseline = None, write_baseline = None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn check(
+    py: Python<'_>,
+    schemas: std::path::PathBuf,
+    registry_json: Option<Vec<u8>>,
+    against: String,
+    previous: Option<String>,
+    config: Option<std::path::PathBuf>,
+    compatibility: Option<&str>,
+    deny_warnings: bool,
+    follow_symlinks: bool,
+    baseline: Option<&Bound<'_, PyAny>>,
+    write_baseline: Option<std::path::PathBuf>,
+) -> PyResult<CheckReport> {
+    use arrowfeat_validator::compat::Mode;
+    use arrowfeat_validator::pipeline::{
+        self, BaselineSource, ConfigSource, Inputs, Names, StoreSource,
+    };
+    let baseline = match baseline {
+        None => BaselineSource::Discover(std::path::PathBuf::from(".")),
+        Some(b) if b.is_instance_of::<pyo3::types::PyBool>() => {
+            if b.is_truthy()? {
+                return Err(type_error(
+                    "baseline: expected a file path, None (discover arrowfeat-baseline.json) or False (no baseline), found True",
+                ));
+            }
+            BaselineSource::None
+        }
+        Some(b) => BaselineSource::File(b.extract::<std::path::PathBuf>().map_err(|_| {
+            type_error(format!(
+                "baseline: expected a file path, None or False, found {}",
+                b.get_type()
+                    .name()
+                    .map_or_else(|_| "an object".to_string(), |n| n.to_string())
+            ))
+        })?),
+    };
+    if write_baseline.is_some() && !matches!(baseline, BaselineSource::Discover(_)) {
+        return Err(value_error(
+            "write_baseline: expected no `baseline` beside it (it checks with the file it writes)",
+        ));
+    }
+    let compatibility = compatibility
+        .map(|mode| {
+            Mode::parse(mode).ok_or_else(|| {
+                value_error(format!(
+                    "compatibility: expected backward, forward, full or none, found `{mode}`"
+                ))
+            })
+        })
+        .transpose()?;
+    let inputs = Inputs {
+        store: registry_json.map(|json| StoreSource::Json {
+            json,
+            label: against,
+        }),
+        previous,
+        config: match config {
+            Some(path) => ConfigSource::File(path),
+            None => ConfigSource::Discover(std::path::PathBuf::from(".")),
+        },
+        compatibility,
+        deny_warnings,
+        load: arrowfeat_validator::run::LoadOptions { follow_symlinks },
+        names: Names::ARGUMENTS,
+        baseline,
+        write_baseline,
+        ..Inputs::check(schemas)
+    };
+    let run =
+        detach(py, "check", move || pipeline::run(inputs))?.map_err(|e| value_error(e.message))?;
+    Ok(CheckReport { run })
+}
