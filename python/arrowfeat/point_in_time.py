@@ -323,7 +323,7 @@ def _point_in_time(
                 f"{function}: argument `features`: expected an aggregation among {', '.join(AGGREGATIONS)}, "
                 f"found {_visible(repr(spec.aggregation), 100)} for column {_visible(repr(spec.column), 200)}"
             )
-        period = None if spec.period is None else to_nanoseconds(function, "period", spec.period)
+        period = None if spec.period is None else to_nanoseconds(function, "features", spec.period)
         native_features.append((spec.column, spec.aggregation, period, None))
     _refuse_objects(spine_table, "spine", "by", keys, function)
     _refuse_objects(spine_table, "spine", "spine_time", [spine_time], function)

@@ -169,7 +169,9 @@ def test_errors_name_the_argument():
         af.point_in_time(spine, events, by="k", spine_time="ts", event_time=1, features=["v"])
     with pytest.raises(ValueError, match=r"argument `features`: column `v`: expected one of last, first, sum"):
         af.point_in_time(spine, events, by="k", spine_time="ts", event_time="ts", features=[("v", "median", "1m")])
-    with pytest.raises(ValueError, match=r"point_in_time: argument `period`"):
+    with pytest.raises(ValueError, match=r"point_in_time: argument `features`: column `v`: expected a duration > 0"):
+        af.point_in_time(spine, events, by="k", spine_time="ts", event_time="ts", features=[("v", "sum", "0s")])
+    with pytest.raises(ValueError, match=r"point_in_time: argument `features`"):
         af.point_in_time(
             spine, events, by="k", spine_time="ts", event_time="ts", features=[("v", "sum", "1 fortnight")]
         )

@@ -728,6 +728,18 @@ fn join_spelled(
 /// `error` of the kernel with its argument named as the join names it (`event_ts` is
 /// `event_time`), and the column it read.
 fn name_join_columns(mut error: KernelError, join: &PointInTimeJoin) -> KernelError {
+    // `features[2].period`: the feature as the caller wrote it.
+    let feature = error
+        .argument
+        .strip_prefix("features[")
+        .and_then(|rest| rest.split_once(']'))
+        .and_then(|(i, _)| i.parse::<usize>().ok())
+        .and_then(|i| join.features.get(i));
+    if let Some(feature) = feature {
+        error.argument = "features".to_string();
+        error.message = format!("column `{}`: {}", feature.column, error.message);
+        return error;
+    }
     let (argument, columns) = match error.argument.as_str() {
         "spine_ts" => ("spine_time", vec![join.spine_time.clone()]),
         "event_ts" => ("event_time", vec![join.event_time.clone()]),

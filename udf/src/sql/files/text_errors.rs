@@ -32,25 +32,17 @@ pub fn is_text_read_error(message: &str) -> bool {
 /// subdirectories, by path) that does not parse, as `'file' line N: why`; `None` when
 /// they all parse.
 pub fn first_unreadable_text_file(inputs: &[PathBuf]) -> Option<String> {
-    let mut files = Vec::new();
-    for input in inputs {
-        if input.is_dir() {
-            let mut below = Vec::new();
-            text_files_below(input, MAX_DEPTH, &mut below);
-            below.sort();
-            files.extend(below);
-        } else if input.is_file() {
-            files.push(input.clone());
-        }
-    }
-    files.into_iter().take(PROBED_FILES).find_map(|file| {
-        let why = match DataFormat::of_file(&file)? {
-            DataFormat::Csv => csv_error(&file),
-            DataFormat::Json => json_error(&file),
-            DataFormat::Parquet => None,
-        }?;
-        Some(format!("'{}' {why}", quote(&file.to_string_lossy(), 200)))
-    })
+    text_files(inputs)
+        .into_iter()
+        .take(PROBED_FILES)
+        .find_map(|file| {
+            let why = match DataFormat::of_file(&file)? {
+                DataFormat::Csv => csv_error(&file),
+                DataFormat::Json => json_error(&file),
+                DataFormat::Parquet => None,
+            }?;
+            Some(format!("'{}' {why}", quote(&file.to_string_lossy(), 200)))
+        })
 }
 
 fn text_files_below(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) {
@@ -164,6 +156,14 @@ fn json_error(path: &Path) -> Option<String> {
 /// The files of `inputs` (files, or directories and their `key=value` subdirectories, by
 /// path) of `format`.
 fn files_of(inputs: &[PathBuf], format: DataFormat) -> Vec<PathBuf> {
+    let mut files = text_files(inputs);
+    files.retain(|f| DataFormat::of_file(f) == Some(format));
+    files
+}
+
+/// The CSV and JSON files of `inputs`: files as they are, directories (and their
+/// `key=value` subdirectories) by path.
+fn text_files(inputs: &[PathBuf]) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for input in inputs {
         if input.is_dir() {
@@ -175,7 +175,6 @@ fn files_of(inputs: &[PathBuf], format: DataFormat) -> Vec<PathBuf> {
             files.push(input.clone());
         }
     }
-    files.retain(|f| DataFormat::of_file(f) == Some(format));
     files
 }
 
