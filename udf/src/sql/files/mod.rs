@@ -343,7 +343,8 @@ impl<'a> Walk<'a> {
                 .is_some_and(|n| n.to_string_lossy().chars().any(char::is_control))
             {
                 return Err(format!(
-                    "'{}' has a control character in its name, which the reader cannot                      list; rename it",
+                    "'{}' has a control character in its name, which the reader cannot \
+                     list; rename it",
                     self.relative(&entry)
                 ));
             }
@@ -1028,14 +1029,26 @@ mod tests {
     }
 
     #[test]
+    fn names_with_control_characters_are_refused_in_our_words() {
+        let dir = tempfile::tempdir().unwrap();
+        touch(dir.path(), "a.parquet");
+        touch(dir.path(), "b\n\u{1b}[31m.parquet");
+        let err = data_files(dir.path()).unwrap_err();
+        assert!(
+            err.contains("'b\\u{a}\\u{1b}[31m.parquet' has a control character in its name"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn two_data_extensions_are_refused_naming_one_file_of_each() {
         let dir = tempfile::tempdir().unwrap();
         touch(dir.path(), "a.parquet");
-        touch(dir.path(), "day=2/b\n.csv");
+        touch(dir.path(), "day=2/b\u{202e}.csv");
         let err = data_files(dir.path()).unwrap_err();
         assert!(err.contains("`.parquet` (such as 'a.parquet')"), "{err}");
         assert!(
-            err.contains("`.csv` (such as 'day=2/b\\u{a}.csv')"),
+            err.contains("`.csv` (such as 'day=2/b\\u{202e}.csv')"),
             "{err}"
         );
         let dir = tempfile::tempdir().unwrap();
