@@ -60,3 +60,13 @@ def register(ctx: Any) -> None:
         ctx.register_udf(f)
     for f in udwfs():
         ctx.register_udwf(f)
+
+
+def register_path(ctx: Any, name: str, path: str) -> None:
+    """Registers the Parquet, CSV or JSON file or directory ``path`` as table ``name`` in a
+    datafusion-python ``SessionContext``, read with arrowfeat's file checks (the same as
+    ``arrowfeat sql`` and ``arrowfeat_udf::sql::files::register_path``; see docs/files.md).
+    datafusion-python's own ``register_parquet`` / ``FROM 'path'`` read without them.
+    Raises ``ValueError`` naming the file when the path holds no table or cannot be read."""
+    _check_version()
+    ctx.register_table(name, _native.file_table(path))

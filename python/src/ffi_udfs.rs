@@ -1,8 +1,58 @@
 //! The DataFusion UDFs as datafusion-ffi PyCapsules, for datafusion-python.
 
-use arrowfeat_udf::sql::ffi::{ffi_udfs, ffi_udwfs, FFI_ScalarUDF, FFI_WindowUDF};
+use std::sync::Arc;
+
+use arrowfeat_udf::sql::ffi::{
+    ffi_table, ffi_udfs, ffi_udwfs, open_path_for_ffi, FFI_LogicalExtensionCodec, FFI_ScalarUDF,
+    FFI_WindowUDF, TableProvider,
+};
 use pyo3::prelude::*;
-use pyo3::types::PyCapsule;
+use pyo3::types::{PyCapsule, PyCapsuleMethods};
+
+use crate::convert::{detach, type_error, value_error};
+
+/// A file or directory opened with arrowfeat's file checks, for datafusion-python's
+/// `ctx.register_table(name, table)` (the `__datafusion_table_provider__` protocol).
+#[pyclass(frozen, name = "FileTable", module = "arrowfeat._native")]
+pub(crate) struct FileTable {
+    provider: Arc<dyn TableProvider>,
+    path: String,
+}
+
+#[pymethods]
+impl FileTable {
+    fn __datafusion_table_provider__<'py>(
+        &self,
+        py: Python<'py>,
+        session: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let capsule = session.call_method0("__datafusion_logical_extension_codec__")?;
+        let capsule = capsule.cast::<PyCapsule>().map_err(|_| {
+            type_error("register_path: expected a datafusion-python session with a logical codec")
+        })?;
+        let pointer = capsule.pointer_checked(Some(c"datafusion_logical_extension_codec"))?;
+        // The capsule holds the host's codec for as long as the session lives; it is cloned.
+        let codec = unsafe { pointer.cast::<FFI_LogicalExtensionCodec>().as_ref() }.clone();
+        let table = ffi_table(Arc::clone(&self.provider), codec);
+        PyCapsule::new_with_value(py, table, c"datafusion_table_provider")
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<arrowfeat file table {}>",
+            arrowfeat_common::quote(&self.path, 200)
+        )
+    }
+}
+
+/// Opens `path` as a table with arrowfeat's file checks; a path that holds no table or
+/// data that cannot be read is a ValueError, in one line naming the file.
+#[pyfunction]
+pub(crate) fn file_table(py: Python<'_>, path: String) -> PyResult<FileTable> {
+    let provider = detach(py, "register_path", || open_path_for_ffi(&path))?
+        .map_err(|e| value_error(format!("register_path: {}", e.message)))?;
+    Ok(FileTable { provider, path })
+}
 
 /// A class holding one FFI function for datafusion-python, which recognises scalar and
 /// window functions by the name of their PyCapsule method: hence two classes, one macro.

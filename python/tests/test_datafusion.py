@@ -84,3 +84,38 @@ def test_vectors_and_errors(ctx):
         ctx.sql("SELECT standard_scale(1.0, 0.0, 0.0)").collect()
     with pytest.raises(Exception, match=r"hash_bucket: no signature accepts"):
         ctx.sql("SELECT hash_bucket(1, 'x')").collect()
+
+
+def test_register_path_reads_hostile_files_with_the_cli_checks(tmp_path):
+    """datafusion-python through the FFI table: the errors `arrowfeat sql` gives."""
+    import os
+
+    import pyarrow.parquet as pq
+
+    ctx = SessionContext()
+    good = tmp_path / "good"
+    good.mkdir()
+    pq.write_table(pa.table({"k": pa.array([1, 2], pa.int64())}), good / "a.parquet")
+    pq.write_table(pa.table({"k": pa.array([3], pa.int64()), "extra": [1.5]}), good / "b.parquet")
+    (good / "_SUCCESS").write_text("")
+    afd.register_path(ctx, "t", str(good))
+    assert ctx.sql("SELECT count(*) AS n, count(extra) AS e FROM t").to_pydict() == {"n": [3], "e": [1]}
+    # A FIFO: refused, not a reader blocked forever.
+    fifo = tmp_path / "events.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="expected a regular file or a directory, found a FIFO"):
+        afd.register_path(ctx, "f", str(fifo))
+    # A corrupt footer in a directory: the file is named.
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    pq.write_table(pa.table({"k": [1]}), bad / "a.parquet")
+    (bad / "b.parquet").write_bytes(b"PAR1" + b"\0" * 64 + b"PAR1")
+    with pytest.raises(ValueError, match=r"the first file that cannot be read: 'b\.parquet'"):
+        afd.register_path(ctx, "b", str(bad))
+    # CSV files of one table with two headers: both named.
+    csvs = tmp_path / "csvs"
+    csvs.mkdir()
+    (csvs / "a.csv").write_text("k,v\n1,2\n")
+    (csvs / "b.csv").write_text("v,k\n3,4\n")
+    with pytest.raises(ValueError, match=r"'b\.csv' has `v` as column 1 where 'a\.csv' has `k` as column 1"):
+        afd.register_path(ctx, "c", str(csvs))

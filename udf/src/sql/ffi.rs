@@ -3,8 +3,51 @@
 
 use std::sync::Arc;
 
+use std::sync::OnceLock;
+
+pub use datafusion::catalog::TableProvider;
+pub use datafusion_ffi::proto::logical_extension_codec::FFI_LogicalExtensionCodec;
+pub use datafusion_ffi::table_provider::FFI_TableProvider;
 pub use datafusion_ffi::udf::FFI_ScalarUDF;
 pub use datafusion_ffi::udwf::FFI_WindowUDF;
+
+use super::files::{self, FileError};
+
+/// The runtime that runs this library's side of an FFI table (listing, footers, the scan):
+/// the host's runtime is another copy of tokio, which this library's code cannot reach.
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("arrowfeat-ffi")
+            .enable_all()
+            .build()
+            .expect("a tokio runtime")
+    })
+}
+
+/// The file or directory `path` opened as a table with arrowfeat's file checks
+/// ([`files::open_path`]), for a DataFusion loaded separately (datafusion-python).
+pub fn open_path_for_ffi(path: &str) -> Result<Arc<dyn TableProvider>, FileError> {
+    let what = format!("'{}'", arrowfeat_common::quote(path, 200));
+    runtime().block_on(async {
+        let ctx = files::session().map_err(|e| FileError {
+            message: format!("{what}: {e}"),
+            kind: files::FileErrorKind::Unreadable,
+        })?;
+        files::open_path(&ctx.state(), &what, path).await
+    })
+}
+
+/// `provider` as a datafusion-ffi table for a host whose logical codec is `codec`, run on
+/// this library's runtime.
+pub fn ffi_table(
+    provider: Arc<dyn TableProvider>,
+    codec: FFI_LogicalExtensionCodec,
+) -> FFI_TableProvider {
+    FFI_TableProvider::new_with_ffi_codec(provider, false, Some(runtime().handle().clone()), codec)
+}
 
 /// Every arrowfeat UDF with its name, as a datafusion-ffi `FFI_ScalarUDF`.
 pub fn ffi_udfs() -> Vec<(String, FFI_ScalarUDF)> {
