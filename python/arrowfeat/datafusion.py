@@ -53,13 +53,24 @@ def udwfs() -> list[Any]:
     return [udwf(f) for f in _native.datafusion_udwfs()]
 
 
+def point_in_time() -> Any:
+    """The ``point_in_time`` table function as a datafusion-python ``TableFunction``. Its
+    spine and events are file paths, read with arrowfeat's file checks (tables registered
+    in the session are not visible to it across the FFI)."""
+    _check_version()
+    from datafusion import udtf
+
+    return udtf(_native.PointInTimeFunction(), "point_in_time")
+
+
 def register(ctx: Any) -> None:
-    """Registers every arrowfeat function (scalar and window) in a datafusion-python
-    ``SessionContext``."""
+    """Registers every arrowfeat function (scalar, window and the ``point_in_time`` table
+    function) in a datafusion-python ``SessionContext``."""
     for f in udfs():
         ctx.register_udf(f)
     for f in udwfs():
         ctx.register_udwf(f)
+    ctx.register_udtf(point_in_time())
 
 
 def register_path(ctx: Any, name: str, path: str) -> None:

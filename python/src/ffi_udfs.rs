@@ -3,13 +3,57 @@
 use std::sync::Arc;
 
 use arrowfeat_udf::sql::ffi::{
-    ffi_table, ffi_udfs, ffi_udwfs, open_path_for_ffi, FFI_LogicalExtensionCodec, FFI_ScalarUDF,
-    FFI_WindowUDF, TableProvider,
+    ffi_point_in_time, ffi_table, ffi_udfs, ffi_udwfs, open_path_for_ffi,
+    FFI_LogicalExtensionCodec, FFI_ScalarUDF, FFI_WindowUDF, TableProvider,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyCapsuleMethods};
 
 use crate::convert::{detach, type_error, value_error};
+
+/// The host's logical codec, from a datafusion-python session (or `None` when it offers
+/// none).
+fn host_codec(session: Option<&Bound<'_, PyAny>>) -> PyResult<Option<FFI_LogicalExtensionCodec>> {
+    let Some(session) = session.filter(|s| !s.is_none()) else {
+        return Ok(None);
+    };
+    if !session.hasattr("__datafusion_logical_extension_codec__")? {
+        return Ok(None);
+    }
+    let capsule = session.call_method0("__datafusion_logical_extension_codec__")?;
+    let capsule = capsule.cast::<PyCapsule>().map_err(|_| {
+        type_error("expected a datafusion-python session whose logical codec is a PyCapsule")
+    })?;
+    let pointer = capsule.pointer_checked(Some(c"datafusion_logical_extension_codec"))?;
+    // The capsule holds the host's codec while the session lives; it is cloned.
+    Ok(Some(
+        unsafe { pointer.cast::<FFI_LogicalExtensionCodec>().as_ref() }.clone(),
+    ))
+}
+
+/// The `point_in_time` table function for datafusion-python
+/// (`ctx.register_udtf(datafusion.udtf(obj, "point_in_time"))`): its tables are file paths.
+#[pyclass(frozen, name = "PointInTimeFunction", module = "arrowfeat._native")]
+pub(crate) struct PointInTimeFunction;
+
+#[pymethods]
+impl PointInTimeFunction {
+    #[new]
+    fn new() -> Self {
+        Self
+    }
+
+    #[pyo3(signature = (session = None))]
+    fn __datafusion_table_function__<'py>(
+        &self,
+        py: Python<'py>,
+        session: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let function = ffi_point_in_time(host_codec(session)?)
+            .map_err(|e| value_error(format!("point_in_time: {e}")))?;
+        PyCapsule::new_with_value(py, function, c"datafusion_table_function")
+    }
+}
 
 /// A file or directory opened with arrowfeat's file checks, for datafusion-python's
 /// `ctx.register_table(name, table)` (the `__datafusion_table_provider__` protocol).
@@ -26,13 +70,9 @@ impl FileTable {
         py: Python<'py>,
         session: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
-        let capsule = session.call_method0("__datafusion_logical_extension_codec__")?;
-        let capsule = capsule.cast::<PyCapsule>().map_err(|_| {
+        let codec = host_codec(Some(session))?.ok_or_else(|| {
             type_error("register_path: expected a datafusion-python session with a logical codec")
         })?;
-        let pointer = capsule.pointer_checked(Some(c"datafusion_logical_extension_codec"))?;
-        // The capsule holds the host's codec for as long as the session lives; it is cloned.
-        let codec = unsafe { pointer.cast::<FFI_LogicalExtensionCodec>().as_ref() }.clone();
         let table = ffi_table(Arc::clone(&self.provider), codec);
         PyCapsule::new_with_value(py, table, c"datafusion_table_provider")
     }

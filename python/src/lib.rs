@@ -68,6 +68,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ffi_udfs::DataFusionWindowUdf>()?;
     m.add_function(wrap_pyfunction!(ffi_udfs::datafusion_udwfs, m)?)?;
     m.add_class::<ffi_udfs::FileTable>()?;
+    m.add_class::<ffi_udfs::PointInTimeFunction>()?;
     m.add_function(wrap_pyfunction!(ffi_udfs::file_table, m)?)?;
     m.add_class::<validator::CheckReport>()?;
     m.add_function(wrap_pyfunction!(validator::check, m)?)?;

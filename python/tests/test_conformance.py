@@ -1,8 +1,9 @@
 """Conformance: one fixture set through every engine that offers the point-in-time join,
 with identical Arrow output required of all of them.
 
-Engines: the SQL table function (`arrowfeat sql`), `arrowfeat training-set` (the Rust
-DataFrame API), Python with pyarrow, pandas and Polars input, and PySpark (`local[2]`,
+Engines: the SQL table function (`arrowfeat sql`, and datafusion-python through the
+FFI), `arrowfeat training-set` (the Rust DataFrame API), Python with pyarrow, pandas and
+Polars input, and PySpark (`local[2]`,
 events read in at least 5 input partitions, 7 shuffle partitions). Every case also runs
 with the events in another row order, and through directories of several files, which
 engines read in different orders: the result may not change.
@@ -261,9 +262,8 @@ def cli_training_set(case: Case, events: pa.Table, tmp: Path) -> pa.Table:
     return pq.read_table(out)
 
 
-def sql_table_function(case: Case, events: pa.Table, tmp: Path) -> pa.Table:
-    spine_path, events_dir = write_inputs(case, events, tmp)
-    out = tmp / "out.parquet"
+def sql_arguments(case: Case, spine_path: Path, events_dir: Path) -> str:
+    """The arguments of the SQL table function for `case`, quoted."""
     arguments = [str(spine_path), f"{events_dir}/", ", ".join(case.by), "label_ts", "event_ts"]
     arguments += case.feature_texts()
     if case.created:
@@ -272,12 +272,32 @@ def sql_table_function(case: Case, events: pa.Table, tmp: Path) -> pa.Table:
         arguments.append("created_cutoff=true")
     if case.ttl:
         arguments.append(f"ttl={case.ttl}")
-    quoted = ", ".join("'" + a.replace("'", "''") + "'" for a in arguments)
-    sql = f"COPY (SELECT * FROM point_in_time({quoted})) TO '{out}' STORED AS PARQUET"
+    return ", ".join("'" + a.replace("'", "''") + "'" for a in arguments)
+
+
+def sql_table_function(case: Case, events: pa.Table, tmp: Path) -> pa.Table:
+    spine_path, events_dir = write_inputs(case, events, tmp)
+    out = tmp / "out.parquet"
+    sql = f"COPY (SELECT * FROM point_in_time({sql_arguments(case, spine_path, events_dir)})) TO '{out}' STORED AS PARQUET"
     run = run_binary(["sql", "--allow-write", sql])
     if run.returncode != 0:
         raise RuntimeError(run.stderr)
     return pq.read_table(out)
+
+
+def datafusion_python(case: Case, events: pa.Table, tmp: Path) -> pa.Table:
+    """The SQL table function in datafusion-python, through the FFI."""
+    from datafusion import SessionContext
+
+    import arrowfeat.datafusion as afd
+
+    spine_path, events_dir = write_inputs(case, events, tmp)
+    ctx = SessionContext()
+    afd.register(ctx)
+    result: pa.Table = ctx.sql(
+        f"SELECT * FROM point_in_time({sql_arguments(case, spine_path, events_dir)})"
+    ).to_arrow_table()
+    return result
 
 
 def pyspark(case: Case, events: pa.Table, tmp: Path) -> pa.Table:
@@ -300,6 +320,7 @@ ENGINES: dict[str, Engine] = {
     "polars": python_polars,
     "training-set": cli_training_set,
     "sql": sql_table_function,
+    "datafusion-python": datafusion_python,
     "pyspark": pyspark,
 }
 

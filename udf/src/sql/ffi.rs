@@ -9,13 +9,14 @@ pub use datafusion::catalog::TableProvider;
 pub use datafusion_ffi::proto::logical_extension_codec::FFI_LogicalExtensionCodec;
 pub use datafusion_ffi::table_provider::FFI_TableProvider;
 pub use datafusion_ffi::udf::FFI_ScalarUDF;
+pub use datafusion_ffi::udtf::FFI_TableFunction;
 pub use datafusion_ffi::udwf::FFI_WindowUDF;
 
 use super::files::{self, FileError};
 
 /// The runtime that runs this library's side of an FFI table (listing, footers, the scan):
 /// the host's runtime is another copy of tokio, which this library's code cannot reach.
-fn runtime() -> &'static tokio::runtime::Runtime {
+pub(crate) fn runtime() -> &'static tokio::runtime::Runtime {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
     RUNTIME.get_or_init(|| {
         tokio::runtime::Builder::new_multi_thread()
@@ -24,6 +25,39 @@ fn runtime() -> &'static tokio::runtime::Runtime {
             .enable_all()
             .build()
             .expect("a tokio runtime")
+    })
+}
+
+/// The session this library reads paths in when called across the FFI: the host's
+/// session belongs to another DataFusion. Made once, kept for the process (the FFI's task
+/// contexts refer to it).
+pub(crate) fn ffi_session(
+) -> datafusion::common::Result<&'static Arc<datafusion::prelude::SessionContext>> {
+    static SESSION: OnceLock<Arc<datafusion::prelude::SessionContext>> = OnceLock::new();
+    if let Some(session) = SESSION.get() {
+        return Ok(session);
+    }
+    let session = Arc::new(files::session()?);
+    Ok(SESSION.get_or_init(|| session))
+}
+
+/// The `point_in_time` table function for a DataFusion loaded separately
+/// (datafusion-python): its table arguments are file paths, read with arrowfeat's file
+/// checks in [`ffi_session`]. `codec`: the host's logical codec, if it gives one.
+pub fn ffi_point_in_time(
+    codec: Option<FFI_LogicalExtensionCodec>,
+) -> datafusion::common::Result<FFI_TableFunction> {
+    let udtf: Arc<dyn datafusion::catalog::TableFunctionImpl> =
+        Arc::new(super::point_in_time_table::PointInTimeFunction);
+    let handle = Some(runtime().handle().clone());
+    Ok(match codec {
+        Some(codec) => FFI_TableFunction::new_with_ffi_codec(udtf, handle, codec),
+        None => {
+            // The FFI refers to the session weakly: `ffi_session` holds it for the process.
+            let provider: Arc<dyn datafusion::execution::TaskContextProvider> =
+                Arc::clone(ffi_session()?) as _;
+            FFI_TableFunction::new(udtf, handle, &provider, None)
+        }
     })
 }
 

@@ -130,6 +130,8 @@ fn wait<F: Future>(future: F) -> Option<F::Output> {
         Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
             Some(tokio::task::block_in_place(|| handle.block_on(future)))
         }
+        // No runtime of this library's tokio on this thread: a host across the FFI.
+        Err(_) => Some(super::ffi::runtime().block_on(future)),
         _ => {
             let mut future = pin!(future);
             match future
@@ -321,17 +323,13 @@ impl TableFunctionImpl for PointInTimeFunction {
                 ),
             ));
         }
-        let state = args
-            .session()
-            .as_any()
-            .downcast_ref::<SessionState>()
-            .ok_or_else(|| {
-                error(
-                    "spine",
-                    "expected to run in a DataFusion SessionState".to_string(),
-                )
-            })?
-            .clone();
+        // Called through the FFI (datafusion-python), the session is the host's, another
+        // DataFusion: paths are read in this library's own session instead, and the
+        // host's registered tables are out of reach.
+        let state = match args.session().as_any().downcast_ref::<SessionState>() {
+            Some(state) => state.clone(),
+            None => super::ffi::ffi_session()?.state(),
+        };
         let fixed: Vec<String> = FIXED
             .iter()
             .enumerate()
