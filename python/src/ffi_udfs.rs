@@ -73,7 +73,8 @@ impl FileTable {
         let codec = host_codec(Some(session))?.ok_or_else(|| {
             type_error("register_path: expected a datafusion-python session with a logical codec")
         })?;
-        let table = ffi_table(Arc::clone(&self.provider), codec);
+        let table = ffi_table(Arc::clone(&self.provider), codec)
+            .map_err(|e| value_error(format!("register_path: {e}")))?;
         PyCapsule::new_with_value(py, table, c"datafusion_table_provider")
     }
 

@@ -583,7 +583,7 @@ fn point_in_time_tables(statement: &datafusion::sql::parser::Statement) -> Vec<(
             };
             if !name
                 .to_string()
-                .eq_ignore_ascii_case(arrowfeat_udf::sql::point_in_time_table::NAME)
+                .eq_ignore_ascii_case(arrowfeat_udf::sql::point_in_time::table::NAME)
             {
                 return ControlFlow::Continue(());
             }

@@ -3,8 +3,6 @@
 
 use std::sync::Arc;
 
-use std::sync::OnceLock;
-
 pub use datafusion::catalog::TableProvider;
 pub use datafusion_ffi::proto::logical_extension_codec::FFI_LogicalExtensionCodec;
 pub use datafusion_ffi::table_provider::FFI_TableProvider;
@@ -13,49 +11,23 @@ pub use datafusion_ffi::udtf::FFI_TableFunction;
 pub use datafusion_ffi::udwf::FFI_WindowUDF;
 
 use super::files::{self, FileError};
-
-/// The runtime that runs this library's side of an FFI table (listing, footers, the scan):
-/// the host's runtime is another copy of tokio, which this library's code cannot reach.
-pub(crate) fn runtime() -> &'static tokio::runtime::Runtime {
-    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RUNTIME.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("arrowfeat-ffi")
-            .enable_all()
-            .build()
-            .expect("a tokio runtime")
-    })
-}
-
-/// The session this library reads paths in when called across the FFI: the host's
-/// session belongs to another DataFusion. Made once, kept for the process (the FFI's task
-/// contexts refer to it).
-pub(crate) fn ffi_session(
-) -> datafusion::common::Result<&'static Arc<datafusion::prelude::SessionContext>> {
-    static SESSION: OnceLock<Arc<datafusion::prelude::SessionContext>> = OnceLock::new();
-    if let Some(session) = SESSION.get() {
-        return Ok(session);
-    }
-    let session = Arc::new(files::session()?);
-    Ok(SESSION.get_or_init(|| session))
-}
+use super::foreign;
 
 /// The `point_in_time` table function for a DataFusion loaded separately
 /// (datafusion-python): its table arguments are file paths, read with arrowfeat's file
-/// checks in [`ffi_session`]. `codec`: the host's logical codec, if it gives one.
+/// checks in [`foreign::session`]. `codec`: the host's logical codec, if it gives one.
 pub fn ffi_point_in_time(
     codec: Option<FFI_LogicalExtensionCodec>,
 ) -> datafusion::common::Result<FFI_TableFunction> {
     let udtf: Arc<dyn datafusion::catalog::TableFunctionImpl> =
-        Arc::new(super::point_in_time_table::PointInTimeFunction);
-    let handle = Some(runtime().handle().clone());
+        Arc::new(super::point_in_time::table::PointInTimeFunction);
+    let handle = Some(foreign::runtime()?.handle().clone());
     Ok(match codec {
         Some(codec) => FFI_TableFunction::new_with_ffi_codec(udtf, handle, codec),
         None => {
-            // The FFI refers to the session weakly: `ffi_session` holds it for the process.
+            // The FFI refers to the session weakly: `foreign::session` holds it for the process.
             let provider: Arc<dyn datafusion::execution::TaskContextProvider> =
-                Arc::clone(ffi_session()?) as _;
+                Arc::clone(foreign::session()?) as _;
             FFI_TableFunction::new(udtf, handle, &provider, None)
         }
     })
@@ -65,7 +37,11 @@ pub fn ffi_point_in_time(
 /// ([`files::open_path`]), for a DataFusion loaded separately (datafusion-python).
 pub fn open_path_for_ffi(path: &str) -> Result<Arc<dyn TableProvider>, FileError> {
     let what = format!("'{}'", arrowfeat_common::quote(path, 200));
-    runtime().block_on(async {
+    let runtime = foreign::runtime().map_err(|e| FileError {
+        message: format!("{what}: {e}"),
+        kind: files::FileErrorKind::Unreadable,
+    })?;
+    runtime.block_on(async {
         let ctx = files::session().map_err(|e| FileError {
             message: format!("{what}: {e}"),
             kind: files::FileErrorKind::Unreadable,
@@ -79,8 +55,13 @@ pub fn open_path_for_ffi(path: &str) -> Result<Arc<dyn TableProvider>, FileError
 pub fn ffi_table(
     provider: Arc<dyn TableProvider>,
     codec: FFI_LogicalExtensionCodec,
-) -> FFI_TableProvider {
-    FFI_TableProvider::new_with_ffi_codec(provider, false, Some(runtime().handle().clone()), codec)
+) -> datafusion::common::Result<FFI_TableProvider> {
+    Ok(FFI_TableProvider::new_with_ffi_codec(
+        provider,
+        false,
+        Some(foreign::runtime()?.handle().clone()),
+        codec,
+    ))
 }
 
 /// Every arrowfeat UDF with its name, as a datafusion-ffi `FFI_ScalarUDF`.

@@ -17,17 +17,16 @@ macro_rules! feature_function_common {
     };
 }
 
-mod embedding;
 pub mod errors;
 pub mod ffi;
 pub mod files;
-mod geo;
-mod hash;
-mod numeric;
+mod foreign;
+mod functions;
 pub mod point_in_time;
-pub mod point_in_time_table;
 pub mod table_paths;
-mod window;
+
+use functions::{embedding, geo, hash, numeric, window};
+use point_in_time::table as point_in_time_table;
 
 use std::fmt::Debug;
 use std::hash::Hash;

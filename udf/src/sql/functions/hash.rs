@@ -7,10 +7,12 @@ use datafusion::arrow::datatypes::{DataType, FieldRef};
 use datafusion::common::{plan_err, Result};
 use datafusion::logical_expr::{Documentation, ScalarUDF, Signature, Volatility};
 
-use super::{kernel_error, signature_error, FeatureFunction, FeatureUdf, KernelArg, DOC_SECTION};
 use crate::kernels::hash::{self, unhashable_reason, HASHABLE_TYPES};
+use crate::sql::{
+    kernel_error, signature_error, FeatureFunction, FeatureUdf, KernelArg, DOC_SECTION,
+};
 
-pub(super) fn udfs() -> Vec<ScalarUDF> {
+pub(crate) fn udfs() -> Vec<ScalarUDF> {
     vec![
         ScalarUDF::new_from_impl(FeatureUdf(XxHash64::new())),
         ScalarUDF::new_from_impl(FeatureUdf(Murmur3Hash::new())),

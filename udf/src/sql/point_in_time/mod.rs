@@ -32,11 +32,11 @@ use datafusion::datasource::{provider_as_source, MemTable};
 use datafusion::logical_expr::LogicalPlanBuilder;
 use datafusion::prelude::DataFrame;
 
-use super::kernel_error;
 pub use crate::kernels::point_in_time::join::{
     check_join, event_columns, parse_ttl, FeatureSpec, PointInTimeJoin, Spelling,
 };
 use crate::kernels::point_in_time::PointInTimeOptions;
+use crate::sql::kernel_error;
 
 /// The rows of `df` in one batch, in the order of its input (file order for files): read
 /// on one partition, because rows read in parallel arrive interleaved and the result
@@ -96,6 +96,7 @@ pub async fn point_in_time_join(
     Ok(DataFrame::new(state, plan))
 }
 
+pub mod table;
+
 #[cfg(test)]
-#[path = "point_in_time_tests.rs"]
 mod tests;

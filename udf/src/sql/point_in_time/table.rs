@@ -10,7 +10,7 @@
 //! ```
 //!
 //! The adapter only resolves the two tables and parses the text arguments; the join is
-//! [`super::point_in_time::point_in_time_join`], run when the plan executes.
+//! [`super::point_in_time_join`], run when the plan executes.
 
 use std::future::Future;
 use std::pin::pin;
@@ -31,14 +31,14 @@ use datafusion::physical_plan::streaming::PartitionStream;
 use datafusion::prelude::DataFrame;
 use futures::{StreamExt, TryStreamExt};
 
-use super::kernel_error;
-use super::point_in_time::{
+use super::{
     check_join, join_batches, parse_ttl, point_in_time_join, resolved_options, FeatureSpec,
     PointInTimeJoin, Spelling,
 };
-use super::table_paths::{local_path, path_like};
 use crate::kernels::window::Closed;
 use crate::kernels::KernelError;
+use crate::sql::kernel_error;
+use crate::sql::table_paths::{local_path, path_like};
 
 /// The SQL name of the table function.
 pub const NAME: &str = "point_in_time";
@@ -46,7 +46,7 @@ pub const NAME: &str = "point_in_time";
 /// The catalogue entry of `point_in_time` (`arrowfeat functions point_in_time`).
 pub fn documentation() -> datafusion::logical_expr::Documentation {
     datafusion::logical_expr::Documentation::builder(
-        super::DOC_SECTION,
+        crate::sql::DOC_SECTION,
         "A training set: each row of the spine table with, per feature, the value or window \
          aggregate of the same key's events visible at the row's time (event time <= spine time, \
          within the TTL), in the spine's row order. Both tables are read into memory; the \
@@ -131,7 +131,9 @@ fn wait<F: Future>(future: F) -> Option<F::Output> {
             Some(tokio::task::block_in_place(|| handle.block_on(future)))
         }
         // No runtime of this library's tokio on this thread: a host across the FFI.
-        Err(_) => Some(super::ffi::runtime().block_on(future)),
+        Err(_) => crate::sql::foreign::runtime()
+            .ok()
+            .map(|runtime| runtime.block_on(future)),
         _ => {
             let mut future = pin!(future);
             match future
@@ -328,7 +330,7 @@ impl TableFunctionImpl for PointInTimeFunction {
         // host's registered tables are out of reach.
         let state = match args.session().as_any().downcast_ref::<SessionState>() {
             Some(state) => state.clone(),
-            None => super::ffi::ffi_session()?.state(),
+            None => crate::sql::foreign::session()?.state(),
         };
         let fixed: Vec<String> = FIXED
             .iter()

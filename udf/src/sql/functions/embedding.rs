@@ -8,12 +8,12 @@ use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
 use datafusion::common::Result;
 use datafusion::logical_expr::{Documentation, ScalarUDF, Signature, Volatility};
 
-use super::{
+use crate::kernels::embedding;
+use crate::sql::{
     is_numeric, kernel_error, signature_error, FeatureFunction, FeatureUdf, KernelArg, DOC_SECTION,
 };
-use crate::kernels::embedding;
 
-pub(super) fn udfs() -> Vec<ScalarUDF> {
+pub(crate) fn udfs() -> Vec<ScalarUDF> {
     vec![
         ScalarUDF::new_from_impl(FeatureUdf(VectorPair::dot_product())),
         ScalarUDF::new_from_impl(FeatureUdf(

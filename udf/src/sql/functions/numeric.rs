@@ -8,12 +8,12 @@ use datafusion::common::utils::take_function_args;
 use datafusion::common::{exec_err, Result, ScalarValue};
 use datafusion::logical_expr::{Documentation, ScalarUDF, Signature, Volatility};
 
-use super::{
+use crate::kernels::numeric::{self, Boundaries};
+use crate::sql::{
     is_numeric, kernel_error, signature_error, FeatureFunction, FeatureUdf, KernelArg, DOC_SECTION,
 };
-use crate::kernels::numeric::{self, Boundaries};
 
-pub(super) fn udfs() -> Vec<ScalarUDF> {
+pub(crate) fn udfs() -> Vec<ScalarUDF> {
     vec![
         ScalarUDF::new_from_impl(FeatureUdf(StandardScale::new())),
         ScalarUDF::new_from_impl(FeatureUdf(MinMaxScale::new())),

@@ -21,17 +21,19 @@ use datafusion::logical_expr::{Expr, WindowFrameBound};
 use datafusion::physical_expr::expressions::Literal;
 use datafusion::physical_expr::PhysicalExpr;
 
-use super::{kernel_error, signature_error, FeatureFunction, FeatureUdf, KernelArg, DOC_SECTION};
 use crate::kernels::window::{self, parse_duration, Aggregation, Closed};
+use crate::sql::{
+    kernel_error, signature_error, FeatureFunction, FeatureUdf, KernelArg, DOC_SECTION,
+};
 
-pub(super) fn udfs() -> Vec<ScalarUDF> {
+pub(crate) fn udfs() -> Vec<ScalarUDF> {
     vec![
         ScalarUDF::new_from_impl(FeatureUdf(TumbleStart::new())),
         ScalarUDF::new_from_impl(FeatureUdf(HopWindows::new())),
     ]
 }
 
-pub(super) fn udwfs() -> Vec<WindowUDF> {
+pub(crate) fn udwfs() -> Vec<WindowUDF> {
     let mut out: Vec<WindowUDF> = [
         Aggregation::Sum,
         Aggregation::Count,

@@ -8,10 +8,10 @@ use datafusion::common::utils::take_function_args;
 use datafusion::common::Result;
 use datafusion::logical_expr::{Documentation, ScalarUDF, Signature, Volatility};
 
-use super::{kernel_error, FeatureFunction, FeatureUdf, KernelArg, DOC_SECTION};
 use crate::kernels::geo;
+use crate::sql::{kernel_error, FeatureFunction, FeatureUdf, KernelArg, DOC_SECTION};
 
-pub(super) fn udfs() -> Vec<ScalarUDF> {
+pub(crate) fn udfs() -> Vec<ScalarUDF> {
     vec![ScalarUDF::new_from_impl(FeatureUdf(HaversineKm::new()))]
 }
 
