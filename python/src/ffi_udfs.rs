@@ -1,4 +1,5 @@
-//! The DataFusion UDFs as datafusion-ffi PyCapsules, for datafusion-python.
+//! arrowfeat for datafusion-python, as datafusion-ffi PyCapsules: the UDFs, the
+//! `point_in_time` table function, and file tables read with arrowfeat's checks.
 
 use std::sync::Arc;
 

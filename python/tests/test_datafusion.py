@@ -119,3 +119,19 @@ def test_register_path_reads_hostile_files_with_the_cli_checks(tmp_path):
     (csvs / "b.csv").write_text("v,k\n3,4\n")
     with pytest.raises(ValueError, match=r"'b\.csv' has `v` as column 1 where 'a\.csv' has `k` as column 1"):
         afd.register_path(ctx, "c", str(csvs))
+
+
+def test_point_in_time_through_the_ffi_reads_files_and_says_so_for_tables():
+    ctx = SessionContext()
+    afd.register(ctx)
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[2] / "examples" / "data"
+    out = ctx.sql(
+        f"SELECT * FROM point_in_time('{data / 'labels.csv'}', '{data / 'events.parquet'}', "
+        "'user_id', 'label_ts', 'event_ts', 'amount', 'amount:sum:6h', 'ttl=7d') LIMIT 1"
+    ).to_pydict()
+    assert out["user_id"] == ["user_40"] and out["amount"] == [25.11] and out["amount_sum_6h"] == [281.5]
+    ctx.register_record_batches("labels", [[pa.record_batch({"k": [1]})]])
+    with pytest.raises(Exception, match="tables registered in the session are not visible to it"):
+        ctx.sql("SELECT * FROM point_in_time('labels', 'events', 'k', 't', 't', 'v')").to_arrow_table()

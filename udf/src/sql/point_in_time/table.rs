@@ -328,9 +328,23 @@ impl TableFunctionImpl for PointInTimeFunction {
         // Called through the FFI (datafusion-python), the session is the host's, another
         // DataFusion: paths are read in this library's own session instead, and the
         // host's registered tables are out of reach.
-        let state = match args.session().as_any().downcast_ref::<SessionState>() {
-            Some(state) => state.clone(),
-            None => crate::sql::foreign::session()?.state(),
+        let (state, foreign) = match args.session().as_any().downcast_ref::<SessionState>() {
+            Some(state) => (state.clone(), false),
+            None => (crate::sql::foreign::session()?.state(), true),
+        };
+        // A name the host knows is no table here: say why, not just "no such table".
+        let resolve = |argument: &str, name: &str| {
+            resolve(&state, argument, name).map_err(|e| match foreign && !path_like(name) {
+                true => error(
+                    argument,
+                    format!(
+                        "expected a file path, found `{name}`: across datafusion-python's FFI \
+                         the function reads files, and tables registered in the session are \
+                         not visible to it"
+                    ),
+                ),
+                false => e,
+            })
         };
         let fixed: Vec<String> = FIXED
             .iter()
@@ -357,8 +371,8 @@ impl TableFunctionImpl for PointInTimeFunction {
             PointInTimeJoin::new(&keys, fixed[3].trim(), &keys, fixed[4].trim())
                 .spelled(Spelling::Sql),
         )?;
-        let spine = resolve(&state, "spine", &fixed[0])?;
-        let events = resolve(&state, "events", &fixed[1])?;
+        let spine = resolve("spine", &fixed[0])?;
+        let events = resolve("events", &fixed[1])?;
         check_join(&spine.1.schema(), &events.1.schema(), &join).map_err(kernel_error)?;
         // The output schema: the join over no rows gives each feature's type.
         let empty = join_batches(
