@@ -11,6 +11,11 @@ engines read in different orders: the result may not change.
 Documented differences, applied here and nowhere else:
 - pandas: a float NaN in a numpy-backed column is missing data, so it arrives as null.
   The pandas engine is fed `pd.ArrowDtype` columns, which keep NaN as a value.
+- The Feast offline store (`offline_store: {type: arrowfeat.feast.ArrowfeatOfflineStore}`,
+  an unchanged `store.get_historical_features`) answers as Feast does (docs/feast.md): as-of
+  values only; an entity row whose key has events, none within the TTL, is dropped;
+  repeated (keys, time) entity rows appear once; its frames are pandas, so a float NaN is
+  null. `as_feast_returns` applies exactly these to the pyarrow engine's rows.
 - Spark has no unsigned or 32-bit time types; fixtures use int64, double, string and
   `timestamp[us, UTC]`, which every engine holds as they are.
 """
@@ -26,6 +31,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -440,3 +446,111 @@ def test_keys_of_one_family_match_by_value_in_python() -> None:
         s_spine = pa.table({"k": pa.array(["a"], t), "label_ts": times([2])})
         out = af.point_in_time(s_spine, s_events, by="k", spine_time="label_ts", event_time="event_ts", features=["v"])
         assert out.column("v").to_pylist() == [3.0]
+
+
+# ------------------------------------------------------------------------- Feast store
+
+FEAST_CONFIG = """\
+project: conformance
+registry: registry.db
+provider: local
+online_store:
+    type: sqlite
+    path: online.db
+offline_store:
+    type: arrowfeat.feast.ArrowfeatOfflineStore
+entity_key_serialization_version: 3
+"""
+
+# Cases the Feast store cannot express: windows aside (Feast has as-of values only),
+# Feast's created-timestamp filter is its own rule (docs/feast.md), and Feast entities
+# have no float key type.
+NOT_IN_FEAST = {"created_cutoff": "Feast's own created filter", "float_keys": "no float entity type"}
+
+
+def feast_offline_store(case: Case, events: pa.Table, tmp: Path) -> pa.Table:
+    """`store.get_historical_features(...).to_arrow()` of an unchanged Feast, with
+    `offline_store: {type: arrowfeat.feast.ArrowfeatOfflineStore}`, over the events as a
+    directory of Parquet files (one feature view, its as-of features)."""
+    import datetime as dt
+
+    import pandas as pd
+    from feast import Entity, FeatureStore, FeatureView, Field, FileSource
+    from feast.types import Float64, String
+    from feast.value_type import ValueType
+
+    _, events_dir = write_inputs(case, events, tmp)
+    (tmp / "feature_store.yaml").write_text(FEAST_CONFIG)
+    key_types = {"key": ValueType.INT64, "shop": ValueType.STRING}
+    entities = [Entity(name=k, join_keys=[k], value_type=key_types[k]) for k in case.by]
+    ttl = dt.timedelta(seconds=pd.Timedelta(case.ttl).total_seconds()) if case.ttl else None
+    view = FeatureView(
+        name="events",
+        entities=entities,
+        ttl=ttl,
+        schema=[Field(name="amount", dtype=Float64), Field(name="label", dtype=String)],
+        source=FileSource(
+            path=str(events_dir), timestamp_field="event_ts", created_timestamp_column=case.created or ""
+        ),
+    )
+    store = FeatureStore(repo_path=str(tmp))
+    store.apply([*entities, view])
+    names = [f.column for f in case.features if not isinstance(f, str) and f.period is None]
+    job = store.get_historical_features(entity_df=case.spine.to_pandas(), features=[f"events:{n}" for n in names])
+    result: pa.Table = job.to_arrow()
+    return result
+
+
+def as_feast_returns(reference: pa.Table, case: Case) -> pa.Table:
+    """The pyarrow engine's rows as Feast's semantics (docs/feast.md) shape them: an entity
+    row whose key has events, none within the TTL, is dropped; repeated (keys, time)
+    entity rows appear once, the last; a float NaN is missing data (pandas)."""
+    seen = af.point_in_time(
+        case.spine,
+        case.events.append_column("seen", pa.array([1] * case.events.num_rows, pa.int8())),
+        by=case.by,
+        spine_time="label_ts",
+        event_time="event_ts",
+        features=[af.as_of("seen")],
+        created=case.created,
+        ttl=case.ttl,
+    ).column("seen")
+    # Whether the key has events at all, at any time: every event before every label.
+    at = {"t": pa.array([0] * case.spine.num_rows, pa.int64())}
+    probe = pa.table({**{k: case.spine.column(k) for k in case.by}, **at})
+    rows = pa.table(
+        {
+            **{k: case.events.column(k) for k in case.by},
+            "t": pa.array([-1] * case.events.num_rows, pa.int64()),
+            "seen": pa.array([1] * case.events.num_rows, pa.int8()),
+        }
+    )
+    has_events = pc.is_valid(
+        af.point_in_time(probe, rows, by=case.by, spine_time="t", event_time="t", features=["seen"]).column("seen")
+    )
+    kept = pc.invert(pc.and_(has_events, pc.is_null(seen)))
+    result = reference.filter(kept)
+    frame = result.select([*case.by, "label_ts"]).to_pandas()
+    last = ~frame.duplicated([*case.by, "label_ts"], keep="last").to_numpy()
+    result = result.filter(pa.array(last))
+    for i, field in enumerate(result.schema):
+        if pa.types.is_floating(field.type):
+            column = result.column(i)
+            result = result.set_column(i, field.name, pc.if_else(pc.is_nan(column), None, column))
+    return result
+
+
+@pytest.mark.parametrize("name", sorted(set(CASES) - set(NOT_IN_FEAST)))
+def test_the_feast_offline_store_gives_the_same_rows(name: str, tmp_path: Path) -> None:
+    pytest.importorskip("feast")
+    case = CASES[name]
+    as_of_only = [f for f in case.features if isinstance(f, str) or f.period is None]
+    case = Case(case.spine, case.events, as_of_only, by=case.by, created=case.created, ttl=case.ttl, spark=case.spark)
+    expected = as_feast_returns(python_arrow(case, case.events, tmp_path), case)
+    order = np.random.default_rng(7).permutation(case.events.num_rows)
+    for label, events in (("file order", case.events), ("shuffled", case.events.take(pa.array(order, pa.int64())))):
+        where = tmp_path / label.replace(" ", "-")
+        where.mkdir()
+        result = feast_offline_store(case, events, where)
+        assert sorted(result.column_names) == sorted(expected.column_names)
+        assert_same(result.select(expected.column_names), expected, f"{name}: Feast offline store, events in {label}")
