@@ -506,14 +506,13 @@ def test_materialization_writes_and_saved_datasets_work_with_the_store(tmp_path)
     assert_same(stored, training[list(stored.columns)], ["driver_id", "event_timestamp"])
 
 
-@pytest.mark.parametrize("full_feature_names", [False, True])
-def test_feast_historical_features_main_ported(tmp_path, full_feature_names):
-    """A port of Feast's test_historical_features_main (test_universal_historical_retrieval.py)
-    on Feast's own test data (feast.driver_test_data): driver, customer and order views,
-    the two views without entities (global_stats; field_mapping, with a field mapping),
-    an on-demand view with request data, feature services with projections and a join
-    key map, and entity timestamps in four kinds of time zone. The store must equal the
-    file store, which Feast's test checks against its expected frame."""
+def universal_repo(tmp_path: Path, *, no_ttl: bool = False) -> tuple[Any, Any, pd.DataFrame, Any, Any]:
+    """Feast's universal test repo (test_universal_historical_retrieval.py,
+    construct_universal_feature_views) on Feast's own test data (feast.driver_test_data):
+    driver, customer, order and location views, the two views without entities
+    (global_stats; field_mapping, with a field mapping), an on-demand view with request
+    data, feature services with projections and a join key map; the file store and the
+    arrowfeat store over it, the entity_df, and the two services."""
     from feast import RequestSource
     from feast import driver_test_data as data
     from feast.on_demand_feature_view import on_demand_feature_view
@@ -625,6 +624,9 @@ def test_feast_historical_features_main_ported(tmp_path, full_feature_names):
             location_stats.with_name("destination").with_join_key_map({"location_id": "destination_id"}),
         ],
     )
+    if no_ttl:  # as Feast's test_historical_features_with_no_ttl sets them
+        for view in (customer_profile, order, global_stats, field_mapping):
+            view.ttl = dt.timedelta(seconds=0)
     views = [driver_stats, customer_profile, global_stats, order, location_stats, field_mapping, conv_rate_plus_100]
     file_store, ours = stores(
         tmp_path, [driver, customer, location, convrate_service, mapping_service, *views], project="universal"
@@ -634,6 +636,18 @@ def test_feast_historical_features_main_ported(tmp_path, full_feature_names):
         ["customer_id", "driver_id", "order_id", "origin_id", "destination_id", "event_timestamp"]
     ]
     entity_df = entity_df.assign(val_to_add=np.arange(len(entity_df)), driver_age=np.arange(len(entity_df)) + 100)
+    return file_store, ours, entity_df, convrate_service, mapping_service
+
+
+@pytest.mark.parametrize("full_feature_names", [False, True])
+def test_feast_historical_features_main_ported(tmp_path, full_feature_names):
+    """A port of Feast's test_historical_features_main (test_universal_historical_retrieval.py)
+    on Feast's own test data (feast.driver_test_data): driver, customer and order views,
+    the two views without entities (global_stats; field_mapping, with a field mapping),
+    an on-demand view with request data, feature services with projections and a join
+    key map, and entity timestamps in four kinds of time zone. The store must equal the
+    file store, which Feast's test checks against its expected frame."""
+    file_store, ours, entity_df, convrate_service, mapping_service = universal_repo(tmp_path)
     refs = [
         "driver_stats:conv_rate",
         "driver_stats:avg_daily_trips",
@@ -683,6 +697,99 @@ def test_feast_historical_features_main_ported(tmp_path, full_feature_names):
             prefix = "global_stats__" if full_feature_names else ""
             assert expected[f"{prefix}num_rides"].notna().all()
             assert expected["field_mapping__feature_name" if full_feature_names else "feature_name"].notna().any()
+
+
+UNIVERSAL_REFS_WITHOUT_DRIVER = [
+    "customer_profile:current_balance",
+    "customer_profile:avg_passenger_count",
+    "customer_profile:lifetime_trip_count",
+    "order:order_is_success",
+    "global_stats:num_rides",
+    "global_stats:avg_ride_length",
+    "field_mapping:feature_name",
+]
+
+
+@pytest.mark.parametrize("full_feature_names", [False, True])
+def test_feast_historical_features_with_no_ttl_ported(tmp_path, full_feature_names):
+    """A port of Feast's test_historical_features_with_no_ttl: TTL 0 (no limit) on the
+    customer, order and both entity-less views."""
+    file_store, ours, entity_df, _, _ = universal_repo(tmp_path, no_ttl=True)
+    entity_df = entity_df.drop(columns=["order_id", "origin_id", "destination_id"])
+    expected = file_store.get_historical_features(
+        entity_df=entity_df, features=UNIVERSAL_REFS_WITHOUT_DRIVER, full_feature_names=full_feature_names
+    ).to_df()
+    found = ours.get_historical_features(
+        entity_df=entity_df, features=UNIVERSAL_REFS_WITHOUT_DRIVER, full_feature_names=full_feature_names
+    ).to_df()
+    assert_same(found, expected, ["event_timestamp", "driver_id", "customer_id"])
+    # Without a TTL, the entity-less views answer every order.
+    prefix = "global_stats__" if full_feature_names else ""
+    assert len(found) == len(entity_df) and found[f"{prefix}num_rides"].notna().all()
+
+
+@pytest.mark.parametrize("full_feature_names", [False, True])
+def test_feast_historical_features_persisting_ported(tmp_path, full_feature_names):
+    """A port of Feast's test_historical_features_persisting: a saved dataset of a
+    training set with the entity-less views reads back the job's frame."""
+    from feast.infra.offline_stores.file_source import SavedDatasetFileStorage
+
+    file_store, ours, entity_df, _, _ = universal_repo(tmp_path)
+    entity_df = entity_df.drop(columns=["order_id", "origin_id", "destination_id"])
+    by = ["event_timestamp", "driver_id", "customer_id"]
+    expected = file_store.get_historical_features(
+        entity_df=entity_df, features=UNIVERSAL_REFS_WITHOUT_DRIVER, full_feature_names=full_feature_names
+    ).to_df()
+    job = ours.get_historical_features(
+        entity_df=entity_df, features=UNIVERSAL_REFS_WITHOUT_DRIVER, full_feature_names=full_feature_names
+    )
+    saved = ours.create_saved_dataset(
+        from_=job,
+        name="saved_dataset",
+        storage=SavedDatasetFileStorage(path=str(tmp_path / "saved.parquet")),
+        tags={"env": "test"},
+        allow_overwrite=True,
+    )
+    assert_same(job.to_df(), expected, by)
+    stored = saved.to_df()
+    assert_same(stored, job.to_df()[list(stored.columns)], by)
+
+
+def test_feast_historical_features_containing_backfills_ported(tmp_path):
+    """A port of Feast's test_historical_features_containing_backfills: equal event times
+    go to the later created time; a backfilled row with a later event time but an
+    earlier created time still wins."""
+    now = pd.Timestamp.now(tz="UTC").floor("h")
+    tomorrow, after = now + pd.Timedelta(days=1), now + pd.Timedelta(days=2)
+    stats = pd.DataFrame(
+        {
+            "driver_id": [1001, 1001, 1002, 1002],
+            "avg_daily_trips": np.array([10, 20, 30, 40], np.int32),
+            "event_timestamp": [now, now, now, tomorrow],
+            "created": [now, tomorrow, tomorrow, now],
+        }
+    )
+    (tmp_path / "data").mkdir()
+    stats.to_parquet(tmp_path / "data" / "stats.parquet")
+    driver = Entity(name="driver", join_keys=["driver_id"], value_type=ValueType.INT64)
+    view = FeatureView(
+        name="driver_stats",
+        entities=[driver],
+        schema=[Field(name="avg_daily_trips", dtype=Int32)],
+        source=FileSource(
+            path=str(tmp_path / "data" / "stats.parquet"),
+            timestamp_field="event_timestamp",
+            created_timestamp_column="created",
+        ),
+    )
+    file_store, ours = stores(tmp_path, [driver, view])
+    entity_df = pd.DataFrame({"driver_id": [1001, 1002], "event_timestamp": [after, after]})
+    found = ours.get_historical_features(entity_df=entity_df, features=["driver_stats:avg_daily_trips"]).to_df()
+    expected = file_store.get_historical_features(
+        entity_df=entity_df, features=["driver_stats:avg_daily_trips"]
+    ).to_df()
+    assert_same(found, expected, ["driver_id"])
+    assert found.sort_values("driver_id")["avg_daily_trips"].tolist() == [20, 40]
 
 
 def test_the_training_set_examples_in_the_docs_run(tmp_path, monkeypatch, capsys):
