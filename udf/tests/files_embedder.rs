@@ -150,3 +150,54 @@ async fn the_table_function_reads_a_directory_in_a_plain_session() {
         .to_string();
     assert!(text.contains("| 4.5 |"), "{text}");
 }
+
+/// The error of a query over `ctx`, as text.
+async fn query_error(ctx: &SessionContext, sql: &str) -> String {
+    let run = async { ctx.sql(sql).await?.collect().await };
+    run.await.expect_err("the query fails").to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_csv_row_that_fails_while_the_query_runs_names_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let events = dir.path().join("events");
+    std::fs::create_dir(&events).unwrap();
+    std::fs::write(events.join("a.csv"), "k,v\n1,2\n3,4\n").unwrap();
+    std::fs::write(events.join("b.csv"), "k,v\n5,6\n7,x\n").unwrap();
+    // Declared types: nothing is inferred, so the bad value is met by the query.
+    let ctx = arrowfeat_udf::sql::files::enable(session());
+    let create = format!(
+        "CREATE EXTERNAL TABLE t (k BIGINT, v BIGINT) STORED AS CSV LOCATION '{}/' \
+         OPTIONS ('format.has_header' 'true')",
+        events.display()
+    );
+    ctx.sql(&create).await.unwrap();
+    let e = query_error(&ctx, "SELECT sum(v) FROM t").await;
+    assert!(
+        e.ends_with("b.csv' line 3: expected a value of type Int64 in column `v`, found 'x'"),
+        "{e}"
+    );
+
+    // A file registered while it parsed, then rewritten.
+    let single = dir.path().join("one.json");
+    std::fs::write(&single, "{\"k\": 1}\n{\"k\": 2}\n").unwrap();
+    let ctx = session();
+    register_path(&ctx, "j", &single.to_string_lossy())
+        .await
+        .unwrap();
+    std::fs::write(&single, "{\"k\": 1}\n{\"k\": \n").unwrap();
+    let e = query_error(&ctx, "SELECT count(k) FROM j").await;
+    assert!(e.contains("one.json' line 2: not valid JSON"), "{e}");
+
+    // JSON with declared types: a string where a number is declared.
+    let typed = dir.path().join("typed.json");
+    std::fs::write(&typed, "{\"k\": 1}\n\n{\"k\": \"abc\"}\n").unwrap();
+    let ctx = arrowfeat_udf::sql::files::enable(session());
+    let create = format!(
+        "CREATE EXTERNAL TABLE t (k BIGINT) STORED AS JSON LOCATION '{}'",
+        typed.display()
+    );
+    ctx.sql(&create).await.unwrap();
+    let e = query_error(&ctx, "SELECT sum(k) FROM t").await;
+    assert!(e.contains("typed.json' line 3: "), "{e}");
+}

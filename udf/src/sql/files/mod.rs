@@ -39,7 +39,8 @@ pub mod parquet;
 mod text_errors;
 
 pub use text_errors::{
-    differing_text_types, first_unreadable_text_file, inexact_integers, is_text_read_error,
+    differing_text_types, first_unreadable_text_file, first_unreadable_text_file_as,
+    inexact_integers, is_text_read_error, name_text_file, TextErrorsExec, TextLayout,
 };
 
 pub use open::{
@@ -574,11 +575,23 @@ pub async fn listing_table(
     };
     let csv_check = (files.format == DataFormat::Csv && path.is_dir())
         .then(|| (path.to_path_buf(), CsvDialect::default()));
+    let text = match (files.format, &table.file_schema) {
+        (DataFormat::Csv | DataFormat::Json, Some(schema)) => Some((
+            vec![path.to_path_buf()],
+            TextLayout {
+                file_schema: Arc::clone(schema),
+                csv_header: true,
+                csv_dialect: CsvDialect::default(),
+            },
+        )),
+        _ => None,
+    };
     local_files_table(
         Arc::new(ListingTable::try_new(table)?),
         None,
         &null_partition_keys,
         csv_check,
+        text,
     )
 }
 
@@ -632,15 +645,17 @@ fn null_partitions_as_null(
 /// other types, or `files` itself), and a CSV
 /// directory's headers checked again at each scan (`csv_check`: the directory and how its
 /// files are parsed), since a statement may have written a file with other columns into
-/// it since the table was made, which the reader would read by position. `files` itself
-/// when there is nothing to add.
+/// it since the table was made, which the reader would read by position. Scans of
+/// `text` (CSV or JSON files or directories, and how they are parsed) name the file and
+/// line of a read error ([`TextErrorsExec`]). `files` itself when there is nothing to add.
 fn local_files_table(
     files: Arc<dyn TableProvider>,
     null_partition_reader: Option<Arc<dyn TableProvider>>,
     null_partition_keys: &[String],
     csv_check: Option<(PathBuf, CsvDialect)>,
+    text: Option<(Vec<PathBuf>, TextLayout)>,
 ) -> Result<Arc<dyn TableProvider>> {
-    if null_partition_keys.is_empty() && csv_check.is_none() {
+    if null_partition_keys.is_empty() && csv_check.is_none() && text.is_none() {
         return Ok(files);
     }
     let read: Arc<dyn TableProvider> = if null_partition_keys.is_empty() {
@@ -657,6 +672,7 @@ fn local_files_table(
         files,
         read,
         csv_check,
+        text,
     }))
 }
 
@@ -666,6 +682,7 @@ struct LocalFilesTable {
     files: Arc<dyn TableProvider>,
     read: Arc<dyn TableProvider>,
     csv_check: Option<(PathBuf, CsvDialect)>,
+    text: Option<(Vec<PathBuf>, TextLayout)>,
 }
 
 #[async_trait]
@@ -707,7 +724,15 @@ impl TableProvider for LocalFilesTable {
                 DataFusionError::Plan(format!("'{}': {e}", quote(&dir.to_string_lossy(), 200)))
             })?;
         }
-        self.read.scan(state, projection, filters, limit).await
+        let plan = self.read.scan(state, projection, filters, limit).await?;
+        Ok(match &self.text {
+            None => plan,
+            Some((sources, layout)) => Arc::new(TextErrorsExec::new(
+                plan,
+                sources.clone(),
+                Some(layout.clone()),
+            )),
+        })
     }
 
     fn supports_filters_pushdown(
@@ -919,19 +944,52 @@ impl TableProviderFactory for ExternalTables {
             "json" => Some(DataFormat::Json),
             _ => None,
         };
-        if let (Some(format), true) = (format, cmd.schema.fields().is_empty()) {
-            let locations: Vec<PathBuf> = cmd
+        let locations: Vec<PathBuf> = match format {
+            Some(_) => cmd
                 .locations
                 .iter()
                 .filter(|l| !l.contains("://") || is_file_url(l))
                 .filter_map(|l| local_path(l))
-                .collect();
+                .collect(),
+            None => Vec::new(),
+        };
+        if let (Some(format), true) = (format, cmd.schema.fields().is_empty()) {
             if let Some(found) = inexact_integers(&locations, format, &table.schema()) {
                 return Err(DataFusionError::Plan(format!("cannot read {found}")));
             }
         }
+        let text = match format {
+            Some(_) if !locations.is_empty() => {
+                let header = csv_headers(state, cmd)?;
+                let dialect = match header {
+                    Some(dialect) => dialect,
+                    None => CsvDialect::of_options(
+                        cmd.options.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+                    )
+                    .unwrap_or_default(),
+                };
+                let file_fields: Vec<_> = table
+                    .schema()
+                    .fields()
+                    .iter()
+                    .filter(|f| !cmd.table_partition_cols.contains(f.name()))
+                    .cloned()
+                    .collect();
+                Some((
+                    locations,
+                    TextLayout {
+                        file_schema: Arc::new(datafusion::arrow::datatypes::Schema::new(
+                            file_fields,
+                        )),
+                        csv_header: header.is_some(),
+                        csv_dialect: dialect,
+                    },
+                ))
+            }
+            _ => None,
+        };
         let Some(dir) = local_dir(cmd) else {
-            return Ok(table);
+            return local_files_table(table, None, &[], None, text);
         };
         let csv_check = csv_headers(state, cmd)?.map(|dialect| (dir.clone(), dialect));
         let null_partitions = data_files_with(&dir, None)
@@ -971,7 +1029,7 @@ impl TableProviderFactory for ExternalTables {
             Some(self.inner.create(state, &strings_cmd).await?)
         };
         let keys: Vec<String> = partition_keys.into_iter().map(|(key, _)| key).collect();
-        local_files_table(table, reader, &keys, csv_check)
+        local_files_table(table, reader, &keys, csv_check, text)
     }
 }
 

@@ -6,12 +6,13 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use arrowfeat_common::quote;
 
 use datafusion::arrow::datatypes::{DataType, Fields, Schema};
 
-use super::{DataFormat, MAX_DEPTH};
+use super::{CsvDialect, DataFormat, MAX_DEPTH};
 
 /// Most files looked at for the failing one.
 const PROBED_FILES: usize = 10_000;
@@ -20,6 +21,8 @@ const PROBED_FILES: usize = 10_000;
 pub fn is_text_read_error(message: &str) -> bool {
     [
         "Csv error:",
+        "Error while parsing value",
+        "whilst decoding field",
         "Json error:",
         "Not valid JSON",
         "Encountered unequal lengths",
@@ -32,17 +35,141 @@ pub fn is_text_read_error(message: &str) -> bool {
 /// subdirectories, by path) that does not parse, as `'file' line N: why`; `None` when
 /// they all parse.
 pub fn first_unreadable_text_file(inputs: &[PathBuf]) -> Option<String> {
+    first_unreadable_text_file_as(inputs, None)
+}
+
+/// How a table's reader parses its CSV or JSON files: the columns the files hold (the
+/// table's, less partition keys) with their declared or inferred types, and for CSV
+/// whether files start with a header and the dialect.
+#[derive(Debug, Clone)]
+pub struct TextLayout {
+    pub file_schema: datafusion::arrow::datatypes::SchemaRef,
+    pub csv_header: bool,
+    pub csv_dialect: CsvDialect,
+}
+
+/// [`first_unreadable_text_file`], and with `layout`, also the first value that does not
+/// parse as its column's type.
+pub fn first_unreadable_text_file_as(
+    inputs: &[PathBuf],
+    layout: Option<&TextLayout>,
+) -> Option<String> {
     text_files(inputs)
         .into_iter()
         .take(PROBED_FILES)
         .find_map(|file| {
             let why = match DataFormat::of_file(&file)? {
-                DataFormat::Csv => csv_error(&file),
-                DataFormat::Json => json_error(&file),
+                DataFormat::Csv => {
+                    csv_error(&file).or_else(|| layout.and_then(|l| csv_typed_error(&file, l)))
+                }
+                DataFormat::Json => json_error(&file)
+                    .or_else(|| layout.and_then(|l| json_typed_error(&file, &l.file_schema))),
                 DataFormat::Parquet => None,
             }?;
             Some(format!("'{}' {why}", quote(&file.to_string_lossy(), 200)))
         })
+}
+
+/// The first value of the CSV file `path` that the reader cannot parse as its column's
+/// type in `layout`, as `line N: ...`.
+fn csv_typed_error(path: &Path, layout: &TextLayout) -> Option<String> {
+    let dialect = layout.csv_dialect;
+    let mut builder = datafusion::arrow::csv::ReaderBuilder::new(Arc::clone(&layout.file_schema))
+        .with_header(layout.csv_header)
+        .with_delimiter(dialect.delimiter)
+        .with_quote(dialect.quote);
+    if let Some(escape) = dialect.escape {
+        builder = builder.with_escape(escape);
+    }
+    if let Some(comment) = dialect.comment {
+        builder = builder.with_comment(comment);
+    }
+    if let Some(terminator) = dialect.terminator {
+        builder = builder.with_terminator(terminator);
+    }
+    let reader = builder
+        .build(BufReader::new(std::fs::File::open(path).ok()?))
+        .ok()?;
+    let error = reader
+        .into_iter()
+        .find_map(|batch| batch.err())?
+        .to_string();
+    // "Error while parsing value '{v}' as type '{t}' for column {i} at line {n}. Row
+    // data: ..." where n counts records from 0, the header included.
+    let parsed = (|| {
+        let rest = error.split_once("Error while parsing value '")?.1;
+        let (value, rest) = rest.split_once("' as type '")?;
+        let (data_type, rest) = rest.split_once("' for column ")?;
+        let (column, rest) = rest.split_once(" at line ")?;
+        let record: usize = rest.split_once('.')?.0.parse().ok()?;
+        let column: usize = column.parse().ok()?;
+        Some((value, data_type, column, record))
+    })();
+    let Some((value, data_type, column, record)) = parsed else {
+        return Some("a value does not parse as its column's type".to_string());
+    };
+    let name = layout
+        .file_schema
+        .fields()
+        .get(column)
+        .map_or_else(|| format!("{}", column + 1), |f| quote(f.name(), 100));
+    let line = csv_record_line(path, dialect, record).map_or_else(
+        || format!("record {}", record + 1),
+        |line| format!("line {line}"),
+    );
+    Some(format!(
+        "{line}: expected a value of type {data_type} in column `{name}`, found '{}'",
+        quote(value, 100)
+    ))
+}
+
+/// The line the record `record` (from 0) of the CSV file `path` starts on.
+fn csv_record_line(path: &Path, dialect: CsvDialect, record: usize) -> Option<u64> {
+    let mut builder = csv::ReaderBuilder::new();
+    builder
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(dialect.delimiter)
+        .quote(dialect.quote)
+        .escape(dialect.escape)
+        .comment(dialect.comment);
+    if let Some(terminator) = dialect.terminator {
+        builder.terminator(csv::Terminator::Any(terminator));
+    }
+    let mut reader = builder.from_reader(std::fs::File::open(path).ok()?);
+    let mut found = csv::ByteRecord::new();
+    for _ in 0..=record {
+        if !reader.read_byte_record(&mut found).ok()? {
+            return None;
+        }
+    }
+    found.position().map(|p| p.line())
+}
+
+/// The first line of the newline-delimited JSON file `path` whose values the reader
+/// cannot read as the types of `schema`, as `line N: ...`.
+fn json_typed_error(
+    path: &Path,
+    schema: &datafusion::arrow::datatypes::SchemaRef,
+) -> Option<String> {
+    let mut decoder = datafusion::arrow::json::ReaderBuilder::new(Arc::clone(schema))
+        .build_decoder()
+        .ok()?;
+    let file = std::fs::File::open(path).ok()?;
+    for (number, line) in BufReader::new(file).split(b'\n').enumerate() {
+        let line = line.ok()?;
+        let failed = decoder
+            .decode(&line)
+            .and_then(|_| decoder.decode(b"\n"))
+            .and_then(|_| decoder.flush())
+            .err();
+        if let Some(e) = failed {
+            let why = e.to_string();
+            let why = why.trim_start_matches("Json error: ");
+            return Some(format!("line {}: {}", number + 1, quote(why, 300)));
+        }
+    }
+    None
 }
 
 fn text_files_below(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) {
@@ -414,4 +541,122 @@ pub fn differing_text_types(dir: &Path) -> Option<String> {
         }
     }
     None
+}
+
+/// `error` with the CSV or JSON file and line named, when it is a text reader's error and
+/// one of `sources` is found not to parse; `error` itself otherwise.
+pub fn name_text_file(
+    error: datafusion::error::DataFusionError,
+    sources: &[PathBuf],
+    layout: Option<&TextLayout>,
+) -> datafusion::error::DataFusionError {
+    if !is_text_read_error(&error.to_string()) {
+        return error;
+    }
+    match first_unreadable_text_file_as(sources, layout) {
+        Some(found) => {
+            datafusion::error::DataFusionError::Execution(format!("cannot read {found}"))
+        }
+        None => error,
+    }
+}
+
+/// A scan of CSV or JSON files whose read errors name the file and line
+/// ([`name_text_file`]), in any session: a reader error found only while a query runs
+/// (a bad row past the rows types were inferred from, a file changed since) would
+/// otherwise name neither.
+#[derive(Debug)]
+pub struct TextErrorsExec {
+    input: std::sync::Arc<dyn ExecutionPlan>,
+    sources: std::sync::Arc<[PathBuf]>,
+    layout: Option<std::sync::Arc<TextLayout>>,
+}
+
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::physical_expr::PhysicalExpr;
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::{DisplayAs, DisplayFormatType, ExecutionPlan, PlanProperties};
+use futures::StreamExt;
+
+impl TextErrorsExec {
+    pub fn new(
+        input: std::sync::Arc<dyn ExecutionPlan>,
+        sources: Vec<PathBuf>,
+        layout: Option<TextLayout>,
+    ) -> Self {
+        Self {
+            input,
+            sources: sources.into(),
+            layout: layout.map(std::sync::Arc::new),
+        }
+    }
+}
+
+impl DisplayAs for TextErrorsExec {
+    fn fmt_as(&self, _: DisplayFormatType, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "TextErrorsExec")
+    }
+}
+
+impl ExecutionPlan for TextErrorsExec {
+    fn name(&self) -> &str {
+        "TextErrorsExec"
+    }
+
+    fn properties(&self) -> &std::sync::Arc<PlanProperties> {
+        self.input.properties()
+    }
+
+    fn children(&self) -> Vec<&std::sync::Arc<dyn ExecutionPlan>> {
+        vec![&self.input]
+    }
+
+    fn maintains_input_order(&self) -> Vec<bool> {
+        vec![true]
+    }
+
+    fn benefits_from_input_partitioning(&self) -> Vec<bool> {
+        vec![false]
+    }
+
+    fn apply_expressions(
+        &self,
+        _: &mut dyn FnMut(
+            &std::sync::Arc<dyn PhysicalExpr>,
+        ) -> datafusion::error::Result<TreeNodeRecursion>,
+    ) -> datafusion::error::Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+
+    fn with_new_children(
+        self: std::sync::Arc<Self>,
+        mut children: Vec<std::sync::Arc<dyn ExecutionPlan>>,
+    ) -> datafusion::error::Result<std::sync::Arc<dyn ExecutionPlan>> {
+        Ok(std::sync::Arc::new(Self {
+            input: children.swap_remove(0),
+            sources: std::sync::Arc::clone(&self.sources),
+            layout: self.layout.clone(),
+        }))
+    }
+
+    fn execute(
+        &self,
+        partition: usize,
+        context: std::sync::Arc<TaskContext>,
+    ) -> datafusion::error::Result<SendableRecordBatchStream> {
+        let stream = self
+            .input
+            .execute(partition, context)
+            .map_err(|e| name_text_file(e, &self.sources, self.layout.as_deref()))?;
+        let sources = std::sync::Arc::clone(&self.sources);
+        let layout = self.layout.clone();
+        let schema = stream.schema();
+        Ok(Box::pin(RecordBatchStreamAdapter::new(
+            schema,
+            stream.map(move |batch| {
+                batch.map_err(|e| name_text_file(e, &sources, layout.as_deref()))
+            }),
+        )))
+    }
 }
