@@ -1314,3 +1314,25 @@ fn an_unwritable_report_is_exit_2() {
         stderr(&out)
     );
 }
+
+/// A value YAML reads as a number or a boolean where text is expected: the message says
+/// how to write it as text.
+#[test]
+fn unquoted_numbers_and_booleans_get_a_quote_it_hint() {
+    let dir = tempdir("quote-it");
+    let text = std::fs::read_to_string(repo().join("schemas/examples/customer_profile_v2.yaml"))
+        .unwrap()
+        .replace("schema_version: 2.1.0", "schema_version: 1.2")
+        .replace("owner: growth@example.com", "owner: yes");
+    std::fs::write(dir.path().join("customer.yaml"), text).unwrap();
+    let out = arrowfeat_in(dir.path(), &["check", "--schemas", "customer.yaml"]);
+    assert_eq!(out.status.code(), Some(1));
+    insta::assert_snapshot!(stdout(&out), @r#"
+    customer.yaml — customer_profile_v2
+      error[schema-violation] customer.yaml:4:8: owner: value is not of type "string", found `yes`; YAML reads it as a boolean: quote it ("yes") to write text
+      error[schema-violation] customer.yaml:3:17: schema_version: value is not of type "string", found `1.2`; YAML reads it as a number: quote it ("1.2") to write text
+
+    arrowfeat check against the schema format only (no --registry, --feast-repo or --against): failed
+    1 file(s), 1 view(s), 2 check(s): 0 passed, 2 error(s), 0 warning(s), 0 info
+    "#);
+}

@@ -1889,3 +1889,29 @@ fn integers_a_float_column_cannot_hold_are_refused_not_rounded() {
         stderr(&out)
     );
 }
+
+/// Calls of arrowfeat functions that DataFusion cannot plan, in the user's words: one
+/// line each with the function, what it expects, what it was given and a correct call; a
+/// window function without OVER says so. Also for the YAML hint and CLI flags, the words
+/// are snapshots so that a change is reviewed.
+#[test]
+fn planning_errors_of_our_functions_in_the_users_words() {
+    let calls = [
+        "SELECT standard_scale('a', 1.0, 2.0)",
+        "SELECT haversine_km(1.0, 2.0, 3.0)",
+        "SELECT hash_bucket(user_id) FROM 'examples/data/events.parquet'",
+        "SELECT cosine_similarity(amount, 1.0) FROM 'examples/data/events.parquet'",
+        "SELECT bucketize(amount, 'x') FROM 'examples/data/events.parquet'",
+        "SELECT rolling_sum(amount, event_ts, '5m') FROM 'examples/data/events.parquet'",
+        "SELECT session_window(event_ts, '30m') FROM 'examples/data/events.parquet'",
+        // Not ours: DataFusion's own words stay.
+        "SELECT no_such_function(1)",
+    ];
+    let mut report = String::new();
+    for sql in calls {
+        let out = arrowfeat(&["sql", sql]);
+        assert_eq!(out.status.code(), Some(1), "{sql}");
+        report.push_str(&format!("{sql}\n{}\n", stderr(&out)));
+    }
+    insta::assert_snapshot!("planning_errors", report);
+}

@@ -21,7 +21,9 @@ pub fn error_cause(e: &DataFusionError) -> ErrorCause {
         // Kernel errors already name the function and argument; planning errors say what
         // is wrong without the "Error during planning: " label.
         DataFusionError::Execution(message) | DataFusionError::Plan(message) => {
-            return ErrorCause::Other(message.clone())
+            return ErrorCause::Other(
+                function_call_error(message).unwrap_or_else(|| message.clone()),
+            )
         }
         DataFusionError::ParquetError(e) => e.to_string(),
         DataFusionError::ArrowError(e, _) => match e.as_ref() {
@@ -40,6 +42,72 @@ pub fn error_cause(e: &DataFusionError) -> ErrorCause {
         return ErrorCause::Other(first_string_literal(inner).unwrap_or_else(|| inner.into()));
     }
     ErrorCause::Parquet(without_rust_structures(text))
+}
+
+/// DataFusion's planning error about a call of an arrowfeat function, in one line: the
+/// function, what it expects, what it was given, and a correct call from its
+/// documentation. A window function called without `OVER` says so. `None` for any other
+/// error, and for calls of functions that are not arrowfeat's.
+pub fn function_call_error(message: &str) -> Option<String> {
+    let between = |start: &str, end: &str| -> Option<String> {
+        let rest = message.split_once(start)?.1;
+        Some(rest.split_once(end)?.0.to_string())
+    };
+    let docs = super::function_docs();
+    let doc_of = |name: &str| docs.iter().find(|d| d.name == name);
+    // "Invalid function 'rolling_sum'.\nDid you mean 'list_sum'?"
+    if let Some(name) = between("Invalid function '", "'") {
+        let doc = doc_of(&name).filter(|d| d.kind == super::FunctionKind::Window)?;
+        let syntax = &doc.documentation.syntax_example;
+        let call = match syntax.contains(" OVER ") {
+            true => syntax.clone(),
+            false => format!("{syntax} OVER (PARTITION BY key ORDER BY ts)"),
+        };
+        return Some(format!(
+            "{name} is a window function: expected a call with OVER, found none; call it as {call}"
+        ));
+    }
+    // "Failed to coerce arguments to satisfy a call to 'f' function: coercion from A, B to
+    // the signature ... failed. ... Candidate functions: f(x: Float64, ...)"
+    let (name, found, expected) = if let Some(name) = between(
+        "Failed to coerce arguments to satisfy a call to '",
+        "' function",
+    ) {
+        let found = between("coercion from ", " to the signature")?;
+        let expected = message
+            .rsplit_once("Candidate functions:")
+            .map(|(_, c)| c.split_whitespace().collect::<Vec<_>>().join(" "))?;
+        (name, found, expected)
+    } else if let Some(name) = between("Function '", "' user-defined coercion failed") {
+        // Our own coercion's words: "f: no signature accepts (A, B); accepted: ...".
+        let found = between("no signature accepts (", "); accepted: ")?;
+        let expected = between("); accepted: ", ". No function matches")?;
+        (name, found, expected)
+    } else {
+        return None;
+    };
+    let doc = doc_of(&name)?;
+    let example = doc
+        .documentation
+        .sql_example
+        .as_deref()
+        .and_then(|e| e.lines().next())
+        .map(|line| {
+            line.trim_start_matches("> ")
+                .trim_end_matches(';')
+                .to_string()
+        });
+    let found = if found.is_empty() {
+        "no arguments".to_string()
+    } else {
+        format!("{name}({found})")
+    };
+    Some(match example {
+        Some(example) => {
+            format!("{name}: expected {expected}, found {found}; for example: {example}")
+        }
+        None => format!("{name}: expected {expected}, found {found}"),
+    })
 }
 
 fn strip_prefixes(text: &str) -> &str {

@@ -255,12 +255,25 @@ fn json_schema_checks(root: &Node, json: &Value, text: &str) -> Vec<Check> {
                     .unwrap_or("");
                 // Combinator keywords say "not valid under any of the schemas listed in
                 // the 'oneOf' keyword": JSON Schema internals. Say what was expected.
-                let message = if matches!(keyword, "oneOf" | "anyOf" | "allOf" | "not") {
+                let mut message = if matches!(keyword, "oneOf" | "anyOf" | "allOf" | "not") {
                     format!("{subject}: expected {expected}, found {found}")
                 } else {
                     // `masked` leaves the value out; say what was found, as written.
                     format!("{subject}: {}, found {found}", error.masked()).replace("  ", " ")
                 };
+                // YAML reads `1.2`, `yes` or `2024` unquoted as a number or a boolean:
+                // where text was expected, say how to write it as text.
+                let read_as = match error.instance().as_ref() {
+                    Value::Number(_) => Some("a number"),
+                    Value::Bool(_) => Some("a boolean"),
+                    _ => None,
+                };
+                if let (Some(read_as), true) = (read_as, expected.contains("string")) {
+                    message.push_str(&format!(
+                        "; YAML reads it as {read_as}: quote it ({}) to write text",
+                        found.replace('`', "\"")
+                    ));
+                }
                 checks.push(Check::fail(
                     Rule::SchemaViolation,
                     subject.clone(),
