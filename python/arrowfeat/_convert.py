@@ -4,6 +4,7 @@ module makes the same way. The type aliases of the signatures are in `_typing`."
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import inspect
 import numbers
@@ -38,12 +39,30 @@ def _speaks_arrow(obj: Any) -> bool:
     return hasattr(obj, "__arrow_c_stream__") or hasattr(obj, "__arrow_c_array__")
 
 
+def _is_polars_frame(obj: Any) -> bool:
+    return type(obj).__module__.startswith("polars") and type(obj).__name__ == "DataFrame"
+
+
+def _is_lazy_frame(obj: Any) -> bool:
+    return type(obj).__module__.startswith("polars") and type(obj).__name__ == "LazyFrame"
+
+
+def _is_table(obj: Any) -> bool:
+    """pyarrow's tables and readers, which a column argument also takes when they hold one
+    column (other tables, Polars' or DuckDB's, speak the PyCapsule interface)."""
+    return isinstance(obj, (pa.Table, pa.RecordBatch, pa.RecordBatchReader))
+
+
 def _is_column(obj: Any) -> bool:
+    """Whether a column argument holds data (rather than a constant): a column, a table of
+    one column, or anything exporting Arrow data (a LazyFrame too, refused by name)."""
     return (
         isinstance(obj, (pa.Array, pa.ChunkedArray))
+        or _is_table(obj)
         or _is_series(obj)
         or (_is_ndarray(obj) and obj.ndim >= 1)
-        or (_speaks_arrow(obj) and not isinstance(obj, (pa.Scalar, pa.Table, pa.RecordBatch)))
+        or _is_lazy_frame(obj)
+        or (_speaks_arrow(obj) and not isinstance(obj, pa.Scalar))
     )
 
 
@@ -56,6 +75,149 @@ def _is_polars_object_dtype(dtype: Any) -> bool:
 def _is_polars_objects(obj: Any) -> bool:
     """A Polars Series of dtype Object."""
     return type(obj).__module__.startswith("polars") and _is_polars_object_dtype(getattr(obj, "dtype", ""))
+
+
+# The C Data Interface's structs (their layout is part of the ABI), to read the top-level
+# schema of what an object exports before pyarrow imports it.
+class _ArrowSchema(ctypes.Structure):
+    _fields_ = (
+        ("format", ctypes.c_char_p),
+        ("name", ctypes.c_char_p),
+        ("metadata", ctypes.c_char_p),
+        ("flags", ctypes.c_int64),
+        ("n_children", ctypes.c_int64),
+        ("children", ctypes.c_void_p),
+        ("dictionary", ctypes.c_void_p),
+        ("release", ctypes.c_void_p),
+        ("private_data", ctypes.c_void_p),
+    )
+
+
+_RELEASE_SCHEMA = ctypes.CFUNCTYPE(None, ctypes.POINTER(_ArrowSchema))
+
+
+class _ArrowArrayStream(ctypes.Structure):
+    _fields_ = (
+        ("get_schema", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(_ArrowSchema))),
+        ("get_next", ctypes.c_void_p),
+        ("get_last_error", ctypes.CFUNCTYPE(ctypes.c_char_p, ctypes.c_void_p)),
+        ("release", ctypes.c_void_p),
+        ("private_data", ctypes.c_void_p),
+    )
+
+
+# A prototype of our own: setting `argtypes` on `ctypes.pythonapi`'s would change it for
+# every other user in the process.
+_CAPSULE_POINTER = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi)
+)
+
+_NULLABLE = 2  # ARROW_FLAG_NULLABLE
+
+
+class _ExportError(Exception):
+    """An exported stream that cannot give its schema."""
+
+
+def _is_record_batch_schema(schema: _ArrowSchema) -> bool:
+    """A table's top-level schema: a struct that cannot be null. pyarrow, Polars, DuckDB,
+    nanoarrow and arrow-rs export record batches so; a struct column is nullable."""
+    return schema.format == b"+s" and not schema.flags & _NULLABLE
+
+
+def _stream_holds_batches(capsule: object) -> bool:
+    address = _CAPSULE_POINTER(capsule, b"arrow_array_stream")
+    stream = _ArrowArrayStream.from_address(address)
+    schema = _ArrowSchema()
+    code = stream.get_schema(address, ctypes.byref(schema))
+    if code != 0:
+        error = stream.get_last_error(address)
+        detail = error.decode("utf-8", "backslashreplace") if error else f"error code {code}"
+        raise _ExportError(f"its stream gave no schema ({_visible(detail, 200)})")
+    try:
+        return _is_record_batch_schema(schema)
+    finally:
+        if schema.release:
+            _RELEASE_SCHEMA(schema.release)(ctypes.byref(schema))
+
+
+def _array_holds_batch(schema_capsule: object) -> bool:
+    return _is_record_batch_schema(_ArrowSchema.from_address(_CAPSULE_POINTER(schema_capsule, b"arrow_schema")))
+
+
+class _TakenStream:
+    """A stream already taken from its producer (some give theirs once), for pyarrow."""
+
+    def __init__(self, capsule: object) -> None:
+        self.capsule = capsule
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        return self.capsule
+
+
+class _TakenArray:
+    """An array already taken from its producer, for pyarrow."""
+
+    def __init__(self, capsules: tuple[object, object]) -> None:
+        self.capsules = capsules
+
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
+        return self.capsules
+
+
+def _import_arrow(function: str, argument: str, obj: Any) -> pa.Array | pa.ChunkedArray | pa.Table:
+    """Arrow data of any producer as pyarrow, without copying: a column (Array or
+    ChunkedArray) or a table. A PyCapsule object is asked for its data once (a stream may
+    be read only once: a RecordBatchReader is consumed), and the top-level schema of what
+    it gives tells record batches (a table) from a column, a struct column included."""
+    if isinstance(obj, (pa.Array, pa.ChunkedArray, pa.Table)):
+        return obj
+    if isinstance(obj, pa.RecordBatch):
+        return pa.Table.from_batches([obj])
+    try:
+        if isinstance(obj, pa.RecordBatchReader):
+            return obj.read_all()
+        if hasattr(obj, "__arrow_c_stream__"):
+            stream = _TakenStream(obj.__arrow_c_stream__())
+            if _stream_holds_batches(stream.capsule):
+                return pa.table(stream)
+            return pa.chunked_array(stream)
+        array = _TakenArray(obj.__arrow_c_array__())
+        if _array_holds_batch(array.capsules[0]):
+            return pa.Table.from_batches([pa.record_batch(array)])
+        return pa.array(array)
+    except (pa.ArrowException, _ExportError, ValueError) as e:
+        # ValueError: a capsule of another name than the interface's.
+        raise ArrowfeatValueError(
+            f"{function}: argument `{argument}`: expected Arrow data through the PyCapsule interface, "
+            f"found {_type_name(obj)} whose export failed ({_visible(str(e), 300)})"
+        ) from None
+
+
+def _lazy_frame(function: str, argument: str, expected: str) -> ArrowfeatTypeError:
+    # Collecting runs the whole query plan: the caller decides when, not a feature function.
+    return ArrowfeatTypeError(
+        f"{function}: argument `{argument}`: expected {expected}, found a Polars LazyFrame; call .collect() on it first"
+    )
+
+
+def _only_column(function: str, argument: str, table: pa.Table, obj: Any) -> pa.ChunkedArray:
+    """The column of a one-column table given for a column argument."""
+    if table.num_columns != 1:
+        shown = ", ".join(_visible(name, 60) for name in table.column_names[:20])
+        if table.num_columns > 20:
+            shown += ", ..."
+        found = f"{table.num_columns} columns ({shown})" if shown else "no columns"
+        raise ArrowfeatTypeError(
+            f"{function}: argument `{argument}`: expected a column or a table of one column, "
+            f"found a table of {found} from {_type_name(obj)}; pass one column"
+        )
+    if _is_polars_frame(obj) and _is_polars_object_dtype(obj.dtypes[0]):
+        raise ArrowfeatTypeError(
+            f"{function}: argument `{argument}`: expected a column Arrow can hold, "
+            f"found a Polars DataFrame whose column is of dtype Object (Python objects)"
+        )
+    return table.column(0)
 
 
 def _to_arrow(function: str, argument: str, obj: Any) -> pa.Array | pa.ChunkedArray:
@@ -88,15 +250,16 @@ def _to_arrow(function: str, argument: str, obj: Any) -> pa.Array | pa.ChunkedAr
         raise ArrowfeatTypeError(
             f"{function}: argument `{argument}`: expected a 1-D or 2-D numpy array, found {obj.ndim} dimensions"
         )
-    if hasattr(obj, "__arrow_c_stream__") and not isinstance(obj, (pa.Table, pa.RecordBatch)):
-        # Zero-copy import of a stream of arrays (a Polars Series, a DuckDB column, ...).
-        return pa.chunked_array(obj)
-    if hasattr(obj, "__arrow_c_array__") and not isinstance(obj, (pa.Table, pa.RecordBatch)):
-        return pa.array(obj)
+    if _is_lazy_frame(obj):
+        raise _lazy_frame(function, argument, "a column")
+    if _is_table(obj) or _speaks_arrow(obj):
+        # Zero-copy import of an array or a stream (a Polars Series, a DuckDB relation, ...).
+        data = _import_arrow(function, argument, obj)
+        return _only_column(function, argument, data, obj) if isinstance(data, pa.Table) else data
     raise ArrowfeatTypeError(
         f"{function}: argument `{argument}`: expected a pyarrow Array, ChunkedArray, numpy array, "
-        f"pandas or Polars Series, or an object with __arrow_c_array__ / __arrow_c_stream__, "
-        f"found {_type_name(obj)}"
+        f"pandas or Polars Series, a table of one column, or an object with __arrow_c_array__ / "
+        f"__arrow_c_stream__, found {_type_name(obj)}"
     )
 
 
@@ -288,11 +451,12 @@ def _shape_like(result: Any, *originals: Any) -> Any:
         out.index = series.index
         out.name = series.name
         return out
-    polars_series = next((o for o in originals if _is_polars_series(o)), None)
-    if polars_series is not None:
+    polars = next((o for o in originals if _is_polars_series(o) or _is_polars_frame(o)), None)
+    if polars is not None:
         import polars as pl
 
-        return pl.Series(polars_series.name, result)
+        # A one-column DataFrame given for a column gives a Series of that column's name.
+        return pl.Series(polars.name if _is_polars_series(polars) else polars.columns[0], result)
     return result
 
 

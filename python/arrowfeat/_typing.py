@@ -59,9 +59,19 @@ class ArrowStreamExportable(Protocol):
 if TYPE_CHECKING:
     # The columns that give a pyarrow result.
     ArrowColumn: TypeAlias = pa.Array | pa.ChunkedArray | NDArray
-    # Any column argument, whatever kind of result it gives.
+    # Any column argument, whatever kind of result it gives (a table of one column is
+    # that column: pyarrow's and any other exporting record batches).
     Column: TypeAlias = (
         pa.Array | pa.ChunkedArray | NDArray | pd.Series | pl.Series | ArrowArrayExportable | ArrowStreamExportable
     )
-    # A table argument of point_in_time.
-    Table: TypeAlias = pa.Table | pa.RecordBatch | pd.DataFrame | pl.DataFrame | ArrowStreamExportable
+    # A table argument of point_in_time (a DuckDB relation exports a stream; a
+    # RecordBatchReader is consumed by the call).
+    Table: TypeAlias = (
+        pa.Table
+        | pa.RecordBatch
+        | pa.RecordBatchReader
+        | pd.DataFrame
+        | pl.DataFrame
+        | ArrowStreamExportable
+        | ArrowArrayExportable
+    )

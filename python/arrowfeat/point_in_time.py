@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, overload
 import pyarrow as pa
 
 from . import _native
-from ._convert import _is_polars_object_dtype, _type_name, _visible
+from ._convert import _import_arrow, _is_lazy_frame, _is_polars_object_dtype, _lazy_frame, _type_name, _visible
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
 from .windows import _threads, to_nanoseconds
 
@@ -94,9 +94,19 @@ def _kind(obj: Any) -> str:
         return "pandas"
     if module.startswith("polars") and type(obj).__name__ == "DataFrame":
         return "polars"
-    if isinstance(obj, pa.RecordBatch) or hasattr(obj, "__arrow_c_stream__"):
+    if _is_lazy_frame(obj):
+        return "lazy"
+    if isinstance(obj, (pa.RecordBatch, pa.RecordBatchReader)) or hasattr(obj, "__arrow_c_stream__"):
+        return "arrow"
+    if hasattr(obj, "__arrow_c_array__") and not isinstance(obj, pa.Scalar):
         return "arrow"
     return "unknown"
+
+
+_TABLES = (
+    "a pyarrow Table, RecordBatch or RecordBatchReader, a pandas or Polars DataFrame, a DuckDB relation "
+    "or an object with __arrow_c_stream__ / __arrow_c_array__ giving record batches"
+)
 
 
 _POLARS_OBJECTS = b"arrowfeat.polars_object_columns"
@@ -111,7 +121,13 @@ def _object_columns(table: pa.Table) -> list[str]:
 def _table(argument: str, obj: Any, function: str = _FUNCTION) -> pa.Table:
     kind = _kind(obj)
     if kind == "pandas":
-        return pa.Table.from_pandas(obj, preserve_index=False)
+        try:
+            return pa.Table.from_pandas(obj, preserve_index=False)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
+            raise ArrowfeatTypeError(
+                f"{function}: argument `{argument}`: expected a DataFrame of columns Arrow can hold, "
+                f"found a pandas DataFrame Arrow cannot convert ({_visible(str(e), 300)})"
+            ) from None
     if kind == "polars":
         table = pa.table(obj)
         # Polars exports an Object column as the addresses of its Python objects: note
@@ -120,14 +136,20 @@ def _table(argument: str, obj: Any, function: str = _FUNCTION) -> pa.Table:
         if objects:
             table = table.replace_schema_metadata({_POLARS_OBJECTS: json.dumps(objects)})
         return table
+    if kind == "lazy":
+        raise _lazy_frame(function, argument, "a table")
     if kind == "arrow":
-        if isinstance(obj, pa.RecordBatch):
-            return pa.Table.from_batches([obj])
-        return pa.table(obj)
-    raise ArrowfeatTypeError(
-        f"{function}: argument `{argument}`: expected a pyarrow Table, a pandas or Polars DataFrame "
-        f"or an object with __arrow_c_stream__, found {_type_name(obj)}"
-    )
+        data = _import_arrow(function, argument, obj)
+        if isinstance(data, pa.Table):
+            return data
+        # A struct column without null rows is a table of its fields, as pyarrow reads it.
+        if pa.types.is_struct(data.type) and data.null_count == 0:
+            return pa.Table.from_struct_array(data)
+        found = "of structs with null rows" if pa.types.is_struct(data.type) else f"of type {data.type}"
+        raise ArrowfeatTypeError(
+            f"{function}: argument `{argument}`: expected {_TABLES}, found a column {found} from {_type_name(obj)}"
+        )
+    raise ArrowfeatTypeError(f"{function}: argument `{argument}`: expected {_TABLES}, found {_type_name(obj)}")
 
 
 def _refuse_objects(table: pa.Table, where: str, argument: str, names: Sequence[str], function: str) -> None:
