@@ -12,7 +12,7 @@ DEMO_TABLES = --table events=examples/data/events.parquet --table users=examples
 # The Python crate is built by maturin, not by `cargo test`.
 RUST_PACKAGES = --workspace --exclude arrowfeat-python
 
-.PHONY: demo test lint lint-rust lint-python test-rust test-python fuzz python-dev python-release example-data docs bench bench-python bench-windows bench-point-in-time
+.PHONY: wheel demo test lint lint-rust lint-python test-rust test-python fuzz python-dev python-release example-data docs bench bench-python bench-windows bench-point-in-time
 
 ## Run the demo feature query over the bundled example data, build a point-in-time
 ## training set from the bundled labels, then check the example feature schemas against
@@ -69,12 +69,19 @@ $(VENV)/.installed: python/requirements-test.txt
 	tools/retry 3 $(PIP_INSTALL) -r python/requirements-test.txt
 	touch $@
 
-## Build the extension into .venv (debug build; shares target/ with cargo).
+## Build the extension into .venv (debug build; shares target/ with cargo). An extension
+## file tagged for one Python version would shadow the abi3 one: it is removed first.
 python-dev: $(VENV)/.installed
+	rm -f python/arrowfeat/_native.cpython-*.so
 	cd python && VIRTUAL_ENV=$(VENV_ABS) $(VENV_ABS)/bin/maturin develop --quiet --locked
+
+## One abi3 wheel (CPython 3.11 and later) in target/wheels: `pip install target/wheels/arrowfeat-*.whl`.
+wheel: $(VENV)/.installed
+	cd python && $(VENV_ABS)/bin/maturin build --quiet --release --locked --out ../target/wheels
 
 ## Release build of the extension, for benchmarks.
 python-release: $(VENV)/.installed
+	rm -f python/arrowfeat/_native.cpython-*.so
 	cd python && VIRTUAL_ENV=$(VENV_ABS) $(VENV_ABS)/bin/maturin develop --quiet --locked --release
 
 # `cargo test --no-run` (not `cargo build`) provides target/debug/arrowfeat for the engine
