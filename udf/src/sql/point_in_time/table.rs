@@ -50,7 +50,9 @@ pub fn documentation() -> datafusion::logical_expr::Documentation {
         "A training set: each row of the spine table with, per feature, the value or window \
          aggregate of the same key's events visible at the row's time (event time <= spine time, \
          within the TTL), in the spine's row order. Both tables are read into memory; the \
-         join runs when the query executes.",
+         join runs when the query executes. The example reads the bundled data as registered \
+         tables: `arrowfeat sql \"...\" --table labels=examples/data/labels.csv --table \
+         events=examples/data/events.parquet` (file paths work in their place).",
         "point_in_time(spine, events, keys, spine_time, event_time, features [, ...] [, 'ttl=30d'] [, 'created=COLUMN'] [, 'created_cutoff=true'] [, 'closed=right'])",
     )
     .with_argument("spine", "Labels: a registered table or view, or a Parquet/CSV/JSON file path.")
