@@ -1336,3 +1336,95 @@ fn unquoted_numbers_and_booleans_get_a_quote_it_hint() {
     1 file(s), 1 view(s), 2 check(s): 0 passed, 2 error(s), 0 warning(s), 0 info
     "#);
 }
+
+/// `check --data`: the bundled event log passes its schema; a copy with one row of each
+/// fault gets one finding each (text report snapshot, exit 1); data that cannot be read
+/// is exit 2; a view no schema declares is a usage error.
+#[test]
+fn data_against_its_schema() {
+    let schema = "examples/schemas/user_events_v1.yaml";
+    let clean = arrowfeat(&[
+        "check",
+        "--schemas",
+        schema,
+        "--data",
+        "examples/data/events.parquet",
+        "--as-of",
+        "2026-11-02T00:00:00Z",
+    ]);
+    assert_eq!(clean.status.code(), Some(0), "{}", stdout(&clean));
+    insta::assert_snapshot!(stdout(&clean), @r"
+    arrowfeat check against data examples/data/events.parquet (as of 2026-11-02T00:00:00Z): passed
+    1 file(s), 1 view(s), 42 check(s): 42 passed, 0 error(s), 0 warning(s), 0 info
+    ");
+
+    let dir = tempdir("data-gate");
+    std::fs::copy(repo().join(schema), dir.path().join("user_events.yaml")).unwrap();
+    let events = repo().join("examples/data/events.parquet");
+    let events = events.to_str().unwrap();
+    let copy = format!(
+        "COPY (SELECT * FROM '{events}'
+           UNION ALL SELECT 9001, 'user_1', arrow_cast(TIMESTAMP '2026-11-05T00:00:00Z', 'Timestamp(µs, \"UTC\")'), -5.0, 1.0, 1.0, 'tv', embedding FROM '{events}' WHERE event_id = 3
+           UNION ALL SELECT 9002, NULL, event_ts, 'NaN'::double, 1.0, 1.0, 'web', embedding FROM '{events}' WHERE event_id = 4
+           UNION ALL SELECT * FROM '{events}' WHERE event_id = 5
+           UNION ALL SELECT event_id, user_id, event_ts, amount + 1, lat, lon, channel, embedding FROM '{events}' WHERE event_id = 6
+         ) TO 'faulty.parquet' STORED AS PARQUET"
+    );
+    let written = arrowfeat_in(dir.path(), &["sql", "--allow-write", &copy]);
+    assert_eq!(written.status.code(), Some(0), "{}", stderr(&written));
+    let faulty = arrowfeat_in(
+        dir.path(),
+        &[
+            "check",
+            "--schemas",
+            "user_events.yaml",
+            "--data",
+            "user_events_v1=faulty.parquet",
+            "--as-of",
+            "2026-11-02T00:00:00Z",
+        ],
+    );
+    assert_eq!(faulty.status.code(), Some(1));
+    insta::assert_snapshot!("data_faults_text", stdout(&faulty));
+
+    let missing = arrowfeat_in(
+        dir.path(),
+        &[
+            "check",
+            "--schemas",
+            "user_events.yaml",
+            "--data",
+            "nothing.parquet",
+        ],
+    );
+    assert_eq!(missing.status.code(), Some(2), "{}", stdout(&missing));
+    assert!(
+        stdout(&missing).contains("error[data-unreadable]"),
+        "{}",
+        stdout(&missing)
+    );
+
+    let unknown = arrowfeat_in(
+        dir.path(),
+        &[
+            "check",
+            "--schemas",
+            "user_events.yaml",
+            "--data",
+            "other_view=faulty.parquet",
+        ],
+    );
+    assert_eq!(unknown.status.code(), Some(2));
+    insta::assert_snapshot!(stderr(&unknown), @"arrowfeat: error: --data other_view=...: no schema file declares feature view `other_view`");
+    let bad_time = arrowfeat(&[
+        "check",
+        "--schemas",
+        schema,
+        "--data",
+        "examples/data/events.parquet",
+        "--as-of",
+        "yesterday",
+    ]);
+    assert_eq!(bad_time.status.code(), Some(2));
+    insta::assert_snapshot!(stderr(&bad_time), @"arrowfeat: error: --as-of: expected a time such as 2026-12-01T00:00:00Z or 2026-12-01, found 'yesterday'");
+}

@@ -112,6 +112,8 @@ pub struct Inputs<'a> {
     pub schemas: PathBuf,
     /// Always `None` for [`Command::Diff`].
     pub store: Option<StoreSource<'a>>,
+    /// The views' data and the engine that checks it (`arrowfeat check --data`).
+    pub data: Option<&'a dyn crate::run::DataSource>,
     /// The earlier revision: a path, else a git revision of `schemas`' path. Required for
     /// [`Command::Diff`].
     pub previous: Option<String>,
@@ -136,6 +138,7 @@ impl<'a> Inputs<'a> {
             command: Command::Check,
             schemas: schemas.into(),
             store: None,
+            data: None,
             previous: None,
             config: ConfigSource::Discover(PathBuf::from(".")),
             compatibility: None,
@@ -402,11 +405,15 @@ fn run_inner(inputs: Inputs<'_>) -> Result<(Report, Config), String> {
     if let Some((_, label)) = &previous {
         against.push(format!("{label} ({} compatibility)", config.compatibility));
     }
+    if let Some(data) = inputs.data {
+        against.push(data.label());
+    }
     if against.is_empty() {
         against.push(names.nothing_to_compare.to_string());
     }
     let targets = Targets {
         store: store.as_ref().map(|(metadata, _)| metadata),
+        data: inputs.data,
         previous: previous.as_ref().map(|(loaded, _)| loaded.as_slice()),
         against: against.join(" and "),
     };

@@ -35,6 +35,8 @@ pub enum Category {
     Compatibility,
     /// A baseline entry or an inline ignore comment.
     Suppression,
+    /// The data of a view disagrees with its schema file (`arrowfeat check --data`).
+    Data,
 }
 
 impl Category {
@@ -45,6 +47,7 @@ impl Category {
             Category::Store => "store",
             Category::Compatibility => "compatibility",
             Category::Suppression => "suppression",
+            Category::Data => "data",
         }
     }
 }
@@ -147,6 +150,30 @@ rules! {
         "The version bump is too small for the change (an additive change needs at least a minor bump, any change at least a patch) or the version went down.";
     CompatChange = "compat-change", Compatibility, Info,
         "A change between revisions that the version bump allows, listed for review.";
+    DataUnreadable = "data-unreadable", Input, Error,
+        "The data given for a view (`--data`) cannot be read: a missing path, a corrupt or truncated Parquet file, a CSV or JSON file that does not parse, files of a directory that disagree.";
+    DataColumnMissing = "data-column-missing", Data, Error,
+        "A column the schema declares (an entity key, the event or created timestamp, a feature) is not in the data.";
+    DataColumnType = "data-column-type", Data, Error,
+        "A column of the data has another type than the schema declares: incompatible is an error, a lossless difference (compatible) a warning, as for `feature-type`.";
+    DataNull = "data-null", Data, Error,
+        "Null values in an entity key, the event timestamp or a feature declared `nullable: false` (counted apart from NaN and infinities).";
+    DataNonFinite = "data-non-finite", Data, Warning,
+        "NaN, +inf or -inf values in a float column (each counted apart).";
+    DataOutOfRange = "data-out-of-range", Data, Error,
+        "Values below the feature's `min` or above its `max`.";
+    DataNotAllowed = "data-not-allowed", Data, Error,
+        "Non-null values that are not in the feature's `allowed_values`.";
+    DataFutureEvent = "data-future-event", Data, Error,
+        "Event timestamps after the run's `--as-of` instant (default: now): rows from the future leak into training sets.";
+    DataCreatedBeforeEvent = "data-created-before-event", Data, Error,
+        "Created (ingestion) timestamps earlier than the row's event timestamp.";
+    DataStaleKeys = "data-stale-keys", Data, Info,
+        "Entity keys whose latest row is older than the TTL at `--as-of`: a training set at that time gets no value for them (the share is reported).";
+    DataDuplicateRows = "data-duplicate-rows", Data, Warning,
+        "Rows that repeat another row with the same entity keys and event timestamp and the same values in every declared column.";
+    DataConflictingRows = "data-conflicting-rows", Data, Error,
+        "Entity keys and an event timestamp with two or more rows whose values differ: which one a point-in-time join takes is a tie-break, not the truth.";
     IgnoreComment = "ignore-comment", Suppression, Error,
         "An inline `# arrowfeat: ignore[rule-id] reason` comment without a reason, with an unknown rule id (the finding suggests the closest), with a rule of category `input`, or without brackets.";
     IgnoreUnused = "ignore-unused", Suppression, Warning,

@@ -205,9 +205,20 @@ pub fn load_sources(sources: &[(String, Vec<u8>)]) -> Vec<Loaded> {
         .collect()
 }
 
+/// The data behind feature views, checked by an engine the caller provides (the
+/// validator reads no data; see [`checks::data`]).
+pub trait DataSource: Sync {
+    /// The checks of `file`'s view's data, `None` when no data is given for the view.
+    fn check(&self, file: &SchemaFile) -> Option<Vec<Check>>;
+    /// What the data is, for the report's "against" line.
+    fn label(&self) -> String;
+}
+
 /// What to check the schema files against.
 pub struct Targets<'a> {
     pub store: Option<&'a StoreMetadata>,
+    /// The views' data.
+    pub data: Option<&'a dyn DataSource>,
     /// Earlier revisions of the schema files, matched by view name.
     pub previous: Option<&'a [Loaded]>,
     /// Shown in reports: the registry path, the revision, ...
@@ -252,6 +263,9 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
                         .uncompared
                         .extend(checks::unreadable_values(file, "the store"));
                 }
+            }
+            if let Some(found) = targets.data.and_then(|data| data.check(file)) {
+                report.checks.extend(found);
             }
             if let Some(old) = previous.get(file.spec.name.as_str()) {
                 let revision = check_revision(old, file, config.compatibility);

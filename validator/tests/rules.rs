@@ -55,6 +55,7 @@ fn check(schema: &str, store_json: &str, previous: Option<&str>) -> Report {
     let previous =
         previous.map(|old| vec![checks::load_bytes("old/trips_v1.yaml", old.as_bytes())]);
     let targets = Targets {
+        data: None,
         store: Some(&store),
         previous: previous.as_deref(),
         against: "test".into(),
@@ -231,6 +232,7 @@ fn duplicate_view() {
     let report = run::check(
         loaded,
         &Targets {
+            data: None,
             store: Some(&store),
             previous: None,
             against: "t".into(),
@@ -546,6 +548,7 @@ fn removed_view_breaks_compatibility() {
         SCHEMA.replace("trips_v1", "stats_v1").as_bytes(),
     )];
     let targets = Targets {
+        data: None,
         store: None,
         previous: Some(&old),
         against: "old".into(),

@@ -88,6 +88,19 @@ pub struct CheckArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = crate::commands::feast_repo::DEFAULT_TIMEOUT_SECS,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub feast_timeout: u64,
+    /// The data of a view, checked against its schema: VIEW=PATH (repeat for several
+    /// views), or PATH when the schemas declare one view. A Parquet, CSV or JSON file or a
+    /// directory of them.
+    #[arg(long, value_name = "[VIEW=]PATH")]
+    pub data: Vec<String>,
+    /// "Now" for the data's point-in-time checks (events after it, keys older than the
+    /// TTL): RFC 3339 (2026-12-01T00:00:00Z) or a date; default: the current time. Pin it
+    /// in CI so a run does not change with the clock.
+    #[arg(long, value_name = "TIME", requires = "data")]
+    pub as_of: Option<String>,
+    /// At most this many offending rows are shown per data finding.
+    #[arg(long, value_name = "N", default_value_t = 5, requires = "data")]
+    pub data_sample: usize,
     #[command(flatten)]
     pub report: ReportArgs,
 }
@@ -219,12 +232,72 @@ fn store_source(args: &CheckArgs) -> CliResult<Option<StoreSource<'static>>> {
 }
 
 pub fn check(args: &CheckArgs) -> CliResult<Outcome> {
+    let data = data_paths(args)?;
     let inputs = store_source(args).map(|store| Inputs {
         store,
         previous: args.against.clone(),
+        data: data
+            .as_ref()
+            .map(|d| d as &dyn arrowfeat_validator::run::DataSource),
         ..args.report.apply(Inputs::check(&args.schemas))
     });
-    args.report.run(inputs, pipeline::Command::Check)
+    let outcome = args.report.run(inputs, pipeline::Command::Check)?;
+    if let Some(data) = &data {
+        if let Some(view) = data.unused_views().first() {
+            return Err(CliError::usage(format!(
+                "--data {}=...: no schema file declares feature view `{}`",
+                arrowfeat_common::quote(view, 100),
+                arrowfeat_common::quote(view, 100)
+            )));
+        }
+    }
+    Ok(outcome)
+}
+
+/// `--data`, `--as-of` and `--data-sample`.
+fn data_paths(args: &CheckArgs) -> CliResult<Option<arrowfeat_gate::DataPaths>> {
+    if args.data.is_empty() {
+        return Ok(None);
+    }
+    let as_of_nanos = match &args.as_of {
+        Some(text) => {
+            datafusion::arrow::compute::kernels::cast_utils::string_to_timestamp_nanos(text.trim())
+                .map_err(|_| {
+                    CliError::usage(format!(
+                "--as-of: expected a time such as 2026-12-01T00:00:00Z or 2026-12-01, found '{}'",
+                arrowfeat_common::quote(text, 60)
+            ))
+                })?
+        }
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+            .unwrap_or(0),
+    };
+    let mut paths = Vec::new();
+    for given in &args.data {
+        // A path that exists is taken whole (a Hive directory `day=1/` has an `=`).
+        let pair = match given.split_once('=') {
+            Some((view, path))
+                if !Path::new(given).exists() && !view.is_empty() && !view.contains('/') =>
+            {
+                (Some(view.to_string()), path.to_string())
+            }
+            _ => (None, given.clone()),
+        };
+        if pair.0.is_none() && args.data.len() > 1 {
+            return Err(CliError::usage(format!(
+                "--data '{}': with several --data, name each view: VIEW=PATH",
+                arrowfeat_common::quote(given, 200)
+            )));
+        }
+        paths.push(pair);
+    }
+    let options = arrowfeat_validator::checks::data::DataOptions {
+        as_of_nanos,
+        sample_rows: args.data_sample,
+    };
+    Ok(Some(arrowfeat_gate::DataPaths::new(paths, options)))
 }
 
 pub fn diff(args: &DiffArgs) -> CliResult<Outcome> {

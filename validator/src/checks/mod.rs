@@ -1,7 +1,8 @@
 //! The checks, by family: of a schema [file](file) on its own, of a file against the
 //! feature [store](store)'s metadata, and of a file against its earlier
-//! [revision](revision) under a compatibility mode.
+//! [revision](revision) under a compatibility mode, and of a view's [data](data).
 
+pub mod data;
 pub mod file;
 pub mod revision;
 pub mod store;
