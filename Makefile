@@ -16,13 +16,14 @@ RUST_PACKAGES = --workspace --exclude arrowfeat-python
 
 ## Run the demo feature query over the bundled example data, build a point-in-time
 ## training set from the bundled labels, then check the example feature schemas against
-## the bundled Feast registry.
+## the bundled Feast registry, and the bundled event data against its schema.
 demo:
 	$(CARGO) run --quiet --locked -p arrowfeat-cli -- sql --file examples/demo.sql $(DEMO_TABLES)
 	$(CARGO) run --quiet --locked -p arrowfeat-cli -- training-set --spine examples/data/labels.csv \
 		--events examples/data/events.parquet --by user_id --spine-time label_ts --event-time event_ts \
 		--ttl 7d --feature channel --feature amount:sum:6h --feature amount:count:1d --max-rows 5
 	$(CARGO) run --quiet --locked -p arrowfeat-cli -- check --schemas schemas/examples --registry tests/fixtures/feast/registry.json
+	$(CARGO) run --quiet --locked -p arrowfeat-cli -- check --schemas examples/schemas --data examples/data/events.parquet --as-of 2026-11-02T00:00:00Z
 
 ## The whole test suite: Rust (unit, property, SQL-logic, CLI), then Python (pytest,
 ## with a real local PySpark session). Creates .venv with pinned dependencies.
