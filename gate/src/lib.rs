@@ -17,6 +17,7 @@ use arrowfeat_validator::report::{Actual, Check, Expected};
 use arrowfeat_validator::rules::Rule;
 use arrowfeat_validator::run::DataSource;
 use arrowfeat_validator::spec::model::{ExactNumber, SchemaFile};
+use arrowfeat_validator::store::StoreView;
 use arrowfeat_validator::types::{FeatureType, TimeUnit};
 use datafusion::arrow::array::{Array, Int64Array, RecordBatch};
 use datafusion::arrow::datatypes::{DataType, TimeUnit as ArrowUnit};
@@ -34,6 +35,9 @@ const SAMPLE_VALUE_CHARS: usize = 60;
 pub struct DataPaths {
     by_view: BTreeMap<String, String>,
     any_view: Option<String>,
+    /// Views without a path read their store's batch source, relative paths from this
+    /// directory (the feature repo).
+    from_store: Option<std::path::PathBuf>,
     options: DataOptions,
     /// The views checked so far.
     used: std::sync::Mutex<Vec<String>>,
@@ -56,9 +60,17 @@ impl DataPaths {
         DataPaths {
             by_view,
             any_view,
+            from_store: None,
             options,
             used: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// Views given no path read the file their store's batch source names (a Feast
+    /// `FileSource`), a relative one from `repo`, as Feast reads it.
+    pub fn with_store_sources(mut self, repo: std::path::PathBuf) -> DataPaths {
+        self.from_store = Some(repo);
+        self
     }
 
     /// The views given by name that no schema file declared (after a run).
@@ -73,15 +85,33 @@ impl DataPaths {
 }
 
 impl DataSource for DataPaths {
-    fn check(&self, file: &SchemaFile) -> Option<Vec<Check>> {
+    fn check(&self, file: &SchemaFile, store: Option<&StoreView>) -> Option<Vec<Check>> {
         let view = &file.spec.name;
-        let path = self.by_view.get(view).or(self.any_view.as_ref())?;
+        let from_store = || -> Option<String> {
+            let repo = self.from_store.as_ref()?;
+            let uri = store?.batch_source_path.as_deref()?;
+            let local = uri.strip_prefix("file://").unwrap_or(uri);
+            if uri.contains("://") && !uri.starts_with("file://") {
+                return Some(uri.to_string()); // read as given: the reader says it cannot
+            }
+            let path = std::path::Path::new(local);
+            Some(match path.is_absolute() {
+                true => local.to_string(),
+                false => repo.join(path).to_string_lossy().into_owned(),
+            })
+        };
+        let from_any = !self.by_view.contains_key(view) && self.any_view.is_some();
+        let path = match self.by_view.get(view).or(self.any_view.as_ref()) {
+            Some(path) => path.clone(),
+            None => from_store()?,
+        };
+        let path = &path;
         let others: Vec<String> = {
             let mut used = self.used.lock().ok()?;
             used.push(view.clone());
             used.iter().filter(|v| *v != view).cloned().collect()
         };
-        if !self.by_view.contains_key(view) && !others.is_empty() {
+        if from_any && !others.is_empty() {
             // One path for several views: which view's data it is cannot be guessed.
             return Some(vec![Check::fail(
                 Rule::DataUnreadable,
@@ -115,6 +145,9 @@ impl DataSource for DataPaths {
     fn label(&self) -> String {
         let mut paths: Vec<String> = self.by_view.values().map(|p| quote(p, 200)).collect();
         paths.extend(self.any_view.iter().map(|p| quote(p, 200)));
+        if self.from_store.is_some() {
+            paths.push("of the store's batch sources".to_string());
+        }
         format!(
             "data {} (as of {})",
             paths.join(", "),

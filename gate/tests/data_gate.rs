@@ -85,7 +85,7 @@ fn check(path: &std::path::Path, sample_rows: usize) -> Vec<Check> {
             sample_rows,
         },
     );
-    paths.check(&schema()).expect("data for the view")
+    paths.check(&schema(), None).expect("data for the view")
 }
 
 fn findings(checks: &[Check]) -> Vec<(Rule, String)> {

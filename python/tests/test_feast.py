@@ -287,3 +287,31 @@ def test_baselines_as_in_the_cli(tmp_path, monkeypatch):
         validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS, baseline=True)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"write_baseline: expected no `baseline` beside it"):
         validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS, baseline=False, write_baseline=tmp_path / "b.json")
+
+
+def test_data_of_the_feast_repo_sources_is_checked(tmp_path):
+    """`check --feast-repo REPO --data-from-store`: each view's data is read from its
+    FileSource path (relative to the repo, as Feast reads it). The repo's own data passes
+    its schemas' data checks; a drifted source file is found."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    repo = make_repo(tmp_path)
+    applied = run([FEAST, "apply"], cwd=repo)
+    assert applied.returncode == 0, applied.stderr
+    args = ["--schemas", EXAMPLES, "--feast-repo", repo, "--data-from-store", "--as-of", "2026-01-01T03:00:00Z"]
+    code, found = cli_findings(*args)
+    data_findings = [f for f in found if f[0].startswith("data-")]
+    # The repo's data is clean; its events are at hours 0-2, within every view's TTL (the
+    # shortest, 6h) at 03:00.
+    assert data_findings == [], found
+    stats = repo / "data" / "driver_stats.parquet"
+    table = pq.read_table(stats)
+    drifted = table.set_column(
+        table.schema.get_field_index("conv_rate"), "conv_rate", pa.array([0.5, 1.5, None], pa.float32())
+    ).set_column(table.schema.get_field_index("driver_id"), "driver_id", pa.array([1001, None, 1003], pa.int64()))
+    pq.write_table(drifted, stats)
+    code, found = cli_findings(*args)
+    rules = sorted({f[0] for f in found if f[2] == "driver_hourly_stats_v1.yaml"})
+    assert code == 1, found
+    assert rules == ["data-null", "data-out-of-range"], found

@@ -209,7 +209,13 @@ pub fn load_sources(sources: &[(String, Vec<u8>)]) -> Vec<Loaded> {
 /// validator reads no data; see [`checks::data`]).
 pub trait DataSource: Sync {
     /// The checks of `file`'s view's data, `None` when no data is given for the view.
-    fn check(&self, file: &SchemaFile) -> Option<Vec<Check>>;
+    /// `store` is the store's view of that name, when a store is given (its batch
+    /// source says where the data is).
+    fn check(
+        &self,
+        file: &SchemaFile,
+        store: Option<&crate::store::StoreView>,
+    ) -> Option<Vec<Check>>;
     /// What the data is, for the report's "against" line.
     fn label(&self) -> String;
 }
@@ -264,7 +270,10 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
                         .extend(checks::unreadable_values(file, "the store"));
                 }
             }
-            if let Some(found) = targets.data.and_then(|data| data.check(file)) {
+            let store_view = targets
+                .store
+                .and_then(|store| store.views.get(&file.spec.name));
+            if let Some(found) = targets.data.and_then(|data| data.check(file, store_view)) {
                 report.checks.extend(found);
             }
             if let Some(old) = previous.get(file.spec.name.as_str()) {

@@ -34,6 +34,9 @@ pub struct StoreView {
     /// The event timestamp's type; Feast timestamps are `timestamp[us, UTC]`.
     pub timestamp_type: Option<FeatureType>,
     pub created_timestamp_column: Option<String>,
+    /// Where the view's batch source reads its data (Feast `FileSource` path, as the
+    /// registry records it: relative paths are relative to the feature repo).
+    pub batch_source_path: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -314,6 +317,7 @@ fn parse_neutral(text: &str) -> Result<StoreMetadata, String> {
             timestamp_field: view.event_timestamp.map(|ts| ts.name),
             timestamp_type,
             created_timestamp_column: view.created_timestamp,
+            batch_source_path: None,
         };
         if views.insert(view.name.clone(), store_view).is_some() {
             return Err(format!(
@@ -503,6 +507,12 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
                     .map(|_| FeatureType::feast_timestamp()),
                 timestamp_field,
                 created_timestamp_column: text_of("createdTimestampColumn"),
+                batch_source_path: source
+                    .and_then(|s| s.get("fileOptions"))
+                    .and_then(|o| o.get("uri"))
+                    .and_then(Value::as_str)
+                    .filter(|uri| !uri.is_empty())
+                    .map(str::to_string),
             };
             views.insert(name, store_view);
         }

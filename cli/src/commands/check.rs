@@ -96,10 +96,15 @@ pub struct CheckArgs {
     /// "Now" for the data's point-in-time checks (events after it, keys older than the
     /// TTL): RFC 3339 (2026-12-01T00:00:00Z) or a date; default: the current time. Pin it
     /// in CI so a run does not change with the clock.
-    #[arg(long, value_name = "TIME", requires = "data")]
+    #[arg(long, value_name = "TIME")]
     pub as_of: Option<String>,
+    /// Check the data of every view whose path --data does not give at the path its
+    /// store's batch source names (a Feast FileSource; relative paths from --feast-repo,
+    /// or from the working directory with --registry).
+    #[arg(long)]
+    pub data_from_store: bool,
     /// At most this many offending rows are shown per data finding.
-    #[arg(long, value_name = "N", default_value_t = 5, requires = "data")]
+    #[arg(long, value_name = "N", default_value_t = 5)]
     pub data_sample: usize,
     #[command(flatten)]
     pub report: ReportArgs,
@@ -256,8 +261,16 @@ pub fn check(args: &CheckArgs) -> CliResult<Outcome> {
 
 /// `--data`, `--as-of` and `--data-sample`.
 fn data_paths(args: &CheckArgs) -> CliResult<Option<arrowfeat_gate::DataPaths>> {
-    if args.data.is_empty() {
+    if args.data.is_empty() && !args.data_from_store {
+        if args.as_of.is_some() {
+            return Err(CliError::usage("--as-of needs --data or --data-from-store"));
+        }
         return Ok(None);
+    }
+    if args.data_from_store && args.registry.is_none() && args.feast_repo.is_none() {
+        return Err(CliError::usage(
+            "--data-from-store needs --registry or --feast-repo: their views' batch sources say where the data is",
+        ));
     }
     let as_of_nanos = match &args.as_of {
         Some(text) => {
@@ -297,7 +310,12 @@ fn data_paths(args: &CheckArgs) -> CliResult<Option<arrowfeat_gate::DataPaths>> 
         as_of_nanos,
         sample_rows: args.data_sample,
     };
-    Ok(Some(arrowfeat_gate::DataPaths::new(paths, options)))
+    let data = arrowfeat_gate::DataPaths::new(paths, options);
+    Ok(Some(match (args.data_from_store, &args.feast_repo) {
+        (true, Some(repo)) => data.with_store_sources(repo.clone()),
+        (true, None) => data.with_store_sources(PathBuf::from(".")),
+        (false, _) => data,
+    }))
 }
 
 pub fn diff(args: &DiffArgs) -> CliResult<Outcome> {
