@@ -1416,6 +1416,32 @@ fn data_against_its_schema() {
     );
     assert_eq!(unknown.status.code(), Some(2));
     insta::assert_snapshot!(stderr(&unknown), @"arrowfeat: error: --data other_view=...: no schema file declares feature view `other_view`");
+    // One path per view; a path without a view needs one view; a path at all.
+    for (args, expected) in [
+        (
+            vec!["--schemas", schema, "--data", "user_events_v1=a.parquet", "--data", "user_events_v1=b.parquet"],
+            "arrowfeat: error: --data user_events_v1=...: given twice; give one path per view (a directory holds several files)",
+        ),
+        (
+            vec!["--schemas", "schemas/examples", "--data", "examples/data/events.parquet"],
+            "arrowfeat: error: --data 'examples/data/events.parquet' names no view, but the schemas declare 3 views (`customer_profile_v2`, `driver_customer_trips_v1`, `driver_hourly_stats_v1`): give --data VIEW=PATH",
+        ),
+        (vec!["--schemas", schema, "--data="], "arrowfeat: error: --data '': expected [VIEW=]PATH, found no path"),
+    ] {
+        let out = arrowfeat(&[&["check"], args.as_slice()].concat());
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr(&out).trim_end(), expected);
+    }
+    let huge = arrowfeat(&[
+        "check",
+        "--schemas",
+        schema,
+        "--data",
+        "examples/data/events.parquet",
+        "--data-sample",
+        "18446744073709551615",
+    ]);
+    assert_eq!(huge.status.code(), Some(2));
     let bad_time = arrowfeat(&[
         "check",
         "--schemas",
@@ -1426,5 +1452,5 @@ fn data_against_its_schema() {
         "yesterday",
     ]);
     assert_eq!(bad_time.status.code(), Some(2));
-    insta::assert_snapshot!(stderr(&bad_time), @"arrowfeat: error: --as-of: expected a time such as 2026-12-01T00:00:00Z or 2026-12-01, found 'yesterday'");
+    insta::assert_snapshot!(stderr(&bad_time), @"arrowfeat: error: --as-of: expected a time from 1677-09-22 to 2262-04-11 such as 2026-12-01T00:00:00Z or 2026-12-01, found 'yesterday'");
 }

@@ -28,6 +28,10 @@ use datafusion::prelude::SessionContext;
 const TABLE: &str = "data";
 /// At most this many characters of a sampled value are shown.
 const SAMPLE_VALUE_CHARS: usize = 60;
+/// Result columns of our own: names no schema identifier can take (they hold `#`).
+const ROWS: &str = "\"#rows\"";
+const ROWS_NAME: &str = "#rows";
+const LATEST: &str = "\"#latest event\"";
 
 /// The data of feature views, by view name (or one path for every view), checked with
 /// DataFusion.
@@ -94,6 +98,9 @@ impl DataSource for DataPaths {
             if uri.contains("://") && !uri.starts_with("file://") {
                 return Some(uri.to_string()); // read as given: the reader says it cannot
             }
+            if local.is_empty() {
+                return Some(String::new()); // refused below: never the repo itself
+            }
             let path = std::path::Path::new(local);
             Some(match path.is_absolute() {
                 true => local.to_string(),
@@ -105,6 +112,20 @@ impl DataSource for DataPaths {
             Some(path) => path.clone(),
             None => from_store()?,
         };
+        if path.is_empty() {
+            return Some(vec![Check::fail(
+                Rule::DataUnreadable,
+                "data of the store's batch source",
+                Expected("a path"),
+                Actual("an empty path"),
+                arrowfeat_validator::yaml::Pos::UNKNOWN,
+                format!(
+                    "the store's batch source of view `{}` has an empty path: give --data {}=PATH",
+                    quote(view, 100),
+                    quote(view, 100)
+                ),
+            )]);
+        }
         let path = &path;
         let others: Vec<String> = {
             let mut used = self.used.lock().ok()?;
@@ -233,23 +254,40 @@ pub async fn count(plan: &DataPlan, path: &str) -> Result<DataCounts, String> {
         .chain([plan.event_time.as_str()])
         .collect();
     if keys_and_time.iter().all(|c| type_of(c).is_some()) {
+        // Every NaN is one value here (a sign or payload bit changes no feature).
         let declared: Vec<String> = plan
+            .columns
+            .iter()
+            .filter_map(|c| type_of(&c.name).map(|t| (c, t)))
+            .map(|(c, t)| {
+                let (expr, t) = value_expr(&c.name, t);
+                match is_float(t) {
+                    true => format!(
+                        "CASE WHEN isnan({expr}) THEN CAST('NaN' AS DOUBLE) ELSE {expr} END AS {}",
+                        ident(&c.name)
+                    ),
+                    false => format!("{expr} AS {}", ident(&c.name)),
+                }
+            })
+            .collect();
+        let columns: Vec<String> = plan
             .columns
             .iter()
             .filter(|c| type_of(&c.name).is_some())
             .map(|c| ident(&c.name))
             .collect();
         let keys: Vec<String> = keys_and_time.iter().map(|c| ident(c)).collect();
-        let distinct = format!("SELECT DISTINCT {} FROM {TABLE}", declared.join(", "));
+        let normalized = format!("SELECT {} FROM {TABLE}", declared.join(", "));
+        let distinct = format!("SELECT DISTINCT * FROM ({normalized})");
         let distinct_rows = one_row(&ctx, &format!("SELECT count(*) FROM ({distinct})")).await?[0];
         let exact = counts.rows.saturating_sub(distinct_rows);
         let exact_sample = if exact == 0 {
             Vec::new()
         } else {
             let query = format!(
-                "SELECT {}, count(*) AS arrowfeat_rows FROM {TABLE} GROUP BY {} HAVING count(*) > 1 LIMIT {}",
+                "SELECT {}, count(*) AS {ROWS} FROM ({normalized}) GROUP BY {} HAVING count(*) > 1 LIMIT {}",
                 keys.join(", "),
-                declared.join(", "),
+                columns.join(", "),
                 plan.sample_rows
             );
             render_rows(&ctx, &query, "rows").await?
@@ -259,7 +297,7 @@ pub async fn count(plan: &DataPlan, path: &str) -> Result<DataCounts, String> {
             sample: exact_sample,
         });
         let conflicting_groups = format!(
-            "SELECT {keys}, count(*) AS arrowfeat_rows FROM ({distinct}) GROUP BY {keys} HAVING count(*) > 1",
+            "SELECT {keys}, count(*) AS {ROWS} FROM ({distinct}) GROUP BY {keys} HAVING count(*) > 1",
             keys = keys.join(", ")
         );
         let conflicting = one_row(
@@ -282,24 +320,25 @@ pub async fn count(plan: &DataPlan, path: &str) -> Result<DataCounts, String> {
     // Keys whose latest event is older than the TTL at `as_of`.
     if let (Some(ttl), Some(time_type)) = (plan.ttl_seconds, type_of(&plan.event_time)) {
         let has_keys = plan.keys.iter().all(|k| type_of(k).is_some());
-        if is_timestamp(time_type) && has_keys {
-            let cutoff = plan.as_of_nanos.div_euclid(1_000).saturating_sub(
-                i64::try_from(ttl)
-                    .unwrap_or(i64::MAX)
-                    .saturating_mul(1_000_000),
-            );
+        let (time, time_type) = value_expr(&plan.event_time, time_type);
+        if let (DataType::Timestamp(unit, _), true) = (time_type, has_keys) {
+            let cutoff = i128::from(plan.as_of_nanos) - i128::from(ttl) * 1_000_000_000;
             let keys: Vec<String> = plan.keys.iter().map(|k| ident(k)).collect();
             let latest = format!(
-                "SELECT {}max({}) AS latest_event FROM {TABLE}{}",
+                "SELECT {}max({time}) AS {LATEST} FROM {TABLE}{}",
                 keys.iter().map(|k| format!("{k}, ")).collect::<String>(),
-                utc_micros(&ident(&plan.event_time)),
                 if keys.is_empty() {
                     String::new()
                 } else {
                     format!(" GROUP BY {}", keys.join(", "))
                 }
             );
-            let stale = format!("latest_event < {}", micros_literal(cutoff));
+            // In the column's unit (no cast of the column can overflow); a time within the
+            // cutoff's own unit step is not older than it (the cutoff is rounded up).
+            let stale = format!(
+                "{LATEST} < {}",
+                time_literal(ceil_in_unit(cutoff, *unit), time_type)
+            );
             let row = one_row(
                 &ctx,
                 &format!("SELECT count(*), count(*) FILTER (WHERE {stale}) FROM ({latest})"),
@@ -309,7 +348,7 @@ pub async fn count(plan: &DataPlan, path: &str) -> Result<DataCounts, String> {
                 Vec::new()
             } else {
                 let query = format!(
-                    "SELECT {}, latest_event FROM ({latest}) WHERE {stale} LIMIT {}",
+                    "SELECT {}, {LATEST} FROM ({latest}) WHERE {stale} LIMIT {}",
                     keys.join(", "),
                     plan.sample_rows
                 );
@@ -333,13 +372,16 @@ fn condition<'a>(
     predicate: &Predicate,
     type_of: &impl Fn(&str) -> Option<&'a DataType>,
 ) -> Option<String> {
-    let data_type = type_of(column)?;
-    let c = ident(column);
-    let float = matches!(
-        data_type,
-        DataType::Float16 | DataType::Float32 | DataType::Float64
-    );
+    let (c, data_type) = value_expr(column, type_of(column)?);
+    let c = c.as_str();
+    let float = is_float(data_type);
     let number = float || data_type.is_integer();
+    // A bound on a float32 column is the float32 value nearest it, as a float32 value
+    // written 0.1 is (compared as float64, 0.1f32 is above 0.1).
+    let bound = |n: &ExactNumber| match data_type {
+        DataType::Float32 | DataType::Float16 => float32_literal(n),
+        _ => number_literal(n),
+    };
     Some(match predicate {
         Predicate::Null => format!("{c} IS NULL"),
         Predicate::NaN if float => format!("isnan({c})"),
@@ -351,10 +393,10 @@ fn condition<'a>(
             format!("{c} < -1.7976931348623157e308 AND NOT isnan({c})")
         }
         Predicate::Below(min) if number => {
-            format!("{c} < {}{}", number_literal(min), not_nan(float, &c))
+            format!("{c} < {}{}", bound(min), not_nan(float, c))
         }
         Predicate::Above(max) if number => {
-            format!("{c} > {}{}", number_literal(max), not_nan(float, &c))
+            format!("{c} > {}{}", bound(max), not_nan(float, c))
         }
         Predicate::NotAllowed(values) => {
             let text = matches!(
@@ -365,7 +407,7 @@ fn condition<'a>(
                 .iter()
                 .filter_map(|v| match v {
                     AllowedValue::Text(s) if text => Some(string_literal(s)),
-                    AllowedValue::Number(n) if number => Some(number_literal(n)),
+                    AllowedValue::Number(n) if number => Some(bound(n)),
                     AllowedValue::Bool(b) if *data_type == DataType::Boolean => Some(b.to_string()),
                     _ => None,
                 })
@@ -379,21 +421,27 @@ fn condition<'a>(
                 format!("{c} IS NOT NULL AND {c} NOT IN ({})", literals.join(", "))
             }
         }
-        Predicate::AfterAsOf if is_timestamp(data_type) => format!(
-            "{} > {}",
-            utc_micros(&c),
-            micros_literal(plan.as_of_nanos.div_euclid(1_000))
-        ),
+        // In the column's own type and unit: no cast of the column can overflow.
+        Predicate::AfterAsOf => match data_type {
+            DataType::Timestamp(unit, _) => format!(
+                "{c} > {}",
+                time_literal(
+                    floor_in_unit(i128::from(plan.as_of_nanos), *unit),
+                    data_type
+                )
+            ),
+            _ => return None,
+        },
         Predicate::CreatedBeforeEvent => {
-            let event = type_of(&plan.event_time)?;
-            if !is_timestamp(data_type) || !is_timestamp(event) {
+            let (event, event_type) = value_expr(&plan.event_time, type_of(&plan.event_time)?);
+            if !is_timestamp(data_type) || !is_timestamp(event_type) {
                 return None;
             }
-            format!(
-                "{} < {}",
-                utc_micros(&c),
-                utc_micros(&ident(&plan.event_time))
-            )
+            match data_type == event_type {
+                true => format!("{c} < {event}"),
+                // Other units or zones: both as microseconds in UTC.
+                false => format!("{} < {}", utc_micros(c), utc_micros(&event)),
+            }
         }
         _ => return None,
     })
@@ -416,8 +464,48 @@ fn utc_micros(c: &str) -> String {
     format!("arrow_cast({c}, 'Timestamp(µs, \"UTC\")')")
 }
 
-fn micros_literal(micros: i64) -> String {
-    format!("arrow_cast(arrow_cast({micros}, 'Int64'), 'Timestamp(µs, \"UTC\")')")
+fn is_float(data_type: &DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::Float16 | DataType::Float32 | DataType::Float64
+    )
+}
+
+/// The SQL of a column and the type its values have: a dictionary column is read as its
+/// values (pandas `category`, Parquet dictionary pages kept as such).
+fn value_expr<'a>(column: &str, data_type: &'a DataType) -> (String, &'a DataType) {
+    match data_type {
+        DataType::Dictionary(_, values) => (
+            format!("arrow_cast({}, '{}')", ident(column), values),
+            values.as_ref(),
+        ),
+        _ => (ident(column), data_type),
+    }
+}
+
+/// `nanos` (since the epoch) in `unit`, rounded down / up.
+fn floor_in_unit(nanos: i128, unit: ArrowUnit) -> i128 {
+    nanos.div_euclid(unit_nanos(unit))
+}
+
+fn ceil_in_unit(nanos: i128, unit: ArrowUnit) -> i128 {
+    -(-nanos).div_euclid(unit_nanos(unit))
+}
+
+fn unit_nanos(unit: ArrowUnit) -> i128 {
+    match unit {
+        ArrowUnit::Second => 1_000_000_000,
+        ArrowUnit::Millisecond => 1_000_000,
+        ArrowUnit::Microsecond => 1_000,
+        ArrowUnit::Nanosecond => 1,
+    }
+}
+
+/// A literal of the timestamp type `data_type` holding `value` in its unit, clamped to
+/// the type's range (a bound beyond it compares as the type's extreme).
+fn time_literal(value: i128, data_type: &DataType) -> String {
+    let value = value.clamp(i128::from(i64::MIN), i128::from(i64::MAX));
+    format!("arrow_cast(arrow_cast({value}, 'Int64'), '{data_type}')")
 }
 
 fn ident(name: &str) -> String {
@@ -426,6 +514,23 @@ fn ident(name: &str) -> String {
 
 fn string_literal(text: &str) -> String {
     format!("'{}'", text.replace('\'', "''"))
+}
+
+/// `n` rounded to the nearest float32, as a float64 literal.
+fn float32_literal(n: &ExactNumber) -> String {
+    let value = match n {
+        ExactNumber::Float(f) => *f,
+        ExactNumber::Int { negative, digits } => {
+            let magnitude: f64 = digits.parse().unwrap_or(f64::INFINITY);
+            if *negative {
+                -magnitude
+            } else {
+                magnitude
+            }
+        }
+    };
+    // The nearest float32 (beyond its range: infinity, which no finite value passes).
+    number_literal(&ExactNumber::Float(f64::from(value as f32)))
 }
 
 fn number_literal(n: &ExactNumber) -> String {
@@ -513,7 +618,7 @@ async fn sample<'a>(
 }
 
 /// The rows of `query`, each as `name=value, ...` (values escaped and cut); a last column
-/// named `arrowfeat_rows` is shown as "(N `unit`)".
+/// named [`ROWS_NAME`] is shown as "(N `unit`)".
 async fn render_rows(ctx: &SessionContext, query: &str, unit: &str) -> Result<Vec<String>, String> {
     let batches = collect(ctx, query).await?;
     let options = FormatOptions::default().with_null("null");
@@ -531,7 +636,7 @@ async fn render_rows(ctx: &SessionContext, query: &str, unit: &str) -> Result<Ve
             let mut count = None;
             for (field, formatter) in schema.fields().iter().zip(&formatters) {
                 let value = formatter.value(row).to_string();
-                if field.name() == "arrowfeat_rows" {
+                if field.name() == ROWS_NAME {
                     count = Some(value);
                 } else {
                     parts.push(format!(

@@ -291,3 +291,151 @@ fn unreadable_data_is_an_input_finding() {
             .contains(&path.file_name().unwrap().to_string_lossy().into_owned()));
     }
 }
+
+fn check_yaml(yaml: &str, path: &std::path::Path) -> Vec<Check> {
+    let (report, file) = load_bytes("view.yaml", yaml.as_bytes());
+    let failed: Vec<&String> = report
+        .checks
+        .iter()
+        .filter(|c| c.status.is_finding())
+        .map(|c| &c.message)
+        .collect();
+    assert!(file.is_some(), "{failed:#?}");
+    let paths = DataPaths::new(
+        vec![(None, path.to_string_lossy().into_owned())],
+        DataOptions {
+            as_of_nanos: AS_OF,
+            sample_rows: 5,
+        },
+    );
+    paths
+        .check(&file.expect("the schema reads"), None)
+        .expect("data for the view")
+}
+
+/// Runs `sql` (a SELECT) into a Parquet file at `path`.
+fn write_select(path: &std::path::Path, sql: &str) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let ctx = datafusion::prelude::SessionContext::new();
+        let copy = format!("COPY ({sql}) TO '{}' STORED AS PARQUET", path.display());
+        ctx.sql(&copy).await.unwrap().collect().await.unwrap();
+    });
+}
+
+const ONE_FEATURE: &str = "\
+name: v
+schema_version: 1.0.0
+entities: [{name: user, join_key: k, type: int64}]
+event_timestamp: {name: ts, type: timestamp, unit: us, tz: UTC}
+ttl: 1h
+features:
+";
+
+/// Reproducers of a hostile review: each was a wrong answer before.
+#[test]
+fn dictionary_columns_are_checked_as_their_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dict.parquet");
+    write_select(
+        &path,
+        "SELECT CAST(column1 AS BIGINT) AS k,
+                arrow_cast(arrow_cast(arrow_cast(column2, 'Int64'), 'Timestamp(µs, \"UTC\")'), 'Dictionary(Int32, Timestamp(µs, \"UTC\"))') AS ts,
+                arrow_cast(CAST(column3 AS BIGINT), 'Dictionary(Int32, Int64)') AS cnt,
+                arrow_cast(CAST(column4 AS DOUBLE), 'Dictionary(Int32, Float64)') AS f
+         FROM (VALUES (1, 1767265200000000, 1, 'NaN'), (2, 4102444800000000, 99, '7.0'))",
+    );
+    let yaml = format!(
+        "{ONE_FEATURE}  - {{name: cnt, type: int64, constraints: {{min: 0, max: 10, allowed_values: [1, 2, 3]}}}}\n  - {{name: f, type: float64, constraints: {{min: 0, max: 1}}}}\n"
+    );
+    let found = findings(&check_yaml(&yaml, &path));
+    let rules: Vec<Rule> = found.iter().map(|(r, _)| *r).collect();
+    for rule in [
+        Rule::DataOutOfRange,
+        Rule::DataNotAllowed,
+        Rule::DataNonFinite,
+        Rule::DataFutureEvent,
+    ] {
+        assert!(rules.contains(&rule), "{rule}: {found:#?}");
+    }
+    // cnt=99 above 10, f=7 above 1.
+    assert_eq!(
+        rules.iter().filter(|r| **r == Rule::DataOutOfRange).count(),
+        2,
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn float32_values_equal_to_a_decimal_bound_are_in_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f32.parquet");
+    write_select(
+        &path,
+        "SELECT CAST(1 AS BIGINT) AS k, arrow_cast(arrow_cast(1767265200000000, 'Int64'), 'Timestamp(µs, \"UTC\")') AS ts,
+                CAST(column1 AS FLOAT) AS x FROM (VALUES (0.1), (0.1), (0.05), (0.2))",
+    );
+    let yaml = format!("{ONE_FEATURE}  - {{name: x, type: float32, constraints: {{max: 0.1, allowed_values: [0.1, 0.05]}}}}\n");
+    let found = findings(&check_yaml(&yaml, &path));
+    let above: Vec<&String> = found
+        .iter()
+        .filter(|(r, _)| *r == Rule::DataOutOfRange)
+        .map(|(_, m)| m)
+        .collect();
+    assert_eq!(above.len(), 1, "{found:#?}");
+    assert!(above[0].starts_with("1 of 4 rows"), "{above:?}");
+    let not_allowed: Vec<&String> = found
+        .iter()
+        .filter(|(r, _)| *r == Rule::DataNotAllowed)
+        .map(|(_, m)| m)
+        .collect();
+    assert!(not_allowed[0].starts_with("1 of 4 rows"), "{not_allowed:?}");
+}
+
+#[test]
+fn nans_of_another_sign_are_one_value_for_duplicates() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nan.parquet");
+    write_select(
+        &path,
+        "SELECT CAST(1 AS BIGINT) AS k, arrow_cast(arrow_cast(1767265200000000, 'Int64'), 'Timestamp(µs, \"UTC\")') AS ts,
+                column1 AS x FROM (VALUES (CAST('NaN' AS DOUBLE)), (-CAST('NaN' AS DOUBLE)))",
+    );
+    let yaml = format!("{ONE_FEATURE}  - {{name: x, type: float64}}\n");
+    let found = findings(&check_yaml(&yaml, &path));
+    let rules: Vec<Rule> = found.iter().map(|(r, _)| *r).collect();
+    assert!(rules.contains(&Rule::DataDuplicateRows), "{found:#?}");
+    assert!(!rules.contains(&Rule::DataConflictingRows), "{found:#?}");
+}
+
+#[test]
+fn key_names_like_our_result_columns_and_extreme_times_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("names.parquet");
+    // Times far outside the microsecond range, in milliseconds.
+    write_select(
+        &path,
+        "SELECT CAST(column1 AS BIGINT) AS latest_event, CAST(column1 AS BIGINT) AS arrowfeat_rows,
+                arrow_cast(arrow_cast(column2, 'Int64'), 'Timestamp(ms, \"UTC\")') AS ts, 1.0 AS v
+         FROM (VALUES (1, 4611686018427387904), (2, -4611686018427387904), (2, -4611686018427387904), (3, 0))",
+    );
+    let yaml = "\
+name: v
+schema_version: 1.0.0
+entities: [{name: a, join_key: latest_event, type: int64}, {name: b, join_key: arrowfeat_rows, type: int64}]
+event_timestamp: {name: ts, type: timestamp, unit: ms, tz: UTC}
+ttl: 1h
+features: [{name: v, type: float64}]
+";
+    let found = findings(&check_yaml(yaml, &path));
+    let rules: Vec<Rule> = found.iter().map(|(r, _)| *r).collect();
+    assert!(!rules.contains(&Rule::DataUnreadable), "{found:#?}");
+    // The far future is after as_of; key 2 and 3 are stale; key 2 is a duplicate.
+    assert!(rules.contains(&Rule::DataFutureEvent), "{found:#?}");
+    assert!(rules.contains(&Rule::DataDuplicateRows), "{found:#?}");
+    let stale = found
+        .iter()
+        .find(|(r, _)| *r == Rule::DataStaleKeys)
+        .expect("stale keys");
+    assert!(stale.1.starts_with("2 of 3 keys"), "{stale:?}");
+}

@@ -608,6 +608,141 @@ fn suppression_rules() {
     assert_eq!(same.baselined, drifted.findings().count());
 }
 
+/// The data rules from an engine's counts (the counting itself is tested with DataFusion
+/// in gate/tests/data_gate.rs): each fires on a count, stays quiet on zero, and reaches
+/// the report through `Targets::data`.
+#[test]
+fn data_rules_from_counts() {
+    use arrowfeat_validator::checks::data::{self, DataColumn, DataCounts, DataOptions, Matched};
+    use arrowfeat_validator::report::{Actual, Check, Expected};
+    use arrowfeat_validator::spec::model::SchemaFile;
+    use arrowfeat_validator::store::StoreView;
+    use arrowfeat_validator::types::{FeatureType, TimeUnit};
+
+    struct Counted(DataCounts, bool);
+    impl run::DataSource for Counted {
+        fn check(&self, file: &SchemaFile, _: Option<&StoreView>) -> Option<Vec<Check>> {
+            if self.1 {
+                return Some(vec![Check::fail(
+                    Rule::DataUnreadable,
+                    "data",
+                    Expected("data that can be read"),
+                    Actual("unreadable"),
+                    arrowfeat_validator::yaml::Pos::UNKNOWN,
+                    "cannot read",
+                )]);
+            }
+            let options = DataOptions {
+                as_of_nanos: 0,
+                sample_rows: 5,
+            };
+            Some(data::findings(
+                &data::plan(file, "d.parquet", &options),
+                &self.0,
+            ))
+        }
+        fn label(&self) -> String {
+            "data d.parquet".into()
+        }
+    }
+    let run_with = |counts: DataCounts, unreadable: bool| {
+        let source = Counted(counts, unreadable);
+        let targets = Targets {
+            data: Some(&source),
+            store: None,
+            previous: None,
+            against: String::new(),
+        };
+        run::check(
+            vec![checks::load_bytes("trips_v1.yaml", SCHEMA.as_bytes())],
+            &targets,
+            &Config::default(),
+        )
+    };
+    let utc = |unit| {
+        Some(FeatureType::Timestamp {
+            unit,
+            tz: Some("UTC".into()),
+        })
+    };
+    let column = |name: &str, read_as: Option<FeatureType>| DataColumn {
+        name: name.into(),
+        read_as,
+        arrow: "T".into(),
+    };
+    let options = DataOptions {
+        as_of_nanos: 0,
+        sample_rows: 5,
+    };
+    let (_, file) = checks::load_bytes("trips_v1.yaml", SCHEMA.as_bytes());
+    let plan = data::plan(&file.unwrap(), "d.parquet", &options);
+    let counts = |rows: u64| DataCounts {
+        rows: 10,
+        columns: vec![
+            column("driver_id", Some(FeatureType::Int64)),
+            column("event_ts", utc(TimeUnit::Microsecond)),
+            column("created", utc(TimeUnit::Second)),
+            column("fare", Some(FeatureType::Float64)),
+            column("city", Some(FeatureType::String)),
+        ],
+        checks: vec![
+            Some(Matched {
+                rows,
+                sample: vec!["driver_id=1".into()]
+            });
+            plan.checks.len()
+        ],
+        exact_duplicates: Some(Matched {
+            rows,
+            sample: vec![],
+        }),
+        conflicting: Some(Matched {
+            rows,
+            sample: vec![],
+        }),
+        keys: Some(10),
+        stale_keys: Some(Matched {
+            rows,
+            sample: vec![],
+        }),
+    };
+    let clean = run_with(counts(0), false);
+    assert_eq!(clean.findings().count(), 0, "{clean:#?}");
+    let faulty = run_with(counts(1), false);
+    for (rule, status) in [
+        (Rule::DataNull, Status::Error),
+        (Rule::DataNonFinite, Status::Warning),
+        (Rule::DataOutOfRange, Status::Error),
+        (Rule::DataNotAllowed, Status::Error),
+        (Rule::DataFutureEvent, Status::Error),
+        (Rule::DataCreatedBeforeEvent, Status::Error),
+        (Rule::DataStaleKeys, Status::Info),
+        (Rule::DataDuplicateRows, Status::Warning),
+        (Rule::DataConflictingRows, Status::Error),
+    ] {
+        assert!(
+            statuses(&faulty, rule).contains(&status),
+            "{rule}: {faulty:#?}"
+        );
+    }
+    // `fare` as text, `city` missing.
+    let mut typed = counts(0);
+    typed.columns[3] = column("fare", Some(FeatureType::String));
+    typed.columns.pop();
+    let typed = run_with(typed, false);
+    assert_eq!(statuses(&typed, Rule::DataColumnType), vec![Status::Error]);
+    assert_eq!(
+        statuses(&typed, Rule::DataColumnMissing),
+        vec![Status::Error]
+    );
+    let unreadable = run_with(counts(0), true);
+    assert_eq!(
+        statuses(&unreadable, Rule::DataUnreadable),
+        vec![Status::Error]
+    );
+    assert_eq!(unreadable.exit_code(false), 2);
+}
+
 #[test]
 fn every_rule_has_a_test_above() {
     let source = include_str!("rules.rs");

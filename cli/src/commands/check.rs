@@ -104,8 +104,9 @@ pub struct CheckArgs {
     #[arg(long)]
     pub data_from_store: bool,
     /// At most this many offending rows are shown per data finding.
-    #[arg(long, value_name = "N", default_value_t = 5)]
-    pub data_sample: usize,
+    #[arg(long, value_name = "N", default_value_t = 5,
+          value_parser = clap::value_parser!(u16).range(0..=10_000))]
+    pub data_sample: u16,
     #[command(flatten)]
     pub report: ReportArgs,
 }
@@ -277,7 +278,7 @@ fn data_paths(args: &CheckArgs) -> CliResult<Option<arrowfeat_gate::DataPaths>> 
             datafusion::arrow::compute::kernels::cast_utils::string_to_timestamp_nanos(text.trim())
                 .map_err(|_| {
                     CliError::usage(format!(
-                "--as-of: expected a time such as 2026-12-01T00:00:00Z or 2026-12-01, found '{}'",
+                "--as-of: expected a time from 1677-09-22 to 2262-04-11 such as 2026-12-01T00:00:00Z or 2026-12-01, found '{}'",
                 arrowfeat_common::quote(text, 60)
             ))
                 })?
@@ -287,8 +288,14 @@ fn data_paths(args: &CheckArgs) -> CliResult<Option<arrowfeat_gate::DataPaths>> 
             .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
             .unwrap_or(0),
     };
-    let mut paths = Vec::new();
+    let mut paths: Vec<(Option<String>, String)> = Vec::new();
     for given in &args.data {
+        if given.is_empty() || given.ends_with('=') {
+            return Err(CliError::usage(format!(
+                "--data '{}': expected [VIEW=]PATH, found no path",
+                arrowfeat_common::quote(given, 200)
+            )));
+        }
         // A path that exists is taken whole (a Hive directory `day=1/` has an `=`).
         let pair = match given.split_once('=') {
             Some((view, path))
@@ -304,11 +311,45 @@ fn data_paths(args: &CheckArgs) -> CliResult<Option<arrowfeat_gate::DataPaths>> 
                 arrowfeat_common::quote(given, 200)
             )));
         }
+        if let Some(view) = &pair.0 {
+            if paths.iter().any(|(v, _)| v.as_ref() == Some(view)) {
+                return Err(CliError::usage(format!(
+                    "--data {}=...: given twice; give one path per view (a directory holds several files)",
+                    arrowfeat_common::quote(view, 100)
+                )));
+            }
+        }
         paths.push(pair);
+    }
+    // A path without a view is the data of the one view the schemas declare.
+    if paths.iter().any(|(view, _)| view.is_none()) {
+        let load = LoadOptions {
+            follow_symlinks: args.report.follow_symlinks,
+        };
+        let mut views: Vec<String> = arrowfeat_validator::run::load_path_with(&args.schemas, &load)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(_, file)| file.map(|f| f.spec.name))
+            .collect();
+        views.sort();
+        views.dedup();
+        if views.len() > 1 {
+            return Err(CliError::usage(format!(
+                "--data '{}' names no view, but the schemas declare {} views ({}): give --data VIEW=PATH",
+                arrowfeat_common::quote(&args.data[0], 200),
+                views.len(),
+                views
+                    .iter()
+                    .take(5)
+                    .map(|v| format!("`{}`", arrowfeat_common::quote(v, 100)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
     }
     let options = arrowfeat_validator::checks::data::DataOptions {
         as_of_nanos,
-        sample_rows: args.data_sample,
+        sample_rows: usize::from(args.data_sample),
     };
     let data = arrowfeat_gate::DataPaths::new(paths, options);
     Ok(Some(match (args.data_from_store, &args.feast_repo) {

@@ -324,6 +324,10 @@ fn number_text(n: &ExactNumber) -> String {
         ExactNumber::Int { negative, digits } => {
             format!("{}{digits}", if *negative { "-" } else { "" })
         }
+        // Shortest round-trip form; exponent form for very large and small magnitudes.
+        ExactNumber::Float(f) if *f != 0.0 && (f.abs() >= 1e16 || f.abs() < 1e-6) => {
+            format!("{f:e}")
+        }
         ExactNumber::Float(f) => f.to_string(),
     }
 }
@@ -353,12 +357,16 @@ pub fn findings(plan: &DataPlan, counts: &DataCounts) -> Vec<Check> {
                     crate::text::short(&column.name),
                     column.role.as_str(),
                     declared_text(column),
-                    counts
-                        .columns
-                        .iter()
-                        .map(|c| format!("`{}`", crate::text::short(&c.name)))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    if counts.columns.is_empty() {
+                        "none".to_string()
+                    } else {
+                        counts
+                            .columns
+                            .iter()
+                            .map(|c| format!("`{}`", crate::text::short(&c.name)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
                 ),
             ));
             continue;
