@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use arrowfeat_cli::commands::check::{self, CheckArgs, DiffArgs, Outcome};
+use arrowfeat_cli::commands::drift::{drift, DriftArgs};
 use arrowfeat_cli::commands::functions::{catalogue, CatalogueFormat};
 use arrowfeat_cli::commands::sql::{self, OutputFormat, TableArg};
 use arrowfeat_cli::commands::training_set::{training_set, TrainingSetArgs};
@@ -68,6 +69,14 @@ enum Command {
     },
     /// Compare two revisions of schema files: classify changes and enforce semver.
     Diff(DiffArgs),
+    /// Measure how far each feature's current data drifted from its reference: PSI,
+    /// Jensen-Shannon and Kolmogorov-Smirnov for numbers, PSI, Jensen-Shannon and the
+    /// largest share change for categories, and the change of the missing share.
+    ///
+    /// Thresholds: [drift] in arrowfeat.toml. Exit codes as for check. Example:
+    /// arrowfeat drift --schemas schemas/ --reference last_week.parquet --current
+    /// today.parquet
+    Drift(DriftArgs),
     /// Build a point-in-time training set: for each label row (key, time), as-of values
     /// and windowed aggregates of the same key's events visible at that time.
     ///
@@ -145,6 +154,7 @@ async fn run(cli: Cli) -> CliResult<i32> {
         }
         Command::Check(args) => return emit(check::check(&args)?, &mut out),
         Command::Diff(args) => return emit(check::diff(&args)?, &mut out),
+        Command::Drift(args) => return emit(drift(&args)?, &mut out),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             let mut command = <Cli as clap::CommandFactory>::command();

@@ -8,6 +8,8 @@
 
 use std::collections::BTreeMap;
 
+pub mod drift;
+
 use arrowfeat_common::quote;
 use arrowfeat_udf::sql::files;
 use arrowfeat_validator::checks::data::{
@@ -33,40 +35,150 @@ const ROWS: &str = "\"#rows\"";
 const ROWS_NAME: &str = "#rows";
 const LATEST: &str = "\"#latest event\"";
 
-/// The data of feature views, by view name (or one path for every view), checked with
+/// The data of one view: files, or a table in memory (from Python).
+#[derive(Debug, Clone)]
+pub enum Data {
+    /// A file or directory, read with arrowfeat's file reading.
+    Path(String),
+    /// Record batches, named in findings by `label` (the caller's argument).
+    Table {
+        label: String,
+        schema: datafusion::arrow::datatypes::SchemaRef,
+        batches: Vec<RecordBatch>,
+    },
+}
+
+impl Data {
+    /// How findings name it.
+    pub fn label(&self) -> &str {
+        match self {
+            Data::Path(path) => path,
+            Data::Table { label, .. } => label,
+        }
+    }
+}
+
+/// Data given per view name, or one source for the one view the schemas declare.
+#[derive(Debug)]
+pub struct ByView {
+    by_view: BTreeMap<String, Data>,
+    any_view: Option<Data>,
+    /// The views asked for so far.
+    used: std::sync::Mutex<Vec<String>>,
+}
+
+impl ByView {
+    /// `(view, data)` pairs; a pair without a view applies to every view (when the
+    /// schemas declare one view).
+    pub fn new(data: Vec<(Option<String>, Data)>) -> ByView {
+        let mut by_view = BTreeMap::new();
+        let mut any_view = None;
+        for (view, data) in data {
+            match view {
+                Some(view) => {
+                    by_view.insert(view, data);
+                }
+                None => any_view = Some(data),
+            }
+        }
+        ByView {
+            by_view,
+            any_view,
+            used: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_view.is_empty() && self.any_view.is_none()
+    }
+
+    /// The data of `view`, `Ok(None)` when none is given for it; a finding when the one
+    /// source given without a view is asked for a second view (`flag` names the option).
+    pub fn get(&self, view: &str, flag: &str) -> Result<Option<Data>, Box<Check>> {
+        let from_any = !self.by_view.contains_key(view) && self.any_view.is_some();
+        let Some(data) = self.by_view.get(view).or(self.any_view.as_ref()) else {
+            return Ok(None);
+        };
+        let others: Vec<String> = {
+            let mut used = self
+                .used
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if !used.iter().any(|v| v == view) {
+                used.push(view.to_string());
+            }
+            used.iter().filter(|v| *v != view).cloned().collect()
+        };
+        if from_any && !others.is_empty() {
+            let path = data.label();
+            // One path for several views: which view's data it is cannot be guessed.
+            return Err(Box::new(Check::fail(
+                Rule::DataUnreadable,
+                format!("data {}", quote(path, 200)),
+                Expected("the data of one view"),
+                Actual("several views"),
+                arrowfeat_validator::yaml::Pos::UNKNOWN,
+                format!(
+                    "{flag} {} is given without a view, but the schemas declare several views (`{}` and `{}`): give {flag} VIEW=PATH",
+                    quote(path, 200),
+                    quote(&others[0], 100),
+                    quote(view, 100)
+                ),
+            )));
+        }
+        Ok(Some(data.clone()))
+    }
+
+    /// The views given by name that no schema file declared (after a run).
+    pub fn unused_views(&self) -> Vec<String> {
+        let used = self.used.lock().map(|u| u.clone()).unwrap_or_default();
+        self.by_view
+            .keys()
+            .filter(|view| !used.contains(view))
+            .cloned()
+            .collect()
+    }
+
+    /// The sources, for a report's "against" line.
+    pub fn labels(&self) -> Vec<String> {
+        self.by_view
+            .values()
+            .chain(&self.any_view)
+            .map(|d| quote(d.label(), 200))
+            .collect()
+    }
+}
+
+/// The data of feature views, by view name (or one source for every view), checked with
 /// DataFusion.
 #[derive(Debug)]
 pub struct DataPaths {
-    by_view: BTreeMap<String, String>,
-    any_view: Option<String>,
+    data: ByView,
     /// Views without a path read their store's batch source, relative paths from this
     /// directory (the feature repo).
     from_store: Option<std::path::PathBuf>,
     options: DataOptions,
-    /// The views checked so far.
-    used: std::sync::Mutex<Vec<String>>,
 }
 
 impl DataPaths {
     /// `paths`: (view, path) pairs; a pair without a view applies to every view (when the
     /// schemas declare one view).
     pub fn new(paths: Vec<(Option<String>, String)>, options: DataOptions) -> DataPaths {
-        let mut by_view = BTreeMap::new();
-        let mut any_view = None;
-        for (view, path) in paths {
-            match view {
-                Some(view) => {
-                    by_view.insert(view, path);
-                }
-                None => any_view = Some(path),
-            }
-        }
+        Self::of(
+            paths
+                .into_iter()
+                .map(|(view, path)| (view, Data::Path(path)))
+                .collect(),
+            options,
+        )
+    }
+
+    /// [`DataPaths::new`] with data of any kind.
+    pub fn of(data: Vec<(Option<String>, Data)>, options: DataOptions) -> DataPaths {
         DataPaths {
-            by_view,
-            any_view,
+            data: ByView::new(data),
             from_store: None,
             options,
-            used: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -79,17 +191,17 @@ impl DataPaths {
 
     /// The views given by name that no schema file declared (after a run).
     pub fn unused_views(&self) -> Vec<String> {
-        let used = self.used.lock().map(|u| u.clone()).unwrap_or_default();
-        self.by_view
-            .keys()
-            .filter(|view| !used.contains(view))
-            .cloned()
-            .collect()
+        self.data.unused_views()
     }
 }
 
 impl DataSource for DataPaths {
-    fn check(&self, file: &SchemaFile, store: Option<&StoreView>) -> Option<Vec<Check>> {
+    fn check(
+        &self,
+        file: &SchemaFile,
+        store: Option<&StoreView>,
+        _config: &arrowfeat_validator::config::Config,
+    ) -> Option<Vec<Check>> {
         let view = &file.spec.name;
         let from_store = || -> Option<String> {
             let repo = self.from_store.as_ref()?;
@@ -107,12 +219,12 @@ impl DataSource for DataPaths {
                 false => repo.join(path).to_string_lossy().into_owned(),
             })
         };
-        let from_any = !self.by_view.contains_key(view) && self.any_view.is_some();
-        let path = match self.by_view.get(view).or(self.any_view.as_ref()) {
-            Some(path) => path.clone(),
-            None => from_store()?,
+        let data = match self.data.get(view, "--data") {
+            Ok(Some(data)) => data,
+            Ok(None) => Data::Path(from_store()?),
+            Err(refused) => return Some(vec![*refused]),
         };
-        if path.is_empty() {
+        if matches!(&data, Data::Path(path) if path.is_empty()) {
             return Some(vec![Check::fail(
                 Rule::DataUnreadable,
                 "data of the store's batch source",
@@ -126,46 +238,17 @@ impl DataSource for DataPaths {
                 ),
             )]);
         }
-        let path = &path;
-        let others: Vec<String> = {
-            let mut used = self.used.lock().ok()?;
-            used.push(view.clone());
-            used.iter().filter(|v| *v != view).cloned().collect()
-        };
-        if from_any && !others.is_empty() {
-            // One path for several views: which view's data it is cannot be guessed.
-            return Some(vec![Check::fail(
-                Rule::DataUnreadable,
-                format!("data {}", quote(path, 200)),
-                Expected("the data of one view"),
-                Actual("several views"),
-                arrowfeat_validator::yaml::Pos::UNKNOWN,
-                format!(
-                    "--data {} is given without a view, but the schemas declare several views (`{}` and `{}`): give --data VIEW=PATH",
-                    quote(path, 200),
-                    quote(&others[0], 100),
-                    quote(view, 100)
-                ),
-            )]);
-        }
+        let path = data.label();
         let plan = plan(file, path, &self.options);
-        let counted = run_blocking(count(&plan, path));
+        let counted = run_blocking(count(&plan, &data)).and_then(|counted| counted);
         Some(match counted {
             Ok(counts) => findings(&plan, &counts),
-            Err(message) => vec![Check::fail(
-                Rule::DataUnreadable,
-                format!("data {}", quote(path, 200)),
-                Expected("data that can be read"),
-                Actual("unreadable"),
-                arrowfeat_validator::yaml::Pos::UNKNOWN,
-                message,
-            )],
+            Err(message) => vec![unreadable(path, message)],
         })
     }
 
     fn label(&self) -> String {
-        let mut paths: Vec<String> = self.by_view.values().map(|p| quote(p, 200)).collect();
-        paths.extend(self.any_view.iter().map(|p| quote(p, 200)));
+        let mut paths = self.data.labels();
         if self.from_store.is_some() {
             paths.push("of the store's batch sources".to_string());
         }
@@ -177,29 +260,59 @@ impl DataSource for DataPaths {
     }
 }
 
+/// The finding of data that cannot be read.
+fn unreadable(path: &str, message: String) -> Check {
+    Check::fail(
+        Rule::DataUnreadable,
+        format!("data {}", quote(path, 200)),
+        Expected("data that can be read"),
+        Actual("unreadable"),
+        arrowfeat_validator::yaml::Pos::UNKNOWN,
+        message,
+    )
+}
+
 /// `future` to completion from synchronous code, inside a Tokio runtime (the CLI's) or
 /// not (Python's).
-fn run_blocking<T>(future: impl std::future::Future<Output = T>) -> T {
+fn run_blocking<T>(future: impl std::future::Future<Output = T>) -> Result<T, String> {
     match tokio::runtime::Handle::try_current() {
-        Ok(handle) => tokio::task::block_in_place(|| handle.block_on(future)),
-        Err(_) => tokio::runtime::Builder::new_current_thread()
+        Ok(handle) => Ok(tokio::task::block_in_place(|| handle.block_on(future))),
+        Err(_) => Ok(tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .expect("a Tokio runtime")
-            .block_on(future),
+            .map_err(|e| format!("cannot start the runtime that reads the data: {e}"))?
+            .block_on(future)),
     }
 }
 
-/// The counts `plan` asks for, over the data at `path`.
-pub async fn count(plan: &DataPlan, path: &str) -> Result<DataCounts, String> {
+/// A session with `data` registered as [`TABLE`], and its schema.
+async fn register(
+    data: &Data,
+) -> Result<(SessionContext, datafusion::arrow::datatypes::SchemaRef), String> {
     let ctx = files::session().map_err(|e| files::error_message(&e))?;
-    let what = format!("'{}'", quote(path, 200));
-    let table = files::open_path(&ctx.state(), &what, path)
-        .await
-        .map_err(|e| e.message)?;
+    let table: std::sync::Arc<dyn datafusion::catalog::TableProvider> = match data {
+        Data::Path(path) => {
+            let what = format!("'{}'", quote(path, 200));
+            files::open_path(&ctx.state(), &what, path)
+                .await
+                .map_err(|e| e.message)?
+        }
+        Data::Table {
+            schema, batches, ..
+        } => std::sync::Arc::new(
+            datafusion::datasource::MemTable::try_new(schema.clone(), vec![batches.clone()])
+                .map_err(|e| files::error_message(&e))?,
+        ),
+    };
     let schema = table.schema();
     ctx.register_table(TABLE, table)
         .map_err(|e| files::error_message(&e))?;
+    Ok((ctx, schema))
+}
+
+/// The counts `plan` asks for, over `data`.
+pub async fn count(plan: &DataPlan, data: &Data) -> Result<DataCounts, String> {
+    let (ctx, schema) = register(data).await?;
     let columns: Vec<DataColumn> = schema
         .fields()
         .iter()

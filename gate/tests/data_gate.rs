@@ -85,7 +85,9 @@ fn check(path: &std::path::Path, sample_rows: usize) -> Vec<Check> {
             sample_rows,
         },
     );
-    paths.check(&schema(), None).expect("data for the view")
+    paths
+        .check(&schema(), None, &Default::default())
+        .expect("data for the view")
 }
 
 fn findings(checks: &[Check]) -> Vec<(Rule, String)> {
@@ -309,7 +311,7 @@ fn check_yaml(yaml: &str, path: &std::path::Path) -> Vec<Check> {
         },
     );
     paths
-        .check(&file.expect("the schema reads"), None)
+        .check(&file.expect("the schema reads"), None, &Default::default())
         .expect("data for the view")
 }
 

@@ -1,7 +1,7 @@
 """Native kernels (Rust). Arguments are pyarrow Arrays (columns) or pyarrow Scalars
 (constants); use the typed wrappers in `arrowfeat` rather than calling these directly."""
 
-from typing import Literal
+from typing import Any, Literal
 
 import pyarrow as pa
 
@@ -42,7 +42,20 @@ def check(
     follow_symlinks: bool = False,
     baseline: str | Literal[False] | None = None,
     write_baseline: str | None = None,
+    data: list[tuple[str | None, Any]] = ...,
+    as_of: int | None = None,
+    sample_rows: int = 5,
 ) -> CheckReport: ...
+def drift(
+    schemas: str,
+    *,
+    reference: list[tuple[str | None, Any]] = ...,
+    reference_profile: str | None = None,
+    reference_label: str = "",
+    current: list[tuple[str | None, Any]] = ...,
+    config: str | None = None,
+    baseline: str | None = None,
+) -> tuple[CheckReport, str]: ...
 def parse_duration(function: str, argument: str, text: str) -> int: ...
 def tumble_start(ts: pa.Array, size: int, offset: int) -> pa.Array: ...
 def hop_windows(ts: pa.Array, size: int, step: int, offset: int) -> pa.Array: ...

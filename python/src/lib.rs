@@ -72,6 +72,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ffi_udfs::file_table, m)?)?;
     m.add_class::<validator::CheckReport>()?;
     m.add_function(wrap_pyfunction!(validator::check, m)?)?;
+    m.add_function(wrap_pyfunction!(validator::drift, m)?)?;
     m.add_function(wrap_pyfunction!(join::point_in_time, m)?)?;
     m.add_function(wrap_pyfunction!(scalar::standard_scale, m)?)?;
     m.add_function(wrap_pyfunction!(scalar::min_max_scale, m)?)?;

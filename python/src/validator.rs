@@ -68,9 +68,12 @@ impl CheckReport {
 /// `baseline`: accepted findings, as `--baseline FILE`; by default
 /// `arrowfeat-baseline.json` in the working directory if there is one; `False`: none, as
 /// `--no-baseline`. `write_baseline`: write today's findings there, then check with them.
+/// `data`: (view or None, a path or an Arrow table through the C stream interface) pairs,
+/// checked against their schemas as `--data` (`as_of` in ns since the epoch, default
+/// now; at most `sample_rows` rows shown per finding).
 /// Unreadable top-level input or configuration raises ValueError (the CLI's exit code 2).
 #[pyfunction]
-#[pyo3(signature = (schemas, registry_json = None, against = String::new(), *, previous = None, config = None, compatibility = None, deny_warnings = false, follow_symlinks = false, baseline = None, write_baseline = None))]
+#[pyo3(signature = (schemas, registry_json = None, against = String::new(), *, previous = None, config = None, compatibility = None, deny_warnings = false, follow_symlinks = false, baseline = None, write_baseline = None, data = Vec::new(), as_of = None, sample_rows = 5))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn check(
     py: Python<'_>,
@@ -84,7 +87,11 @@ pub(crate) fn check(
     follow_symlinks: bool,
     baseline: Option<&Bound<'_, PyAny>>,
     write_baseline: Option<std::path::PathBuf>,
+    data: Vec<(Option<String>, Bound<'_, PyAny>)>,
+    as_of: Option<i64>,
+    sample_rows: usize,
 ) -> PyResult<CheckReport> {
+    let data = data_sources(data, as_of, sample_rows)?;
     use arrowfeat_validator::compat::Mode;
     use arrowfeat_validator::pipeline::{
         self, BaselineSource, ConfigSource, Inputs, Names, StoreSource,
@@ -138,9 +145,139 @@ pub(crate) fn check(
         names: Names::ARGUMENTS,
         baseline,
         write_baseline,
+        data: data
+            .as_ref()
+            .map(|d| d as &dyn arrowfeat_validator::run::DataSource),
         ..Inputs::check(schemas)
     };
     let run =
         detach(py, "check", move || pipeline::run(inputs))?.map_err(|e| value_error(e.message))?;
     Ok(CheckReport { run })
+}
+
+/// `check`'s `data`: paths as they are, anything else read as an Arrow table.
+fn data_sources(
+    data: Vec<(Option<String>, Bound<'_, PyAny>)>,
+    as_of: Option<i64>,
+    sample_rows: usize,
+) -> PyResult<Option<arrowfeat_gate::DataPaths>> {
+    if data.is_empty() {
+        return Ok(None);
+    }
+    let sources = sources_of("check_data", "data", data)?;
+    let as_of_nanos = match as_of {
+        Some(nanos) => nanos,
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+            .unwrap_or(0),
+    };
+    let options = arrowfeat_validator::checks::data::DataOptions {
+        as_of_nanos,
+        sample_rows,
+    };
+    Ok(Some(arrowfeat_gate::DataPaths::of(sources, options)))
+}
+
+/// (view, path or Arrow table) pairs of `function`'s `argument`: paths as they are,
+/// anything else read through the Arrow C stream interface.
+fn sources_of(
+    function: &str,
+    argument: &str,
+    data: Vec<(Option<String>, Bound<'_, PyAny>)>,
+) -> PyResult<Vec<(Option<String>, arrowfeat_gate::Data)>> {
+    use arrow::ffi_stream::ArrowArrayStreamReader;
+    use arrow::record_batch::RecordBatchReader;
+    use arrow_pyarrow::FromPyArrow;
+    use arrowfeat_gate::Data;
+    let mut sources = Vec::with_capacity(data.len());
+    for (view, obj) in data {
+        let argument = match &view {
+            Some(view) => format!("{argument}[{}]", arrowfeat_common::quote(view, 100)),
+            None => argument.to_string(),
+        };
+        let source = if let Ok(path) = obj.extract::<std::path::PathBuf>() {
+            Data::Path(path.to_string_lossy().into_owned())
+        } else {
+            let reader = ArrowArrayStreamReader::from_pyarrow_bound(&obj).map_err(|e| {
+                type_error(format!(
+                    "{function}: argument `{argument}`: expected a path or an Arrow table, found {}: {e}",
+                    obj.get_type()
+                        .name()
+                        .map_or_else(|_| "an object".to_string(), |n| n.to_string())
+                ))
+            })?;
+            let schema = reader.schema();
+            let batches = reader
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| value_error(format!("{function}: argument `{argument}`: {e}")))?;
+            Data::Table {
+                label: argument,
+                schema,
+                batches,
+            }
+        };
+        sources.push((view, source));
+    }
+    Ok(sources)
+}
+
+/// Runs `arrowfeat drift`: the schema files under `schemas` and the drift of each view's
+/// `current` data ((view or None, path or Arrow table) pairs) from its `reference` data
+/// (pairs) or from `reference_profile` (the JSON text `--save-reference` writes, named
+/// `reference_label` in the report). Returns the report and the reference data's profile
+/// as JSON (what `--save-reference` writes; no views when `reference_profile` is given).
+#[pyfunction]
+#[pyo3(signature = (schemas, *, reference = Vec::new(), reference_profile = None, reference_label = String::new(), current = Vec::new(), config = None, baseline = None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn drift(
+    py: Python<'_>,
+    schemas: std::path::PathBuf,
+    reference: Vec<(Option<String>, Bound<'_, PyAny>)>,
+    reference_profile: Option<String>,
+    reference_label: String,
+    current: Vec<(Option<String>, Bound<'_, PyAny>)>,
+    config: Option<std::path::PathBuf>,
+    baseline: Option<std::path::PathBuf>,
+) -> PyResult<(CheckReport, String)> {
+    use arrowfeat_gate::drift::{DriftSources, Reference};
+    use arrowfeat_validator::pipeline::{
+        self, BaselineSource, Command, ConfigSource, Inputs, Names,
+    };
+    let reference = match reference_profile {
+        Some(text) => Reference::Profile {
+            label: arrowfeat_common::clean(&reference_label),
+            profile: arrowfeat_validator::checks::drift::ReferenceProfile::parse(&text)
+                .map_err(|e| value_error(format!("drift: argument `reference_profile`: {e}")))?,
+        },
+        None => Reference::Data(arrowfeat_gate::ByView::new(sources_of(
+            "drift",
+            "reference",
+            reference,
+        )?)),
+    };
+    let sources = DriftSources::new(reference, sources_of("drift", "current", current)?);
+    let inputs = Inputs {
+        command: Command::Drift,
+        config: match config {
+            Some(path) => ConfigSource::File(path),
+            None => ConfigSource::Discover(std::path::PathBuf::from(".")),
+        },
+        names: Names::ARGUMENTS,
+        baseline: match baseline {
+            Some(path) => BaselineSource::File(path),
+            None => BaselineSource::None,
+        },
+        data: Some(&sources as &dyn arrowfeat_validator::run::DataSource),
+        ..Inputs::check(schemas)
+    };
+    let run =
+        detach(py, "drift", move || pipeline::run(inputs))?.map_err(|e| value_error(e.message))?;
+    if let Some(view) = sources.unused_views().first() {
+        return Err(value_error(format!(
+            "drift: view `{}` is given data, but no schema file declares it",
+            arrowfeat_common::quote(view, 100)
+        )));
+    }
+    Ok((CheckReport { run }, sources.saved_profile().to_json()))
 }

@@ -11,6 +11,13 @@
 //! rule = "ttl"
 //! views = ["driver_hourly_stats_v1", "legacy_*"]   # omit for every view
 //! reason = "TTL is managed by the platform team"
+//!
+//! [drift]                         # `arrowfeat drift`: findings above these
+//! psi = 0.2
+//! jensen_shannon = 0.1            # the distance, base 2
+//! ks = 0.1
+//! categories = 0.1                # the largest change of one category's share
+//! null_rate = 0.05                # the change of the share of missing values
 //! ```
 
 use std::collections::BTreeMap;
@@ -29,6 +36,8 @@ pub struct Config {
     /// `None` turns the rule off.
     pub severity: BTreeMap<Rule, Option<Severity>>,
     pub ignore: Vec<Ignore>,
+    /// `[drift]`: when a drift metric is a finding.
+    pub drift: crate::checks::drift::Thresholds,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +59,18 @@ struct ConfigFile {
     severity: BTreeMap<String, String>,
     #[serde(default)]
     ignore: Vec<IgnoreFile>,
+    #[serde(default)]
+    drift: Option<DriftFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DriftFile {
+    psi: Option<f64>,
+    jensen_shannon: Option<f64>,
+    ks: Option<f64>,
+    categories: Option<f64>,
+    null_rate: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -144,6 +165,29 @@ impl Config {
             })?;
         }
         config.deny_warnings = file.deny_warnings.unwrap_or(false);
+        if let Some(drift) = &file.drift {
+            let thresholds = &mut config.drift;
+            for (key, given, slot) in [
+                ("psi", drift.psi, &mut thresholds.psi),
+                (
+                    "jensen_shannon",
+                    drift.jensen_shannon,
+                    &mut thresholds.jensen_shannon,
+                ),
+                ("ks", drift.ks, &mut thresholds.ks),
+                ("categories", drift.categories, &mut thresholds.categories),
+                ("null_rate", drift.null_rate, &mut thresholds.null_rate),
+            ] {
+                let Some(value) = given else { continue };
+                if !(value.is_finite() && value >= 0.0) {
+                    return Err(format!(
+                        "{}: [drift] {key} must be a number >= 0, found {value}",
+                        locate(key)
+                    ));
+                }
+                *slot = value;
+            }
+        }
         for (id, severity) in &file.severity {
             let rule = check_rule(id)?;
             let value = match severity.as_str() {

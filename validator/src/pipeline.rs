@@ -19,6 +19,8 @@ use crate::store::{self, StoreMetadata};
 pub enum Command {
     Check,
     Diff,
+    /// `arrowfeat drift`: the check of the schema files, and the drift of their data.
+    Drift,
 }
 
 impl Command {
@@ -26,6 +28,7 @@ impl Command {
         match self {
             Command::Check => "check",
             Command::Diff => "diff",
+            Command::Drift => "drift",
         }
     }
 }
@@ -47,6 +50,7 @@ impl Names {
         let (schemas, against) = match command {
             Command::Check => ("--schemas", "--against"),
             Command::Diff => ("NEW", "OLD"),
+            Command::Drift => ("--schemas", "--against"),
         };
         Names {
             schemas,
@@ -358,7 +362,7 @@ fn run_inner(inputs: Inputs<'_>) -> Result<(Report, Config), String> {
     }
     let loaded = run::load_path_with(&inputs.schemas, &inputs.load)
         .map_err(|e| format!("{} {e}", names.schemas))?;
-    if inputs.command == Command::Check && loaded.is_empty() {
+    if inputs.command != Command::Diff && loaded.is_empty() {
         return Err(format!(
             "{} {}: no schema files (*.yaml, *.yml) found",
             names.schemas,

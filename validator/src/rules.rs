@@ -37,6 +37,8 @@ pub enum Category {
     Suppression,
     /// The data of a view disagrees with its schema file (`arrowfeat check --data`).
     Data,
+    /// The current data of a view drifted from its reference (`arrowfeat drift`).
+    Drift,
 }
 
 impl Category {
@@ -48,6 +50,7 @@ impl Category {
             Category::Compatibility => "compatibility",
             Category::Suppression => "suppression",
             Category::Data => "data",
+            Category::Drift => "drift",
         }
     }
 }
@@ -174,6 +177,18 @@ rules! {
         "Rows that repeat another row with the same entity keys and event timestamp and the same values in every declared column.";
     DataConflictingRows = "data-conflicting-rows", Data, Error,
         "Entity keys and an event timestamp with two or more rows whose values differ: which one a point-in-time join takes is a tie-break, not the truth.";
+    DriftNullRate = "drift-null-rate", Drift, Error,
+        "The share of missing values (null, and NaN in floats) of a feature changed by more than `[drift] null_rate` (default 0.05) between the reference and the current data.";
+    DriftPsi = "drift-psi", Drift, Error,
+        "A feature's population stability index exceeds `[drift] psi` (default 0.2): numeric features over 10 bins at the reference's deciles, categorical ones over their categories; empty bins count as 1e-4, natural log.";
+    DriftJensenShannon = "drift-jensen-shannon", Drift, Error,
+        "A feature's Jensen-Shannon distance (the square root of the divergence, base 2, over the same bins or categories as PSI) exceeds `[drift] jensen_shannon` (default 0.1).";
+    DriftKs = "drift-ks", Drift, Error,
+        "A numeric feature's Kolmogorov-Smirnov statistic D (the largest gap between the two empirical distribution functions, as scipy's `ks_2samp` computes it) exceeds `[drift] ks` (default 0.1).";
+    DriftCategories = "drift-categories", Drift, Error,
+        "The share of one category of a categorical feature changed by more than `[drift] categories` (default 0.1): the L-infinity distance; new categories are named.";
+    DriftReference = "drift-reference", Drift, Error,
+        "The saved reference profile (`--reference-profile`) has no profile of a feature the schema declares, or profiles it as another kind (numeric or categorical): save it again.";
     IgnoreComment = "ignore-comment", Suppression, Error,
         "An inline `# arrowfeat: ignore[rule-id] reason` comment without a reason, with an unknown rule id (the finding suggests the closest), with a rule of category `input`, or without brackets.";
     IgnoreUnused = "ignore-unused", Suppression, Warning,

@@ -211,10 +211,12 @@ pub trait DataSource: Sync {
     /// The checks of `file`'s view's data, `None` when no data is given for the view.
     /// `store` is the store's view of that name, when a store is given (its batch
     /// source says where the data is).
+    /// `config` is the run's `arrowfeat.toml` (its `[drift]` thresholds, for drift).
     fn check(
         &self,
         file: &SchemaFile,
         store: Option<&crate::store::StoreView>,
+        config: &Config,
     ) -> Option<Vec<Check>>;
     /// What the data is, for the report's "against" line.
     fn label(&self) -> String;
@@ -273,7 +275,10 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
             let store_view = targets
                 .store
                 .and_then(|store| store.views.get(&file.spec.name));
-            if let Some(found) = targets.data.and_then(|data| data.check(file, store_view)) {
+            if let Some(found) = targets
+                .data
+                .and_then(|data| data.check(file, store_view, config))
+            {
                 report.checks.extend(found);
             }
             if let Some(old) = previous.get(file.spec.name.as_str()) {

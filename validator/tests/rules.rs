@@ -621,7 +621,12 @@ fn data_rules_from_counts() {
 
     struct Counted(DataCounts, bool);
     impl run::DataSource for Counted {
-        fn check(&self, file: &SchemaFile, _: Option<&StoreView>) -> Option<Vec<Check>> {
+        fn check(
+            &self,
+            file: &SchemaFile,
+            _: Option<&StoreView>,
+            _: &arrowfeat_validator::config::Config,
+        ) -> Option<Vec<Check>> {
             if self.1 {
                 return Some(vec![Check::fail(
                     Rule::DataUnreadable,
@@ -741,6 +746,119 @@ fn data_rules_from_counts() {
         vec![Status::Error]
     );
     assert_eq!(unreadable.exit_code(false), 2);
+}
+
+#[test]
+fn drift_rules_from_summaries() {
+    use arrowfeat_validator::checks::drift::{self, Kind, Summary};
+    let (_, file) = checks::load_bytes("trips_v1.yaml", SCHEMA.as_bytes());
+    let file = file.unwrap();
+    let (features, skipped) = drift::features(&file);
+    let kinds: Vec<(&str, Kind)> = features.iter().map(|f| (f.name.as_str(), f.kind)).collect();
+    assert_eq!(
+        kinds,
+        vec![("fare", Kind::Numeric), ("city", Kind::Categorical)]
+    );
+    assert!(skipped.is_empty());
+    let numbers = |from: u32, nulls: u64| Summary {
+        rows: 100 + nulls,
+        nulls,
+        numbers: (from..from + 100).map(|v| (f64::from(v), 1)).collect(),
+        ..Summary::default()
+    };
+    let cities = |pairs: &[(&str, u64)]| Summary {
+        rows: pairs.iter().map(|p| p.1).sum(),
+        categories: pairs.iter().map(|(v, c)| (v.to_string(), *c)).collect(),
+        ..Summary::default()
+    };
+    let fare_reference = drift::profile(Kind::Numeric, &numbers(0, 0));
+    let city_reference =
+        drift::profile(Kind::Categorical, &cities(&[("berlin", 50), ("paris", 50)]));
+    let run = |thresholds: &drift::Thresholds| {
+        let mut out = drift::findings(
+            ("ref.parquet", "cur.parquet"),
+            &features[0],
+            Some(&fare_reference),
+            &numbers(60, 30),
+            thresholds,
+        );
+        out.extend(drift::findings(
+            ("ref.parquet", "cur.parquet"),
+            &features[1],
+            Some(&city_reference),
+            &cities(&[("berlin", 10), ("paris", 10), ("rome", 80)]),
+            thresholds,
+        ));
+        out
+    };
+    let status_of = |checks: &[arrowfeat_validator::report::Check], rule: Rule| -> Vec<Status> {
+        checks
+            .iter()
+            .filter(|c| c.rule == rule)
+            .map(|c| c.status)
+            .collect()
+    };
+    let drifted = run(&drift::Thresholds::default());
+    for rule in [
+        Rule::DriftPsi,
+        Rule::DriftJensenShannon,
+        Rule::DriftKs,
+        Rule::DriftCategories,
+        Rule::DriftNullRate,
+    ] {
+        assert!(status_of(&drifted, rule).contains(&Status::Error), "{rule}");
+    }
+    let ks = drifted.iter().find(|c| c.rule == Rule::DriftKs).unwrap();
+    // As scipy computes it: a difference of two shares (0.7 - 0.1).
+    assert_eq!(
+        ks.actual,
+        "0.6000000000000001 (reference n=100, current n=100)"
+    );
+    let categories = drifted
+        .iter()
+        .find(|c| c.rule == Rule::DriftCategories)
+        .unwrap();
+    assert!(
+        categories.message.contains("new: rome"),
+        "{}",
+        categories.message
+    );
+    // Thresholds from arrowfeat.toml: the same numbers pass.
+    let config = Config::parse(
+        "[drift]\npsi = 100\njensen_shannon = 1\nks = 1\ncategories = 1\nnull_rate = 1\n",
+    )
+    .unwrap();
+    assert!(run(&config.drift).iter().all(|c| c.status == Status::Pass));
+    for bad in [
+        "[drift]\npsi = -1\n",
+        "[drift]\npsi = nan\n",
+        "[drift]\nkl = 1\n",
+    ] {
+        assert!(Config::parse(bad).is_err(), "{bad}");
+    }
+    // No reference profile of the feature, or one of another kind.
+    let missing = drift::findings(
+        ("profile.json", "cur.parquet"),
+        &features[0],
+        None,
+        &numbers(0, 0),
+        &drift::Thresholds::default(),
+    );
+    assert_eq!(
+        status_of(&missing, Rule::DriftReference),
+        vec![Status::Error]
+    );
+    let other_kind = drift::findings(
+        ("profile.json", "cur.parquet"),
+        &features[0],
+        Some(&city_reference),
+        &numbers(0, 0),
+        &drift::Thresholds::default(),
+    );
+    assert_eq!(
+        status_of(&other_kind, Rule::DriftReference),
+        vec![Status::Error]
+    );
 }
 
 #[test]

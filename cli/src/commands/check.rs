@@ -143,7 +143,7 @@ fn color_wanted(choice: ColorChoice, output: Option<&Path>) -> bool {
 
 impl ReportArgs {
     /// `inputs` with this report's settings.
-    fn apply<'a>(&self, mut inputs: Inputs<'a>) -> Inputs<'a> {
+    pub(crate) fn apply<'a>(&self, mut inputs: Inputs<'a>) -> Inputs<'a> {
         inputs.config = match &self.config {
             Some(path) => ConfigSource::File(path.clone()),
             None => ConfigSource::Discover(PathBuf::from(".")),
@@ -166,7 +166,11 @@ impl ReportArgs {
     /// When the gate cannot run, the error still leaves a valid report in the requested
     /// format: in `--output` when given, else on stdout for the machine-readable formats
     /// (text keeps the one line on stderr only).
-    fn run(&self, inputs: CliResult<Inputs<'_>>, command: pipeline::Command) -> CliResult<Outcome> {
+    pub(crate) fn run(
+        &self,
+        inputs: CliResult<Inputs<'_>>,
+        command: pipeline::Command,
+    ) -> CliResult<Outcome> {
         let result = inputs
             .map_err(|e| GateError {
                 command,
@@ -288,65 +292,10 @@ fn data_paths(args: &CheckArgs) -> CliResult<Option<arrowfeat_gate::DataPaths>> 
             .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
             .unwrap_or(0),
     };
-    let mut paths: Vec<(Option<String>, String)> = Vec::new();
-    for given in &args.data {
-        if given.is_empty() || given.ends_with('=') {
-            return Err(CliError::usage(format!(
-                "--data '{}': expected [VIEW=]PATH, found no path",
-                arrowfeat_common::quote(given, 200)
-            )));
-        }
-        // A path that exists is taken whole (a Hive directory `day=1/` has an `=`).
-        let pair = match given.split_once('=') {
-            Some((view, path))
-                if !Path::new(given).exists() && !view.is_empty() && !view.contains('/') =>
-            {
-                (Some(view.to_string()), path.to_string())
-            }
-            _ => (None, given.clone()),
-        };
-        if pair.0.is_none() && args.data.len() > 1 {
-            return Err(CliError::usage(format!(
-                "--data '{}': with several --data, name each view: VIEW=PATH",
-                arrowfeat_common::quote(given, 200)
-            )));
-        }
-        if let Some(view) = &pair.0 {
-            if paths.iter().any(|(v, _)| v.as_ref() == Some(view)) {
-                return Err(CliError::usage(format!(
-                    "--data {}=...: given twice; give one path per view (a directory holds several files)",
-                    arrowfeat_common::quote(view, 100)
-                )));
-            }
-        }
-        paths.push(pair);
-    }
-    // A path without a view is the data of the one view the schemas declare.
-    if paths.iter().any(|(view, _)| view.is_none()) {
-        let load = LoadOptions {
-            follow_symlinks: args.report.follow_symlinks,
-        };
-        let mut views: Vec<String> = arrowfeat_validator::run::load_path_with(&args.schemas, &load)
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|(_, file)| file.map(|f| f.spec.name))
-            .collect();
-        views.sort();
-        views.dedup();
-        if views.len() > 1 {
-            return Err(CliError::usage(format!(
-                "--data '{}' names no view, but the schemas declare {} views ({}): give --data VIEW=PATH",
-                arrowfeat_common::quote(&args.data[0], 200),
-                views.len(),
-                views
-                    .iter()
-                    .take(5)
-                    .map(|v| format!("`{}`", arrowfeat_common::quote(v, 100)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        }
-    }
+    let load = LoadOptions {
+        follow_symlinks: args.report.follow_symlinks,
+    };
+    let paths = view_paths("--data", &args.data, &args.schemas, &load)?;
     let options = arrowfeat_validator::checks::data::DataOptions {
         as_of_nanos,
         sample_rows: usize::from(args.data_sample),
@@ -357,6 +306,73 @@ fn data_paths(args: &CheckArgs) -> CliResult<Option<arrowfeat_gate::DataPaths>> 
         (true, None) => data.with_store_sources(PathBuf::from(".")),
         (false, _) => data,
     }))
+}
+
+/// `[VIEW=]PATH` values of `flag`: a path without a view only when it is the only one
+/// and the schemas declare one view; a view at most once.
+pub(crate) fn view_paths(
+    flag: &str,
+    given: &[String],
+    schemas: &Path,
+    load: &LoadOptions,
+) -> CliResult<Vec<(Option<String>, String)>> {
+    let mut paths: Vec<(Option<String>, String)> = Vec::new();
+    for value in given {
+        if value.is_empty() || value.ends_with('=') {
+            return Err(CliError::usage(format!(
+                "{flag} '{}': expected [VIEW=]PATH, found no path",
+                arrowfeat_common::quote(value, 200)
+            )));
+        }
+        // A path that exists is taken whole (a Hive directory `day=1/` has an `=`).
+        let pair = match value.split_once('=') {
+            Some((view, path))
+                if !Path::new(value).exists() && !view.is_empty() && !view.contains('/') =>
+            {
+                (Some(view.to_string()), path.to_string())
+            }
+            _ => (None, value.clone()),
+        };
+        if pair.0.is_none() && given.len() > 1 {
+            return Err(CliError::usage(format!(
+                "{flag} '{}': with several {flag}, name each view: VIEW=PATH",
+                arrowfeat_common::quote(value, 200)
+            )));
+        }
+        if let Some(view) = &pair.0 {
+            if paths.iter().any(|(v, _)| v.as_ref() == Some(view)) {
+                return Err(CliError::usage(format!(
+                    "{flag} {}=...: given twice; give one path per view (a directory holds several files)",
+                    arrowfeat_common::quote(view, 100)
+                )));
+            }
+        }
+        paths.push(pair);
+    }
+    // A path without a view is the data of the one view the schemas declare.
+    if paths.iter().any(|(view, _)| view.is_none()) {
+        let mut views: Vec<String> = arrowfeat_validator::run::load_path_with(schemas, load)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(_, file)| file.map(|f| f.spec.name))
+            .collect();
+        views.sort();
+        views.dedup();
+        if views.len() > 1 {
+            return Err(CliError::usage(format!(
+                "{flag} '{}' names no view, but the schemas declare {} views ({}): give {flag} VIEW=PATH",
+                arrowfeat_common::quote(&given[0], 200),
+                views.len(),
+                views
+                    .iter()
+                    .take(5)
+                    .map(|v| format!("`{}`", arrowfeat_common::quote(v, 100)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    }
+    Ok(paths)
 }
 
 pub fn diff(args: &DiffArgs) -> CliResult<Outcome> {

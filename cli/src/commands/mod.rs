@@ -3,6 +3,7 @@
 //! `arrowfeat-validator` for the gate).
 
 pub mod check;
+pub mod drift;
 pub mod feast_repo;
 pub mod functions;
 pub mod sql;

@@ -3,6 +3,7 @@
 //! [revision](revision) under a compatibility mode, and of a view's [data](data).
 
 pub mod data;
+pub mod drift;
 pub mod file;
 pub mod revision;
 pub mod store;

@@ -1,0 +1,116 @@
+//! `arrowfeat drift`: the drift of each view's current data from its reference, as a CI
+//! gate with the same report, formats, configuration and exit codes as `check`. The
+//! comparison is [`arrowfeat_gate::drift`]; this module maps the flags onto it.
+
+use std::path::PathBuf;
+
+use arrowfeat_gate::drift::{DriftSources, Reference};
+use arrowfeat_gate::{ByView, Data};
+use arrowfeat_validator::checks::drift::ReferenceProfile;
+use arrowfeat_validator::pipeline::{self, Inputs};
+use arrowfeat_validator::run::LoadOptions;
+
+use crate::commands::check::{view_paths, Outcome, ReportArgs};
+use crate::{CliError, CliResult};
+
+/// A saved profile larger than this is refused (a profile of 100 views of 50 features
+/// is a few tens of megabytes).
+const PROFILE_LIMIT: u64 = 256 * 1024 * 1024;
+
+/// `arrowfeat drift`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DriftArgs {
+    /// A schema file, or a directory searched for *.yaml / *.yml: which features to
+    /// compare, and how (numeric or categorical).
+    #[arg(long, value_name = "PATH")]
+    pub schemas: PathBuf,
+    /// The reference data of a view: VIEW=PATH (repeat for several views), or PATH when
+    /// the schemas declare one view. A Parquet, CSV or JSON file or a directory of them.
+    #[arg(long, value_name = "[VIEW=]PATH", conflicts_with = "reference_profile")]
+    pub reference: Vec<String>,
+    /// A reference profile saved by --save-reference, read instead of reference data.
+    #[arg(long, value_name = "FILE")]
+    pub reference_profile: Option<PathBuf>,
+    /// The current data of a view, compared with its reference: [VIEW=]PATH.
+    #[arg(long, value_name = "[VIEW=]PATH")]
+    pub current: Vec<String>,
+    /// Write the reference data's profile (bin edges, category shares, distribution
+    /// points) to FILE, for later runs' --reference-profile.
+    #[arg(long, value_name = "FILE", conflicts_with = "reference_profile")]
+    pub save_reference: Option<PathBuf>,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
+    let load = LoadOptions {
+        follow_symlinks: args.report.follow_symlinks,
+    };
+    let data = |flag: &str, given: &[String]| -> CliResult<Vec<(Option<String>, Data)>> {
+        Ok(view_paths(flag, given, &args.schemas, &load)?
+            .into_iter()
+            .map(|(view, path)| (view, Data::Path(path)))
+            .collect())
+    };
+    let reference = match (&args.reference_profile, args.reference.is_empty()) {
+        (Some(path), _) => Reference::Profile {
+            label: arrowfeat_common::clean(&path.display().to_string()),
+            profile: read_profile(path)?,
+        },
+        (None, false) => Reference::Data(ByView::new(data("--reference", &args.reference)?)),
+        (None, true) => {
+            return Err(CliError::usage(
+                "give the reference: --reference [VIEW=]PATH (data) or --reference-profile FILE (saved by --save-reference)",
+            ))
+        }
+    };
+    if args.current.is_empty() && args.save_reference.is_none() {
+        return Err(CliError::usage(
+            "give --current [VIEW=]PATH to compare with the reference, or --save-reference FILE to save its profile",
+        ));
+    }
+    let sources = DriftSources::new(reference, data("--current", &args.current)?);
+    let inputs = Inputs {
+        data: Some(&sources as &dyn arrowfeat_validator::run::DataSource),
+        ..args.report.apply(Inputs::check(&args.schemas))
+    };
+    let inputs = Inputs {
+        command: pipeline::Command::Drift,
+        names: pipeline::Names::cli(pipeline::Command::Drift),
+        ..inputs
+    };
+    let outcome = args.report.run(Ok(inputs), pipeline::Command::Drift)?;
+    if let Some(view) = sources.unused_views().first() {
+        return Err(CliError::usage(format!(
+            "--reference/--current {}=...: no schema file declares feature view `{}`",
+            arrowfeat_common::quote(view, 100),
+            arrowfeat_common::quote(view, 100)
+        )));
+    }
+    // Not when the reference could not be read: a partial profile must not replace a
+    // good one.
+    if let (Some(path), false) = (&args.save_reference, outcome.exit_code == 2) {
+        let profile = sources.saved_profile();
+        std::fs::write(path, profile.to_json()).map_err(|e| {
+            CliError::usage(format!(
+                "--save-reference {}: {}",
+                arrowfeat_common::clean(&path.display().to_string()),
+                arrowfeat_common::io_message(&e)
+            ))
+        })?;
+    }
+    Ok(outcome)
+}
+
+fn read_profile(path: &std::path::Path) -> CliResult<ReferenceProfile> {
+    let shown = arrowfeat_common::clean(&path.display().to_string());
+    let bytes = arrowfeat_validator::files::read_bounded(path, PROFILE_LIMIT)
+        .map_err(|e| CliError::usage(format!("--reference-profile {e}")))?;
+    let text = std::str::from_utf8(&bytes).map_err(|_| {
+        CliError::usage(format!(
+            "--reference-profile {shown}: not a reference profile (not UTF-8 text)"
+        ))
+    })?;
+    ReferenceProfile::parse(text)
+        .map_err(|e| CliError::usage(format!("--reference-profile {shown}: {e}")))
+}

@@ -1,0 +1,385 @@
+//! Drift of a view's data: DataFusion summarizes each feature of the reference and the
+//! current data (its distinct values with their counts, one grouped query per feature),
+//! and [`arrowfeat_validator::checks::drift`] profiles and compares them.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use arrowfeat_common::quote;
+use arrowfeat_validator::checks::drift::{
+    features, findings, profile, DriftFeature, FeatureProfile, Kind, ReferenceProfile, Summary,
+    ViewProfile,
+};
+use arrowfeat_validator::config::Config;
+use arrowfeat_validator::report::{Actual, Check, Expected};
+use arrowfeat_validator::rules::Rule;
+use arrowfeat_validator::run::DataSource;
+use arrowfeat_validator::spec::model::SchemaFile;
+use arrowfeat_validator::store::StoreView;
+use arrowfeat_validator::yaml::Pos;
+use datafusion::arrow::array::{Array, Float64Array, Int64Array, StringArray};
+use datafusion::arrow::datatypes::DataType;
+
+use crate::{
+    collect, ident, is_float, register, run_blocking, unreadable, value_expr, ByView, Data, TABLE,
+};
+
+/// Where the reference comes from.
+#[derive(Debug)]
+pub enum Reference {
+    /// Reference data, profiled in this run.
+    Data(ByView),
+    /// A profile saved by an earlier run (`--save-reference`), named by `label`.
+    Profile {
+        label: String,
+        profile: ReferenceProfile,
+    },
+}
+
+/// The reference of one view: where it comes from, and its features' profiles.
+struct ViewReference {
+    label: String,
+    features: BTreeMap<String, FeatureProfile>,
+}
+
+/// The reference and current data of views, compared with DataFusion.
+#[derive(Debug)]
+pub struct DriftSources {
+    reference: Reference,
+    current: ByView,
+    /// The profiles of the reference data read in this run, as they are saved.
+    saved: Mutex<ReferenceProfile>,
+}
+
+impl DriftSources {
+    pub fn new(reference: Reference, current: Vec<(Option<String>, Data)>) -> DriftSources {
+        DriftSources {
+            reference,
+            current: ByView::new(current),
+            saved: Mutex::new(ReferenceProfile::default()),
+        }
+    }
+
+    /// The profile of the reference data read in this run, as `--save-reference` writes
+    /// it (at most [`arrowfeat_validator::checks::drift::ECDF_POINTS`] points per feature).
+    pub fn saved_profile(&self) -> ReferenceProfile {
+        self.saved
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// Views given by name (reference or current) that no schema file declared.
+    pub fn unused_views(&self) -> Vec<String> {
+        let mut views = self.current.unused_views();
+        if let Reference::Data(reference) = &self.reference {
+            views.extend(reference.unused_views());
+        }
+        views.sort();
+        views.dedup();
+        views
+    }
+
+    fn reference_of(
+        &self,
+        file: &SchemaFile,
+        compared: &[DriftFeature],
+    ) -> Result<Option<ViewReference>, Box<Check>> {
+        let view = &file.spec.name;
+        match &self.reference {
+            Reference::Profile { label, profile } => match profile.views.get(view) {
+                Some(found) => Ok(Some(ViewReference {
+                    label: label.clone(),
+                    features: found.features.clone(),
+                })),
+                None => Err(Box::new(Check::fail(
+                    Rule::DriftReference,
+                    format!("drift: view `{}`", quote(view, 100)),
+                    Expected("a reference profile of the view"),
+                    Actual("none"),
+                    Pos::UNKNOWN,
+                    format!(
+                        "the reference profile {label} has no view `{}` (it profiles {}): save the reference again with this schema",
+                        quote(view, 100),
+                        if profile.views.is_empty() {
+                            "no view".to_string()
+                        } else {
+                            profile
+                                .views
+                                .keys()
+                                .take(5)
+                                .map(|v| format!("`{}`", quote(v, 100)))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        }
+                    ),
+                ))),
+            },
+            Reference::Data(by_view) => {
+                let Some(data) = by_view.get(view, "--reference")? else {
+                    return Ok(None);
+                };
+                let label = data.label().to_string();
+                let summaries = run_blocking(summarize(&data, compared))
+                    .and_then(|s| s)
+                    .map_err(|message| Box::new(unreadable(&label, message)))?;
+                let mut profiles = BTreeMap::new();
+                for feature in compared {
+                    if let Some(Ok(summary)) = summaries.get(&feature.name) {
+                        profiles.insert(feature.name.clone(), profile(feature.kind, summary));
+                    }
+                }
+                let mut saved = self.saved.lock().unwrap_or_else(|p| p.into_inner());
+                saved.views.insert(
+                    view.clone(),
+                    ViewProfile {
+                        source: label.clone(),
+                        features: profiles.iter().map(|(k, p)| (k.clone(), p.thinned())).collect(),
+                    },
+                );
+                Ok(Some(ViewReference {
+                    label,
+                    features: profiles,
+                }))
+            }
+        }
+    }
+}
+
+impl DataSource for DriftSources {
+    fn check(
+        &self,
+        file: &SchemaFile,
+        _store: Option<&StoreView>,
+        config: &Config,
+    ) -> Option<Vec<Check>> {
+        let view = &file.spec.name;
+        let (compared, skipped) = features(file);
+        let current = match self.current.get(view, "--current") {
+            Ok(current) => current,
+            Err(refused) => return Some(vec![*refused]),
+        };
+        let reference = match self.reference_of(file, &compared) {
+            Ok(Some(found)) => found,
+            Ok(None) if current.is_none() => return None,
+            Ok(None) => {
+                return Some(vec![Check::fail(
+                    Rule::DriftReference,
+                    format!("drift: view `{}`", quote(view, 100)),
+                    Expected("reference data of the view"),
+                    Actual("none"),
+                    Pos::UNKNOWN,
+                    format!(
+                        "--current gives data of view `{}` but --reference does not: give --reference {}=PATH",
+                        quote(view, 100),
+                        quote(view, 100)
+                    ),
+                )])
+            }
+            Err(check) => return Some(vec![*check]),
+        };
+        let current = current?;
+        let label = current.label().to_string();
+        let summaries = match run_blocking(summarize(&current, &compared)).and_then(|s| s) {
+            Ok(summaries) => summaries,
+            Err(message) => return Some(vec![unreadable(&label, message)]),
+        };
+        let mut out = Vec::new();
+        for feature in &compared {
+            match summaries.get(&feature.name) {
+                Some(Ok(summary)) => out.extend(findings(
+                    (&reference.label, &label),
+                    feature,
+                    reference.features.get(&feature.name),
+                    summary,
+                    &config.drift,
+                )),
+                Some(Err(check)) => out.push(check.clone()),
+                None => {}
+            }
+        }
+        for (name, why) in skipped {
+            out.push(Check::pass(
+                Rule::DriftPsi,
+                format!(
+                    "drift {}: feature `{}`: not compared",
+                    quote(&label, 200),
+                    quote(&name, 100)
+                ),
+                Expected("a numeric or categorical feature"),
+                Actual(why),
+                file.feature_pos(&name),
+            ));
+        }
+        Some(out)
+    }
+
+    fn label(&self) -> String {
+        let reference = match &self.reference {
+            Reference::Data(by_view) => by_view.labels().join(", "),
+            Reference::Profile { label, .. } => format!("the profile {label}"),
+        };
+        let current = self.current.labels().join(", ");
+        if current.is_empty() {
+            return format!("reference {reference}");
+        }
+        format!("reference {reference} and current {current}")
+    }
+}
+
+/// Each feature's summary over `data`, or the finding that its column cannot be compared
+/// (missing, or of a type without the feature's kind of distribution).
+pub async fn summarize(
+    data: &Data,
+    compared: &[DriftFeature],
+) -> Result<BTreeMap<String, Result<Summary, Check>>, String> {
+    let (ctx, schema) = register(data).await?;
+    let source = quote(data.label(), 200);
+    let mut out = BTreeMap::new();
+    let mut counted: Vec<(&DriftFeature, String, Option<String>)> = Vec::new();
+    for feature in compared {
+        let subject = format!("drift {source}: feature `{}`", quote(&feature.name, 100));
+        let Ok(field) = schema.field_with_name(&feature.name) else {
+            out.insert(
+                feature.name.clone(),
+                Err(Check::fail(
+                    Rule::DataColumnMissing,
+                    subject,
+                    Expected(format!("a column of type {}", feature.declared)),
+                    Actual("missing"),
+                    feature.pos,
+                    format!(
+                        "the data {source} has no column `{}` (feature {})",
+                        quote(&feature.name, 100),
+                        feature.declared
+                    ),
+                )),
+            );
+            continue;
+        };
+        let (expr, data_type) = value_expr(&feature.name, field.data_type());
+        let value = match (feature.kind, data_type) {
+            (Kind::Numeric, t)
+                if t.is_integer()
+                    || t.is_floating()
+                    || matches!(t, DataType::Decimal128(..) | DataType::Decimal256(..)) =>
+            {
+                Some(format!("CAST({expr} AS DOUBLE)"))
+            }
+            (Kind::Numeric, DataType::Timestamp(..)) => {
+                Some(format!("CAST(arrow_cast({expr}, 'Int64') AS DOUBLE)"))
+            }
+            (Kind::Categorical, t)
+                if t.is_integer()
+                    || matches!(
+                        t,
+                        DataType::Utf8
+                            | DataType::LargeUtf8
+                            | DataType::Utf8View
+                            | DataType::Boolean
+                    ) =>
+            {
+                Some(format!("CAST({expr} AS VARCHAR)"))
+            }
+            _ => None,
+        };
+        let Some(value) = value else {
+            out.insert(
+                feature.name.clone(),
+                Err(Check::fail(
+                    Rule::DataColumnType,
+                    subject,
+                    Expected(feature.declared.to_string()),
+                    Actual(field.data_type().to_string()),
+                    feature.pos,
+                    format!(
+                        "`{}` in {source} is {}, which has no {} distribution to compare with feature type {}",
+                        quote(&feature.name, 100),
+                        field.data_type(),
+                        match feature.kind {
+                            Kind::Numeric => "numeric",
+                            Kind::Categorical => "categorical",
+                        },
+                        feature.declared
+                    ),
+                )),
+            );
+            continue;
+        };
+        let nan = is_float(data_type).then(|| format!("isnan({expr})"));
+        counted.push((feature, value, nan));
+    }
+    if counted.is_empty() {
+        return Ok(out);
+    }
+    // Rows, nulls and NaN of every feature in one scan.
+    let mut select = vec!["count(*) AS \"#rows\"".to_string()];
+    for (index, (feature, _, nan)) in counted.iter().enumerate() {
+        let column = ident(&feature.name);
+        select.push(format!(
+            "count(*) FILTER (WHERE {column} IS NULL) AS \"#nulls {index}\""
+        ));
+        select.push(match nan {
+            Some(nan) => format!("count(*) FILTER (WHERE {nan}) AS \"#nan {index}\""),
+            None => format!("0 AS \"#nan {index}\""),
+        });
+    }
+    let row = crate::one_row(&ctx, &format!("SELECT {} FROM {TABLE}", select.join(", "))).await?;
+    for (index, (feature, value, _)) in counted.iter().enumerate() {
+        let mut summary = Summary {
+            rows: row[0],
+            nulls: row[1 + 2 * index],
+            nans: row[2 + 2 * index],
+            ..Summary::default()
+        };
+        let query = format!(
+            "SELECT {value} AS v, count(*) AS n FROM {TABLE} WHERE {} IS NOT NULL GROUP BY 1",
+            ident(&feature.name)
+        );
+        for batch in collect(&ctx, &query).await? {
+            let counts = datafusion::arrow::compute::cast(batch.column(1), &DataType::Int64)
+                .map_err(|e| e.to_string())?;
+            let counts = counts
+                .as_any()
+                .downcast_ref::<Int64Array>()
+                .ok_or("a count is not an integer")?;
+            match feature.kind {
+                Kind::Numeric => {
+                    let values =
+                        datafusion::arrow::compute::cast(batch.column(0), &DataType::Float64)
+                            .map_err(|e| e.to_string())?;
+                    let values = values
+                        .as_any()
+                        .downcast_ref::<Float64Array>()
+                        .ok_or("a value is not a number")?;
+                    for i in 0..batch.num_rows() {
+                        if values.is_valid(i) {
+                            summary.numbers.push((
+                                values.value(i),
+                                u64::try_from(counts.value(i)).unwrap_or(0),
+                            ));
+                        }
+                    }
+                }
+                Kind::Categorical => {
+                    let values = datafusion::arrow::compute::cast(batch.column(0), &DataType::Utf8)
+                        .map_err(|e| e.to_string())?;
+                    let values = values
+                        .as_any()
+                        .downcast_ref::<StringArray>()
+                        .ok_or("a value is not text")?;
+                    for i in 0..batch.num_rows() {
+                        if values.is_valid(i) {
+                            summary.categories.push((
+                                values.value(i).to_string(),
+                                u64::try_from(counts.value(i)).unwrap_or(0),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        out.insert(feature.name.clone(), Ok(summary));
+    }
+    Ok(out)
+}

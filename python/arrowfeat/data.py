@@ -1,0 +1,162 @@
+"""Feature data checked against its schema file, and the drift of current data from a
+reference: what ``arrowfeat check --data`` (docs/ci.md, "Checking the data") and
+``arrowfeat drift`` (docs/drift.md) do, for paths or tables in memory (pyarrow, pandas,
+Polars, DuckDB or any Arrow stream), with the same rules, numbers and ``Report``."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from . import _native
+from ._convert import _type_name, _visible
+from ._report import Report
+from .errors import ArrowfeatTypeError, ArrowfeatValueError
+
+_Path = str | os.PathLike[str]
+
+
+def _stream(argument: str, obj: Any, function: str = "check_data") -> Any:
+    """A path as it is; a pandas DataFrame as a pyarrow Table; anything else passes to the
+    native reader, which takes every Arrow C stream."""
+    if isinstance(obj, (str, os.PathLike)):
+        return os.fspath(obj)
+    if type(obj).__module__.startswith("pandas"):
+        import pyarrow as pa
+
+        return pa.Table.from_pandas(obj, preserve_index=False)
+    if type(obj).__name__ == "LazyFrame":
+        raise ArrowfeatTypeError(
+            f"{function}: argument `{argument}`: expected a table, found a Polars LazyFrame; call .collect() on it first"
+        )
+    if not hasattr(obj, "__arrow_c_stream__"):
+        raise ArrowfeatTypeError(
+            f"{function}: argument `{argument}`: expected a path or a table (pyarrow, pandas, Polars, "
+            f"any object with __arrow_c_stream__), found {_type_name(obj)}"
+        )
+    return obj
+
+
+def _nanos(as_of: dt.datetime | str | None) -> int | None:
+    if as_of is None:
+        return None
+    if isinstance(as_of, str):
+        try:
+            as_of = dt.datetime.fromisoformat(as_of)
+        except ValueError:
+            raise ArrowfeatValueError(
+                f"check_data: argument `as_of`: expected a time such as 2026-12-01T00:00:00Z, found {_visible(repr(as_of), 60)}"
+            ) from None
+    if not isinstance(as_of, dt.datetime):
+        raise ArrowfeatTypeError(f"check_data: argument `as_of`: expected a datetime, found {_type_name(as_of)}")
+    if as_of.tzinfo is None:
+        as_of = as_of.replace(tzinfo=dt.UTC)  # naive times are UTC, as the CLI reads them
+    delta = as_of - dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
+
+
+def check_data(
+    data: Any | Mapping[str, Any],
+    schemas: _Path,
+    *,
+    as_of: dt.datetime | str | None = None,
+    sample_rows: int = 5,
+    config: _Path | None = None,
+    baseline: _Path | Literal[False] | None = None,
+) -> Report:
+    """Checks feature data against its schema file(s), as ``arrowfeat check --schemas
+    SCHEMAS --data ...``: ``data`` is one path or table (the schemas declare one view), or
+    a mapping of view names to paths or tables. ``as_of`` pins "now" for the
+    point-in-time checks (default: the current time; naive times are UTC). Returns the
+    same ``Report`` as ``arrowfeat.feast`` (findings, ``render(format)``, ``exit_code``)."""
+    pairs: list[tuple[str | None, Any]]
+    if isinstance(data, Mapping):
+        pairs = [(str(view), _stream(f"data[{view!r}]", obj)) for view, obj in data.items()]
+    else:
+        pairs = [(None, _stream("data", data))]
+    if not isinstance(sample_rows, int) or isinstance(sample_rows, bool) or not 0 <= sample_rows <= 10_000:
+        raise ArrowfeatValueError(
+            f"check_data: argument `sample_rows`: expected an integer from 0 to 10000, found {_visible(repr(sample_rows), 40)}"
+        )
+    try:
+        native = _native.check(
+            os.fspath(schemas),
+            config=None if config is None else os.fspath(config),
+            baseline=baseline if baseline is None or isinstance(baseline, bool) else os.fspath(baseline),
+            data=pairs,
+            as_of=_nanos(as_of),
+            sample_rows=sample_rows,
+        )
+    except ValueError as e:
+        raise ArrowfeatValueError(f"check_data: {e}") from None
+    return Report(native)
+
+
+def _pairs(function: str, argument: str, data: Any) -> list[tuple[str | None, Any]]:
+    if data is None:
+        return []
+    if isinstance(data, Mapping):
+        return [(str(view), _stream(f"{argument}[{view!r}]", obj, function)) for view, obj in data.items()]
+    return [(None, _stream(argument, data, function))]
+
+
+def drift(
+    current: Any | Mapping[str, Any] | None,
+    schemas: _Path,
+    *,
+    reference: Any | Mapping[str, Any] | None = None,
+    reference_profile: _Path | None = None,
+    save_reference: _Path | None = None,
+    config: _Path | None = None,
+    baseline: _Path | None = None,
+) -> Report:
+    """How far each feature of ``current`` drifted from ``reference``, as ``arrowfeat
+    drift --schemas SCHEMAS --reference ... --current ...`` (docs/drift.md): numeric
+    features by PSI, Jensen-Shannon and Kolmogorov-Smirnov D, categorical ones by PSI,
+    Jensen-Shannon and the largest change of a category's share, every feature by the
+    change of its missing share; thresholds from ``[drift]`` in ``config``
+    (``arrowfeat.toml``). ``current`` and ``reference`` are each one path or table (the
+    schemas declare one view) or a mapping of view names to them. ``reference_profile``:
+    a profile saved earlier with ``save_reference``, read instead of reference data.
+    ``current=None`` with ``save_reference`` only saves the profile."""
+    if (reference is None) == (reference_profile is None):
+        raise ArrowfeatValueError(
+            "drift: give the reference: either `reference` (data) or `reference_profile` (a file saved by save_reference)"
+        )
+    if current is None and save_reference is None:
+        raise ArrowfeatValueError(
+            "drift: give `current` to compare, or `save_reference` to save the reference's profile"
+        )
+    if save_reference is not None and reference_profile is not None:
+        raise ArrowfeatValueError(
+            "drift: `save_reference` saves reference data's profile; with `reference_profile` there is none"
+        )
+    profile_text = None
+    if reference_profile is not None:
+        try:
+            with open(reference_profile, "rb") as f:
+                profile_text = f.read(256 * 1024 * 1024 + 1).decode("utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ArrowfeatValueError(
+                f"drift: argument `reference_profile`: cannot read {_visible(os.fspath(reference_profile), 200)}: {e}"
+            ) from None
+    try:
+        native, profile = _native.drift(
+            os.fspath(schemas),
+            reference=_pairs("drift", "reference", reference),
+            reference_profile=profile_text,
+            reference_label="" if reference_profile is None else os.fspath(reference_profile),
+            current=_pairs("drift", "current", current),
+            config=None if config is None else os.fspath(config),
+            baseline=None if baseline is None else os.fspath(baseline),
+        )
+    except ValueError as e:
+        message = str(e)
+        raise ArrowfeatValueError(message if message.startswith("drift:") else f"drift: {message}") from None
+    report = Report(native)
+    if save_reference is not None and report.exit_code != 2:
+        with open(save_reference, "w", encoding="utf-8") as f:
+            f.write(profile)
+    return report
