@@ -1,6 +1,6 @@
 -- Generates the bundled example data deterministically (no randomness):
 --   cargo run -p arrowfeat-cli -- sql --file examples/make_data.sql
--- Writes examples/data/events.parquet and examples/data/users.csv.
+-- Writes examples/data/events.parquet, events_next_day.parquet, users.csv and labels.csv.
 
 COPY (
   SELECT
@@ -37,3 +37,23 @@ COPY (
   WHERE e.event_id % 40 = 0
   ORDER BY e.event_id DESC
 ) TO 'examples/data/labels.csv' STORED AS CSV OPTIONS ('format.has_header' 'true');
+
+-- The next day's events, for `arrowfeat drift`: amounts up 15% on every third event, a
+-- new channel `kiosk` on every tenth, and `lon` missing on every eighth.
+COPY (
+  SELECT
+    i AS event_id,
+    'user_' || CAST(i * 7919 % 200 AS VARCHAR) AS user_id,
+    arrow_cast(1793491200000000 + i * 37000000, 'Timestamp(Microsecond, Some("UTC"))') AS event_ts,
+    round((5 + abs(sin(i * 1.3)) * 120 + (i % 7) * 3.5) * CASE WHEN i % 3 = 0 THEN 1.15 ELSE 1 END, 2) AS amount,
+    48.80 + (i % 50) * 0.004 AS lat,
+    CASE WHEN i % 8 = 0 THEN NULL ELSE 2.30 + (i % 37) * 0.005 END AS lon,
+    CASE WHEN i % 10 = 0 THEN 'kiosk' ELSE
+      CASE i % 4 WHEN 0 THEN 'web' WHEN 1 THEN 'ios' WHEN 2 THEN 'android' ELSE 'pos' END
+    END AS channel,
+    arrow_cast(make_array(
+      sin(i * 0.11), cos(i * 0.13), sin(i * 0.17), cos(i * 0.19),
+      sin(i * 0.23), cos(i * 0.29), sin(i * 0.31), cos(i * 0.37)
+    ), 'FixedSizeList(8, Float32)') AS embedding
+  FROM generate_series(2000, 3999) AS s(i)
+) TO 'examples/data/events_next_day.parquet' STORED AS PARQUET;

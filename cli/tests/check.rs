@@ -1454,3 +1454,180 @@ fn data_against_its_schema() {
     assert_eq!(bad_time.status.code(), Some(2));
     insta::assert_snapshot!(stderr(&bad_time), @"arrowfeat: error: --as-of: expected a time from 1677-09-22 to 2262-04-11 such as 2026-12-01T00:00:00Z or 2026-12-01, found 'yesterday'");
 }
+
+#[test]
+fn drift_reports_formats_and_usage_errors() {
+    let schema = "examples/schemas/user_events_v1.yaml";
+    let reference = "examples/data/events.parquet";
+    let current = "examples/data/events_next_day.parquet";
+    let drifted = arrowfeat(&[
+        "drift",
+        "--schemas",
+        schema,
+        "--reference",
+        reference,
+        "--current",
+        current,
+    ]);
+    assert_eq!(drifted.status.code(), Some(1), "{}", stderr(&drifted));
+    insta::assert_snapshot!("drift_text", stdout(&drifted));
+    let markdown = arrowfeat(&[
+        "drift",
+        "--schemas",
+        schema,
+        "--reference",
+        reference,
+        "--current",
+        current,
+        "--format",
+        "markdown",
+    ]);
+    insta::assert_snapshot!("drift_markdown", stdout(&markdown));
+    let same = arrowfeat(&[
+        "drift",
+        "--schemas",
+        schema,
+        "--reference",
+        reference,
+        "--current",
+        reference,
+    ]);
+    assert_eq!(same.status.code(), Some(0), "{}", stdout(&same));
+
+    // The same data as CSV, JSON and a Hive-partitioned directory measures the same.
+    let dir = tempdir("drift");
+    let events = repo().join(current);
+    let events = events.to_str().unwrap();
+    let written = arrowfeat_in(
+        dir.path(),
+        &[
+            "sql",
+            "--allow-write",
+            &format!(
+                "COPY (SELECT * EXCEPT (embedding) FROM '{events}') TO 'today.csv' STORED AS CSV OPTIONS ('format.has_header' 'true'); \
+                 COPY (SELECT * EXCEPT (embedding) FROM '{events}') TO 'today.json' STORED AS JSON; \
+                 COPY (SELECT *, event_id % 3 AS part FROM '{events}') TO 'today_dir' STORED AS PARQUET PARTITIONED BY (part)"
+            ),
+        ],
+    );
+    assert!(written.status.success(), "{}", stderr(&written));
+    let actuals = |current: &str| -> Vec<(String, String)> {
+        let run = arrowfeat_in(
+            dir.path(),
+            &[
+                "drift",
+                "--schemas",
+                repo().join(schema).to_str().unwrap(),
+                "--reference",
+                repo().join(reference).to_str().unwrap(),
+                "--current",
+                current,
+                "--format",
+                "json",
+            ],
+        );
+        let report: serde_json::Value = serde_json::from_str(&stdout(&run)).unwrap();
+        let mut out: Vec<(String, String)> = report["files"][0]["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| {
+                c["rule"].as_str().unwrap().starts_with("drift-")
+                    && !c["subject"].as_str().unwrap().contains("embedding")
+            })
+            .map(|c| {
+                let subject = c["subject"].as_str().unwrap();
+                let feature = subject.split("feature").nth(1).unwrap().to_string();
+                (feature, c["actual"].as_str().unwrap().to_string())
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let from_parquet = actuals(events);
+    assert_eq!(from_parquet.len(), 20, "{from_parquet:#?}");
+    assert_eq!(actuals("today.csv"), from_parquet);
+    assert_eq!(actuals("today.json"), from_parquet);
+    assert_eq!(actuals("today_dir"), from_parquet);
+
+    // Saved, then read back: the same report.
+    let saved = arrowfeat_in(
+        dir.path(),
+        &[
+            "drift",
+            "--schemas",
+            repo().join(schema).to_str().unwrap(),
+            "--reference",
+            repo().join(reference).to_str().unwrap(),
+            "--save-reference",
+            "reference.json",
+        ],
+    );
+    assert_eq!(saved.status.code(), Some(0), "{}", stderr(&saved));
+    insta::assert_snapshot!(stderr(&saved), @"saved the reference profile of 1 view(s), 5 feature(s), to reference.json");
+    let from_profile = arrowfeat_in(
+        dir.path(),
+        &[
+            "drift",
+            "--schemas",
+            repo().join(schema).to_str().unwrap(),
+            "--reference-profile",
+            "reference.json",
+            "--current",
+            events,
+        ],
+    );
+    assert_eq!(
+        stdout(&from_profile).lines().take(8).collect::<Vec<_>>(),
+        stdout(&drifted)
+            .lines()
+            .take(8)
+            .map(|l| l.replace(schema, repo().join(schema).to_str().unwrap()))
+            .collect::<Vec<_>>()
+    );
+
+    // Usage errors: exit 2, one line in the user's words.
+    std::fs::write(dir.path().join("bad.json"), "{\"format\": \"x\"").unwrap();
+    let schema_path = repo().join(schema);
+    let schema_arg = schema_path.to_str().unwrap();
+    let usage = |args: &[&str]| -> String {
+        let run = arrowfeat_in(dir.path(), args);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {}", stdout(&run));
+        stderr(&run)
+    };
+    let mut errors = vec![
+        usage(&["drift", "--schemas", schema_arg, "--current", events]),
+        usage(&["drift", "--schemas", schema_arg, "--reference", events]),
+        usage(&[
+            "drift",
+            "--schemas",
+            schema_arg,
+            "--reference-profile",
+            "bad.json",
+            "--current",
+            events,
+        ]),
+        usage(&[
+            "drift",
+            "--schemas",
+            schema_arg,
+            "--reference",
+            events,
+            "--current",
+            "other_view=x.parquet",
+        ]),
+        usage(&[
+            "drift",
+            "--schemas",
+            schema_arg,
+            "--reference",
+            events,
+            "--save-reference",
+            ".",
+        ]),
+    ];
+    for error in &mut errors {
+        *error = error.replace(events, "EVENTS");
+    }
+    insta::assert_snapshot!("drift_usage_errors", errors.join(""));
+}

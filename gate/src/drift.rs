@@ -69,14 +69,23 @@ impl DriftSources {
             .clone()
     }
 
-    /// Views given by name (reference or current) that no schema file declared.
-    pub fn unused_views(&self) -> Vec<String> {
-        let mut views = self.current.unused_views();
+    /// Views given by name that no schema file declared, with the flag that named them
+    /// (`--current` or `--reference`).
+    pub fn unused_views(&self) -> Vec<(&'static str, String)> {
+        let mut views: Vec<(&'static str, String)> = self
+            .current
+            .unused_views()
+            .into_iter()
+            .map(|v| ("--current", v))
+            .collect();
         if let Reference::Data(reference) = &self.reference {
-            views.extend(reference.unused_views());
+            views.extend(
+                reference
+                    .unused_views()
+                    .into_iter()
+                    .map(|v| ("--reference", v)),
+            );
         }
-        views.sort();
-        views.dedup();
         views
     }
 

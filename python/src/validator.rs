@@ -273,9 +273,10 @@ pub(crate) fn drift(
     };
     let run =
         detach(py, "drift", move || pipeline::run(inputs))?.map_err(|e| value_error(e.message))?;
-    if let Some(view) = sources.unused_views().first() {
+    if let Some((flag, view)) = sources.unused_views().first() {
         return Err(value_error(format!(
-            "drift: view `{}` is given data, but no schema file declares it",
+            "drift: argument `{}`: view `{}` is given data, but no schema file declares it",
+            flag.trim_start_matches('-'),
             arrowfeat_common::quote(view, 100)
         )));
     }

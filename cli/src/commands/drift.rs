@@ -64,6 +64,12 @@ pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
             ))
         }
     };
+    if let Some(path) = args.save_reference.as_deref().filter(|p| p.is_dir()) {
+        return Err(CliError::usage(format!(
+            "--save-reference {}: is a directory; give the path of the file to write",
+            arrowfeat_common::clean(&path.display().to_string())
+        )));
+    }
     if args.current.is_empty() && args.save_reference.is_none() {
         return Err(CliError::usage(
             "give --current [VIEW=]PATH to compare with the reference, or --save-reference FILE to save its profile",
@@ -80,9 +86,9 @@ pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
         ..inputs
     };
     let outcome = args.report.run(Ok(inputs), pipeline::Command::Drift)?;
-    if let Some(view) = sources.unused_views().first() {
+    if let Some((flag, view)) = sources.unused_views().first() {
         return Err(CliError::usage(format!(
-            "--reference/--current {}=...: no schema file declares feature view `{}`",
+            "{flag} {}=...: no schema file declares feature view `{}`",
             arrowfeat_common::quote(view, 100),
             arrowfeat_common::quote(view, 100)
         )));
@@ -91,6 +97,7 @@ pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
     // good one.
     if let (Some(path), false) = (&args.save_reference, outcome.exit_code == 2) {
         let profile = sources.saved_profile();
+        let shown = arrowfeat_common::clean(&path.display().to_string());
         std::fs::write(path, profile.to_json()).map_err(|e| {
             CliError::usage(format!(
                 "--save-reference {}: {}",
@@ -98,6 +105,11 @@ pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
                 arrowfeat_common::io_message(&e)
             ))
         })?;
+        let features: usize = profile.views.values().map(|v| v.features.len()).sum();
+        eprintln!(
+            "saved the reference profile of {} view(s), {features} feature(s), to {shown}",
+            profile.views.len()
+        );
     }
     Ok(outcome)
 }
