@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use arrowfeat_cli::commands::check::{self, CheckArgs, DiffArgs, Outcome};
 use arrowfeat_cli::commands::drift::{drift, DriftArgs};
 use arrowfeat_cli::commands::functions::{catalogue, CatalogueFormat};
+use arrowfeat_cli::commands::skew::{skew, SkewArgs};
 use arrowfeat_cli::commands::sql::{self, OutputFormat, TableArg};
 use arrowfeat_cli::commands::training_set::{training_set, TrainingSetArgs};
 use arrowfeat_cli::{CliError, CliResult};
@@ -77,6 +78,14 @@ enum Command {
     /// arrowfeat drift --schemas schemas/ --reference last_week.parquet --current
     /// today.parquet
     Drift(DriftArgs),
+    /// Compare what was served with what training used: each serving row is matched with
+    /// the training row of its entity keys current at the serving time (within
+    /// --time-tolerance), and each feature's values are compared (floats within the
+    /// tolerances). Reports the mismatching, missing and extra rows.
+    ///
+    /// Example: arrowfeat skew --schemas schemas/ --serving online_log.parquet
+    /// --training backfill.parquet --time-tolerance 5m --absolute-tolerance 1e-9
+    Skew(SkewArgs),
     /// Build a point-in-time training set: for each label row (key, time), as-of values
     /// and windowed aggregates of the same key's events visible at that time.
     ///
@@ -155,6 +164,7 @@ async fn run(cli: Cli) -> CliResult<i32> {
         Command::Check(args) => return emit(check::check(&args)?, &mut out),
         Command::Diff(args) => return emit(check::diff(&args)?, &mut out),
         Command::Drift(args) => return emit(drift(&args)?, &mut out),
+        Command::Skew(args) => return emit(skew(&args)?, &mut out),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             let mut command = <Cli as clap::CommandFactory>::command();

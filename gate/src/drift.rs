@@ -16,6 +16,7 @@ use arrowfeat_validator::rules::Rule;
 use arrowfeat_validator::run::DataSource;
 use arrowfeat_validator::spec::model::SchemaFile;
 use arrowfeat_validator::store::StoreView;
+use arrowfeat_validator::types::FeatureType;
 use arrowfeat_validator::yaml::Pos;
 use datafusion::arrow::array::{Array, Float64Array, Int64Array, StringArray};
 use datafusion::arrow::datatypes::DataType;
@@ -40,6 +41,10 @@ pub enum Reference {
 struct ViewReference {
     label: String,
     features: BTreeMap<String, FeatureProfile>,
+    /// Features of the reference data that cannot be profiled (missing, wrong type).
+    problems: Vec<Check>,
+    /// Reference data read in this run (not a saved profile).
+    raw: bool,
 }
 
 /// The reference and current data of views, compared with DataFusion.
@@ -49,6 +54,8 @@ pub struct DriftSources {
     current: ByView,
     /// The profiles of the reference data read in this run, as they are saved.
     saved: Mutex<ReferenceProfile>,
+    /// Views whose reference data could not be profiled in full.
+    incomplete: Mutex<Vec<String>>,
 }
 
 impl DriftSources {
@@ -57,6 +64,7 @@ impl DriftSources {
             reference,
             current: ByView::new(current),
             saved: Mutex::new(ReferenceProfile::default()),
+            incomplete: Mutex::new(Vec::new()),
         }
     }
 
@@ -66,6 +74,15 @@ impl DriftSources {
         self.saved
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// Views whose reference data could not be profiled in full (a feature missing or of
+    /// another type): a profile saved now would be partial.
+    pub fn incomplete_views(&self) -> Vec<String> {
+        self.incomplete
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
             .clone()
     }
 
@@ -100,6 +117,8 @@ impl DriftSources {
                 Some(found) => Ok(Some(ViewReference {
                     label: label.clone(),
                     features: found.features.clone(),
+                    problems: Vec::new(),
+                    raw: false,
                 })),
                 None => Err(Box::new(Check::fail(
                     Rule::DriftReference,
@@ -133,10 +152,21 @@ impl DriftSources {
                     .and_then(|s| s)
                     .map_err(|message| Box::new(unreadable(&label, message)))?;
                 let mut profiles = BTreeMap::new();
+                let mut problems = Vec::new();
                 for feature in compared {
-                    if let Some(Ok(summary)) = summaries.get(&feature.name) {
-                        profiles.insert(feature.name.clone(), profile(feature.kind, summary));
+                    match summaries.get(&feature.name) {
+                        Some(Ok(summary)) => {
+                            profiles.insert(feature.name.clone(), profile(feature.kind, summary));
+                        }
+                        Some(Err(check)) => problems.push(check.clone()),
+                        None => {}
                     }
+                }
+                if !problems.is_empty() {
+                    self.incomplete
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push(view.clone());
                 }
                 let mut saved = self.saved.lock().unwrap_or_else(|p| p.into_inner());
                 saved.views.insert(
@@ -149,6 +179,8 @@ impl DriftSources {
                 Ok(Some(ViewReference {
                     label,
                     features: profiles,
+                    problems,
+                    raw: true,
                 }))
             }
         }
@@ -187,19 +219,26 @@ impl DataSource for DriftSources {
             }
             Err(check) => return Some(vec![*check]),
         };
-        let current = current?;
+        let Some(current) = current else {
+            // Only saving: the reference's own problems are the report.
+            return Some(reference.problems);
+        };
         let label = current.label().to_string();
         let summaries = match run_blocking(summarize(&current, &compared)).and_then(|s| s) {
             Ok(summaries) => summaries,
             Err(message) => return Some(vec![unreadable(&label, message)]),
         };
-        let mut out = Vec::new();
+        let mut out = reference.problems.clone();
         for feature in &compared {
+            let profiled = reference.features.get(&feature.name);
+            if profiled.is_none() && reference.raw {
+                continue; // the reference data's finding says why
+            }
             match summaries.get(&feature.name) {
                 Some(Ok(summary)) => out.extend(findings(
                     (&reference.label, &label),
                     feature,
-                    reference.features.get(&feature.name),
+                    profiled,
                     summary,
                     &config.drift,
                 )),
@@ -275,18 +314,28 @@ pub async fn summarize(
             {
                 Some(format!("CAST({expr} AS DOUBLE)"))
             }
-            (Kind::Numeric, DataType::Timestamp(..)) => {
-                Some(format!("CAST(arrow_cast({expr}, 'Int64') AS DOUBLE)"))
+            // Nanoseconds since the epoch, whatever the file's unit, so a reference in
+            // microseconds and current data in nanoseconds compare as the same instants.
+            (Kind::Numeric, DataType::Timestamp(unit, _)) => {
+                let per_unit = match unit {
+                    datafusion::arrow::datatypes::TimeUnit::Second => "1e9",
+                    datafusion::arrow::datatypes::TimeUnit::Millisecond => "1e6",
+                    datafusion::arrow::datatypes::TimeUnit::Microsecond => "1e3",
+                    datafusion::arrow::datatypes::TimeUnit::Nanosecond => "1.0",
+                };
+                Some(format!(
+                    "CAST(arrow_cast({expr}, 'Int64') AS DOUBLE) * {per_unit}"
+                ))
             }
+            // Categories of the declared kind only: 0/1 integers are not booleans.
             (Kind::Categorical, t)
-                if t.is_integer()
-                    || matches!(
-                        t,
-                        DataType::Utf8
-                            | DataType::LargeUtf8
-                            | DataType::Utf8View
-                            | DataType::Boolean
-                    ) =>
+                if match &feature.declared {
+                    FeatureType::Bool => *t == DataType::Boolean,
+                    FeatureType::String => {
+                        matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+                    }
+                    _ => t.is_integer(),
+                } =>
             {
                 Some(format!("CAST({expr} AS VARCHAR)"))
             }

@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 
 pub mod drift;
+pub mod skew;
 
 use arrowfeat_common::quote;
 use arrowfeat_udf::sql::files;

@@ -6,6 +6,7 @@ Polars, DuckDB or any Arrow stream), with the same rules, numbers and ``Report``
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -133,21 +134,19 @@ def drift(
         raise ArrowfeatValueError(
             "drift: `save_reference` saves reference data's profile; with `reference_profile` there is none"
         )
-    profile_text = None
-    if reference_profile is not None:
-        try:
-            with open(reference_profile, "rb") as f:
-                profile_text = f.read(256 * 1024 * 1024 + 1).decode("utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise ArrowfeatValueError(
-                f"drift: argument `reference_profile`: cannot read {_visible(os.fspath(reference_profile), 200)}: {e}"
-            ) from None
+    if save_reference is not None and not os.path.isdir(os.path.dirname(os.fspath(save_reference)) or "."):
+        raise ArrowfeatValueError(
+            f"drift: argument `save_reference`: the directory of {_visible(os.fspath(save_reference), 200)} does not exist"
+        )
+    if save_reference is not None and os.path.isdir(save_reference):
+        raise ArrowfeatValueError(
+            f"drift: argument `save_reference`: {_visible(os.fspath(save_reference), 200)} is a directory"
+        )
     try:
-        native, profile = _native.drift(
+        native, profile, incomplete = _native.drift(
             os.fspath(schemas),
             reference=_pairs("drift", "reference", reference),
-            reference_profile=profile_text,
-            reference_label="" if reference_profile is None else os.fspath(reference_profile),
+            reference_profile=None if reference_profile is None else os.fspath(reference_profile),
             current=_pairs("drift", "current", current),
             config=None if config is None else os.fspath(config),
             baseline=None if baseline is None else os.fspath(baseline),
@@ -157,6 +156,21 @@ def drift(
         raise ArrowfeatValueError(message if message.startswith("drift:") else f"drift: {message}") from None
     report = Report(native)
     if save_reference is not None and report.exit_code != 2:
-        with open(save_reference, "w", encoding="utf-8") as f:
-            f.write(profile)
+        if incomplete or json.loads(profile)["views"] == {}:
+            raise ArrowfeatValueError(
+                "drift: argument `save_reference`: not saved: "
+                + (
+                    f"the reference data of view `{_visible(incomplete[0], 100)}` lacks features the schema declares, "
+                    "or has them in another type (see report.render()); a partial profile would replace a complete one"
+                    if incomplete
+                    else "no view was profiled (a schema file with errors is not compared)"
+                )
+            )
+        try:
+            with open(save_reference, "w", encoding="utf-8") as f:
+                f.write(profile)
+        except OSError as e:
+            raise ArrowfeatValueError(
+                f"drift: argument `save_reference`: cannot write {_visible(os.fspath(save_reference), 200)}: {e.strerror}"
+            ) from None
     return report

@@ -224,32 +224,45 @@ fn sources_of(
 
 /// Runs `arrowfeat drift`: the schema files under `schemas` and the drift of each view's
 /// `current` data ((view or None, path or Arrow table) pairs) from its `reference` data
-/// (pairs) or from `reference_profile` (the JSON text `--save-reference` writes, named
-/// `reference_label` in the report). Returns the report and the reference data's profile
-/// as JSON (what `--save-reference` writes; no views when `reference_profile` is given).
+/// (pairs) or from `reference_profile` (a file `--save-reference` wrote). Returns the
+/// report, the reference data's profile as JSON (what `--save-reference` writes; no views
+/// when `reference_profile` is given) and the views whose reference could not be
+/// profiled in full.
 #[pyfunction]
-#[pyo3(signature = (schemas, *, reference = Vec::new(), reference_profile = None, reference_label = String::new(), current = Vec::new(), config = None, baseline = None))]
+#[pyo3(signature = (schemas, *, reference = Vec::new(), reference_profile = None, current = Vec::new(), config = None, baseline = None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn drift(
     py: Python<'_>,
     schemas: std::path::PathBuf,
     reference: Vec<(Option<String>, Bound<'_, PyAny>)>,
-    reference_profile: Option<String>,
-    reference_label: String,
+    reference_profile: Option<std::path::PathBuf>,
     current: Vec<(Option<String>, Bound<'_, PyAny>)>,
     config: Option<std::path::PathBuf>,
     baseline: Option<std::path::PathBuf>,
-) -> PyResult<(CheckReport, String)> {
+) -> PyResult<(CheckReport, String, Vec<String>)> {
     use arrowfeat_gate::drift::{DriftSources, Reference};
     use arrowfeat_validator::pipeline::{
         self, BaselineSource, Command, ConfigSource, Inputs, Names,
     };
     let reference = match reference_profile {
-        Some(text) => Reference::Profile {
-            label: arrowfeat_common::clean(&reference_label),
-            profile: arrowfeat_validator::checks::drift::ReferenceProfile::parse(&text)
-                .map_err(|e| value_error(format!("drift: argument `reference_profile`: {e}")))?,
-        },
+        Some(path) => {
+            let label = arrowfeat_common::clean(&path.display().to_string());
+            // Bounded, and refusing pipes and devices, as the CLI reads it.
+            let bytes = arrowfeat_validator::files::read_bounded(&path, 256 * 1024 * 1024)
+                .map_err(|e| value_error(format!("drift: argument `reference_profile`: {e}")))?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                value_error(format!(
+                    "drift: argument `reference_profile`: {label}: not a reference profile (not UTF-8 text)"
+                ))
+            })?;
+            Reference::Profile {
+                profile: arrowfeat_validator::checks::drift::ReferenceProfile::parse(&text)
+                    .map_err(|e| {
+                        value_error(format!("drift: argument `reference_profile`: {label}: {e}"))
+                    })?,
+                label,
+            }
+        }
         None => Reference::Data(arrowfeat_gate::ByView::new(sources_of(
             "drift",
             "reference",
@@ -280,5 +293,9 @@ pub(crate) fn drift(
             arrowfeat_common::quote(view, 100)
         )));
     }
-    Ok((CheckReport { run }, sources.saved_profile().to_json()))
+    Ok((
+        CheckReport { run },
+        sources.saved_profile().to_json(),
+        sources.incomplete_views(),
+    ))
 }

@@ -119,10 +119,11 @@ def schema(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_metrics_equal_numpy_and_scipy(schema: Path, seed: int) -> None:
+@pytest.mark.parametrize(("seed", "rows"), [(1, 3017), (2, 3034), (3, 3051), (4, 101), (5, 21), (6, 1001)])
+def test_metrics_equal_numpy_and_scipy(schema: Path, seed: int, rows: int) -> None:
+    # 21, 101 and 1001 rows put numpy's virtual index (n - 1) * q on whole numbers.
     rng = np.random.default_rng(seed)
-    reference = table(rng, 3000 + seed * 17, 0.0, 0.0)
+    reference = table(rng, rows, 0.0, 0.0)
     current = table(rng, 2000 + seed * 31, 0.15 * seed, 0.02 * seed)
     found = checks(drift(current, schema, reference=reference))
     for feature in ("score", "clicks"):
@@ -249,3 +250,51 @@ def test_extremes_are_values_and_nan_is_missing(schema: Path) -> None:
     moved = checks(drift(shifted, schema, reference=data))
     assert value(moved[("score", "drift-ks")]) == pytest.approx(5 / 6)
     assert value(moved[("score", "drift-null-rate")]) == pytest.approx(-0.25)
+
+
+def test_edges_on_whole_indexes_equal_numpy() -> None:
+    """The decile edges of 101 and 21 values are values of the data, exactly as numpy
+    computes them, so no value moves to the bin below."""
+    import pathlib
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        schema = pathlib.Path(tmp) / "s.yaml"
+        schema.write_text(SCHEMA)
+        for n in (21, 101):
+            data = table(np.random.default_rng(1), n, 0.0, 0.0).set_column(
+                2, "score", pa.array(np.arange(n, dtype=float) - 10)
+            )
+            current = data.set_column(2, "score", pa.array(np.resize([10.0, 20.0, 40.0, 80.0], n)))
+            saved = pathlib.Path(tmp) / "p.json"
+            drift(current, schema, reference=data, save_reference=saved)
+            edges = json.loads(saved.read_text())["views"]["scores_v1"]["features"]["score"]["edges"]
+            assert edges == list(np.quantile(np.arange(n, dtype=float) - 10, np.arange(1, 10) / 10))
+
+
+def test_timestamps_compare_as_instants_whatever_the_unit(tmp_path: Path) -> None:
+    schema = tmp_path / "s.yaml"
+    schema.write_text(SCHEMA.replace("type: int64\n  - name: plan", "type: timestamp[us, UTC]\n  - name: plan"))
+    data = table(np.random.default_rng(2), 500, 0.0, 0.0)
+    micros = pa.array(np.arange(500) * 1_000_000 + 1_700_000_000_000_000, pa.timestamp("us", "UTC"))
+    reference = data.set_column(3, "clicks", micros)
+    current = data.set_column(3, "clicks", micros.cast(pa.timestamp("ns", "UTC")))
+    found = checks(drift(current, schema, reference=reference))
+    assert value(found[("clicks", "drift-ks")]) == 0.0
+    assert value(found[("clicks", "drift-psi")]) == 0.0
+
+
+def test_no_values_and_wrong_kinds_are_findings(schema: Path, tmp_path: Path) -> None:
+    data = table(np.random.default_rng(4), 200, 0.0, 0.0)
+    report = drift(data.slice(0, 0), schema, reference=data)
+    assert report.exit_code == 1
+    assert any("cannot be compared" in f.message for f in report.findings)
+    ints = data.set_column(4, "plan", pa.array(np.arange(200) % 2, pa.int64()))
+    report = drift(ints, schema, reference=data)
+    assert any(f.rule == "data-column-type" and "plan" in f.message for f in report.findings)
+    # A reference that lacks a feature is reported as such, and is not saved.
+    with pytest.raises(ArrowfeatValueError, match="not saved"):
+        drift(data, schema, reference=data.drop_columns(["plan"]), save_reference=tmp_path / "p.json")
+    assert not (tmp_path / "p.json").exists()
+    found = drift(data, schema, reference=data.drop_columns(["plan"]))
+    assert [f.rule for f in found.findings if "plan" in f.message] == ["data-column-missing"]

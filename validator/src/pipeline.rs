@@ -21,6 +21,8 @@ pub enum Command {
     Diff,
     /// `arrowfeat drift`: the check of the schema files, and the drift of their data.
     Drift,
+    /// `arrowfeat skew`: the check of the schema files, and serving against training data.
+    Skew,
 }
 
 impl Command {
@@ -29,6 +31,7 @@ impl Command {
             Command::Check => "check",
             Command::Diff => "diff",
             Command::Drift => "drift",
+            Command::Skew => "skew",
         }
     }
 }
@@ -50,7 +53,7 @@ impl Names {
         let (schemas, against) = match command {
             Command::Check => ("--schemas", "--against"),
             Command::Diff => ("NEW", "OLD"),
-            Command::Drift => ("--schemas", "--against"),
+            Command::Drift | Command::Skew => ("--schemas", "--against"),
         };
         Names {
             schemas,

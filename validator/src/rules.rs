@@ -39,6 +39,8 @@ pub enum Category {
     Data,
     /// The current data of a view drifted from its reference (`arrowfeat drift`).
     Drift,
+    /// Serving data disagrees with training data (`arrowfeat skew`).
+    Skew,
 }
 
 impl Category {
@@ -51,6 +53,7 @@ impl Category {
             Category::Suppression => "suppression",
             Category::Data => "data",
             Category::Drift => "drift",
+            Category::Skew => "skew",
         }
     }
 }
@@ -189,6 +192,12 @@ rules! {
         "The share of one category of a categorical feature changed by more than `[drift] categories` (default 0.1): the L-infinity distance; new categories are named.";
     DriftReference = "drift-reference", Drift, Error,
         "The saved reference profile (`--reference-profile`) has no profile of a feature the schema declares, or profiles it as another kind (numeric or categorical): save it again.";
+    SkewMismatch = "skew-mismatch", Skew, Error,
+        "A feature's served value differs from its training value (beyond the value tolerance) in rows matched on the entity keys and, as of the serving time, within the time tolerance.";
+    SkewMissing = "skew-missing", Skew, Error,
+        "Serving rows with no training row of their entity keys within the time tolerance before the serving time: the training data lacks what was served.";
+    SkewExtra = "skew-extra", Skew, Info,
+        "Training rows that no serving row matched (usual when the serving log is a sample; the share is reported).";
     IgnoreComment = "ignore-comment", Suppression, Error,
         "An inline `# arrowfeat: ignore[rule-id] reason` comment without a reason, with an unknown rule id (the finding suggests the closest), with a rule of category `input`, or without brackets.";
     IgnoreUnused = "ignore-unused", Suppression, Warning,

@@ -862,6 +862,61 @@ fn drift_rules_from_summaries() {
 }
 
 #[test]
+fn skew_rules_from_counts() {
+    use arrowfeat_validator::checks::data::Matched;
+    use arrowfeat_validator::checks::skew::{findings, FeatureSkew, SkewCounts, SkewLabels};
+    let labels = SkewLabels {
+        serving: "log.parquet".into(),
+        training: "backfill.parquet".into(),
+        time_tolerance: "at most 5m before the serving time".into(),
+        value_tolerance: "exactly equal".into(),
+    };
+    let matched = |rows: u64| Matched {
+        rows,
+        sample: if rows > 0 {
+            vec!["user_id=1".into()]
+        } else {
+            Vec::new()
+        },
+    };
+    let counts = |rows: u64| SkewCounts {
+        serving_rows: 10,
+        training_rows: 20,
+        missing: matched(rows),
+        extra: matched(rows),
+        features: vec![FeatureSkew {
+            name: "fare".into(),
+            pos: arrowfeat_validator::yaml::Pos::UNKNOWN,
+            compared: 10 - rows,
+            mismatched: matched(rows),
+        }],
+    };
+    let status = |checks: &[arrowfeat_validator::report::Check], rule: Rule| {
+        checks
+            .iter()
+            .filter(|c| c.rule == rule)
+            .map(|c| c.status)
+            .collect::<Vec<_>>()
+    };
+    let clean = findings(&labels, &counts(0));
+    assert!(clean.iter().all(|c| c.status == Status::Pass));
+    let skewed = findings(&labels, &counts(2));
+    assert_eq!(status(&skewed, Rule::SkewMismatch), vec![Status::Error]);
+    assert_eq!(status(&skewed, Rule::SkewMissing), vec![Status::Error]);
+    assert_eq!(status(&skewed, Rule::SkewExtra), vec![Status::Info]);
+    let mismatch = skewed
+        .iter()
+        .find(|c| c.rule == Rule::SkewMismatch)
+        .unwrap();
+    assert!(
+        mismatch.message.contains("2 of 8 matched rows (25.00%")
+            && mismatch.message.contains("user_id=1"),
+        "{}",
+        mismatch.message
+    );
+}
+
+#[test]
 fn every_rule_has_a_test_above() {
     let source = include_str!("rules.rs");
     for rule in Rule::ALL {

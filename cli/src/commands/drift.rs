@@ -64,6 +64,19 @@ pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
             ))
         }
     };
+    if let Some(path) = &args.save_reference {
+        let parent = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        if !parent.is_dir() {
+            return Err(CliError::usage(format!(
+                "--save-reference {}: the directory {} does not exist",
+                arrowfeat_common::clean(&path.display().to_string()),
+                arrowfeat_common::clean(&parent.display().to_string())
+            )));
+        }
+    }
     if let Some(path) = args.save_reference.as_deref().filter(|p| p.is_dir()) {
         return Err(CliError::usage(format!(
             "--save-reference {}: is a directory; give the path of the file to write",
@@ -97,6 +110,20 @@ pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
     // good one.
     if let (Some(path), false) = (&args.save_reference, outcome.exit_code == 2) {
         let profile = sources.saved_profile();
+        let incomplete = sources.incomplete_views();
+        if profile.views.is_empty() || !incomplete.is_empty() {
+            return Err(CliError::usage(format!(
+                "--save-reference {}: not saved: {}",
+                arrowfeat_common::clean(&path.display().to_string()),
+                match incomplete.first() {
+                    Some(view) => format!(
+                        "the reference data of view `{}` lacks features the schema declares, or has them in another type (see the report); a partial profile would replace a complete one",
+                        arrowfeat_common::quote(view, 100)
+                    ),
+                    None => "no view was profiled (see the report: a schema file with errors is not compared)".to_string(),
+                }
+            )));
+        }
         let shown = arrowfeat_common::clean(&path.display().to_string());
         std::fs::write(path, profile.to_json()).map_err(|e| {
             CliError::usage(format!(

@@ -15,6 +15,7 @@
 #[macro_use]
 mod simd;
 
+pub mod compare;
 pub mod embedding;
 pub mod geo;
 pub mod hash;

@@ -32,9 +32,13 @@ use crate::yaml::Pos;
 pub const BINS: usize = 10;
 /// The share an empty bin counts as in PSI (as Evidently counts it).
 pub const EMPTY_BIN: f64 = 1e-4;
-/// At most this many categories are kept per feature in a profile, the most frequent;
-/// the rest are one "other" category.
+/// At most this many categories are kept per feature in a saved profile, the most
+/// frequent; the rest are one "other" category. (Reference data read in the run is
+/// compared over all its categories.)
 pub const MAX_CATEGORIES: usize = 1_000;
+/// A category longer than this many bytes is its first characters and a hash of the
+/// whole value, on both sides, so a profile stays small.
+pub const MAX_CATEGORY_BYTES: usize = 200;
 /// At most this many points of a numeric feature's distribution are saved in a profile:
 /// D is exact when the reference has at most this many distinct values, else within
 /// 1 / `ECDF_POINTS`.
@@ -225,6 +229,7 @@ impl FeatureProfile {
 pub struct ViewProfile {
     /// The reference data, as the user named it.
     pub source: String,
+    #[serde(deserialize_with = "unique_keys")]
     pub features: BTreeMap<String, FeatureProfile>,
 }
 
@@ -234,7 +239,41 @@ pub struct ViewProfile {
 pub struct ReferenceProfile {
     pub format: String,
     pub version: u32,
+    #[serde(deserialize_with = "unique_keys")]
     pub views: BTreeMap<String, ViewProfile>,
+}
+
+/// A JSON object into a map, refusing a key given twice (which one would win is a
+/// guess: serde_json keeps the last).
+fn unique_keys<'de, D, V>(d: D) -> Result<BTreeMap<String, V>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    V: Deserialize<'de>,
+{
+    struct Unique<V>(std::marker::PhantomData<V>);
+    impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Unique<V> {
+        type Value = BTreeMap<String, V>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some((key, value)) = map.next_entry::<String, V>()? {
+                if out.contains_key(&key) {
+                    return Err(serde::de::Error::custom(format!(
+                        "the key {} is given twice",
+                        crate::text::short(&key)
+                    )));
+                }
+                out.insert(key, value);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(Unique(std::marker::PhantomData))
 }
 
 impl Default for ReferenceProfile {
@@ -356,9 +395,10 @@ fn order_statistic(numbers: &[(f64, u64)], cumulative: &[u64], k: u64) -> f64 {
 }
 
 /// numpy's default ("linear") quantile `q` of the distribution, computed the way numpy
-/// computes it so that edges equal `np.quantile`'s.
+/// computes it (virtual index `(n - 1) * q`, its `_lerp`) so that edges equal
+/// `np.quantile`'s.
 fn quantile(numbers: &[(f64, u64)], cumulative: &[u64], n: u64, q: f64) -> f64 {
-    let virtual_index = n as f64 * q - q; // numpy: n * q + (1 - q * 1 - 1), alpha = beta = 1
+    let virtual_index = (n - 1) as f64 * q;
     let below = virtual_index.floor();
     let gamma = virtual_index - below;
     let last = (n - 1) as f64;
@@ -370,16 +410,20 @@ fn quantile(numbers: &[(f64, u64)], cumulative: &[u64], n: u64, q: f64) -> f64 {
         return a; // also keeps ±inf from becoming NaN
     }
     if !a.is_finite() || !b.is_finite() {
-        // Between -inf and a number (or +inf), numpy's answer is ±inf or NaN; the lower
+        // Between -inf and a number (or +inf), numpy's answer is ±inf or NaN; the nearer
         // value keeps the edges ordered and the bins meaningful.
         return if gamma >= 0.5 { b } else { a };
     }
     let diff = b - a;
-    if gamma >= 0.5 {
+    let edge = if diff.is_infinite() {
+        // Opposite signs near f64::MAX: the difference overflows, the weighted sum does not.
+        a * (1.0 - gamma) + b * gamma
+    } else if gamma >= 0.5 {
         b - diff * (1.0 - gamma)
     } else {
         a + diff * gamma
-    }
+    };
+    edge.clamp(a, b)
 }
 
 /// The bin of `value` given the inner edges: bin i holds edges[i-1] <= value < edges[i].
@@ -456,12 +500,10 @@ pub fn profile(kind: Kind, summary: &Summary) -> FeatureProfile {
         Kind::Categorical => {
             let mut categories = merged_categories(&summary.categories);
             categories.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-            let other = categories
-                .iter()
-                .skip(MAX_CATEGORIES)
-                .fold(0u64, |a, c| a.saturating_add(c.1));
-            categories.truncate(MAX_CATEGORIES);
-            Distribution::Categorical { categories, other }
+            Distribution::Categorical {
+                categories,
+                other: 0,
+            }
         }
     };
     FeatureProfile {
@@ -471,16 +513,33 @@ pub fn profile(kind: Kind, summary: &Summary) -> FeatureProfile {
     }
 }
 
+/// How a category is kept: as it is, or, when long, its first characters and a hash of
+/// the whole value.
+pub fn category_key(value: &str) -> std::borrow::Cow<'_, str> {
+    if value.len() <= MAX_CATEGORY_BYTES {
+        return std::borrow::Cow::Borrowed(value);
+    }
+    let mut cut = 64;
+    while !value.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    std::borrow::Cow::Owned(format!(
+        "{}…(#{})",
+        &value[..cut],
+        arrowfeat_common::value_hash(value.bytes())
+    ))
+}
+
 fn merged_categories(categories: &[(String, u64)]) -> Vec<(String, u64)> {
-    let mut merged: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut merged: BTreeMap<std::borrow::Cow<'_, str>, u64> = BTreeMap::new();
     for (value, count) in categories {
-        let slot = merged.entry(value.as_str()).or_insert(0);
+        let slot = merged.entry(category_key(value)).or_insert(0);
         *slot = slot.saturating_add(*count);
     }
     merged
         .into_iter()
         .filter(|(_, c)| *c > 0)
-        .map(|(v, c)| (v.to_string(), c))
+        .map(|(v, c)| (v.into_owned(), c))
         .collect()
 }
 
@@ -489,6 +548,14 @@ impl FeatureProfile {
     /// at evenly spaced ranks (each keeps its exact cumulative count).
     pub fn thinned(&self) -> FeatureProfile {
         let mut out = self.clone();
+        if let Distribution::Categorical { categories, other } = &mut out.distribution {
+            if categories.len() > MAX_CATEGORIES {
+                *other = categories[MAX_CATEGORIES..]
+                    .iter()
+                    .fold(*other, |a, c| a.saturating_add(c.1));
+                categories.truncate(MAX_CATEGORIES);
+            }
+        }
         if let Distribution::Numeric { ecdf, thinned, .. } = &mut out.distribution {
             if ecdf.len() > ECDF_POINTS {
                 let n = ecdf.last().map_or(0, |p| p.1);
@@ -531,8 +598,10 @@ pub struct Metrics {
     /// Categorical: the largest change of one category's share.
     pub categories_linf: Option<f64>,
     /// Categorical: the most frequent categories of the current data that the reference
-    /// does not have (at most 3).
+    /// does not have (at most 3), or, for a saved reference that keeps only its most
+    /// frequent categories, that are not among those (`pooled`).
     pub new_categories: Vec<String>,
+    pub pooled: bool,
 }
 
 fn shares(counts: &[u64], total: u64) -> Vec<f64> {
@@ -626,6 +695,7 @@ pub fn compare(reference: &FeatureProfile, current: &Summary) -> Metrics {
         ks_bound: 0.0,
         categories_linf: None,
         new_categories: Vec::new(),
+        pooled: false,
     };
     let (reference_shares, current_shares) = match &reference.distribution {
         Distribution::Numeric {
@@ -679,6 +749,7 @@ pub fn compare(reference: &FeatureProfile, current: &Summary) -> Metrics {
             }
             new.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
             metrics.new_categories = new.into_iter().take(3).map(|c| c.0).collect();
+            metrics.pooled = *other > 0;
             let mut reference_counts: Vec<u64> = categories.iter().map(|c| c.1).collect();
             reference_counts.push(*other);
             let p = shares(&reference_counts, metrics.reference_values);
@@ -753,6 +824,23 @@ pub fn findings(
         "reference n={}, current n={}",
         metrics.reference_values, metrics.current_values
     );
+    let no_values = metrics.psi.is_none().then(|| {
+        let side = match (metrics.reference_values, metrics.current_values) {
+            (0, 0) => "neither the reference nor the current data has",
+            (0, _) => "the reference has",
+            _ => "the current data has",
+        };
+        Check::fail(
+            Rule::DriftPsi,
+            subject("values"),
+            Expected("values on both sides"),
+            Actual(sizes.clone()),
+            feature.pos,
+            format!(
+                "`{name}` cannot be compared: {side} no values (null, NaN or no rows); {sizes}"
+            ),
+        )
+    });
     let mut out = Vec::new();
     let mut metric = |rule: Rule, label: &str, value: f64, threshold: f64, explain: &str| {
         let actual = format!("{value} ({sizes})");
@@ -824,7 +912,12 @@ pub fn findings(
             String::new()
         } else {
             format!(
-                "; new: {}",
+                "; {}: {}",
+                if metrics.pooled {
+                    "not among the reference's most frequent"
+                } else {
+                    "new"
+                },
                 metrics
                     .new_categories
                     .iter()
@@ -841,6 +934,7 @@ pub fn findings(
             &format!("L-infinity over the category shares{new}"),
         );
     }
+    out.extend(no_values);
     out
 }
 

@@ -6,6 +6,7 @@ pub mod data;
 pub mod drift;
 pub mod file;
 pub mod revision;
+pub mod skew;
 pub mod store;
 
 pub use file::{load_bytes, load_file, unreadable_values};
