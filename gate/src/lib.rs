@@ -9,12 +9,13 @@
 use std::collections::BTreeMap;
 
 pub mod drift;
+pub mod part;
 pub mod skew;
 
 use arrowfeat_common::quote;
 use arrowfeat_udf::sql::files;
 use arrowfeat_validator::checks::data::{
-    findings, plan, AllowedValue, DataColumn, DataCounts, DataOptions, DataPlan, Matched, Predicate,
+    findings, plan, AllowedValue, DataColumn, DataCounts, DataOptions, DataPlan, Predicate,
 };
 use arrowfeat_validator::report::{Actual, Check, Expected};
 use arrowfeat_validator::rules::Rule;
@@ -47,6 +48,12 @@ pub enum Data {
         schema: datafusion::arrow::datatypes::SchemaRef,
         batches: Vec<RecordBatch>,
     },
+    /// Counted already, in parts (the partitions of a Spark DataFrame, each counted by
+    /// [`count_part`] where it lives), merged here.
+    Counted {
+        label: String,
+        parts: Vec<part::PartCounts>,
+    },
 }
 
 impl Data {
@@ -54,7 +61,7 @@ impl Data {
     pub fn label(&self) -> &str {
         match self {
             Data::Path(path) => path,
-            Data::Table { label, .. } => label,
+            Data::Table { label, .. } | Data::Counted { label, .. } => label,
         }
     }
 }
@@ -261,6 +268,22 @@ impl DataSource for DataPaths {
     }
 }
 
+/// [`count_part`] of `file`'s view over `data` (a partition, on a Spark worker), from
+/// synchronous code: the part's counts as text for the driver to merge
+/// ([`Data::Counted`]). Runs on the calling thread only (the host owns parallelism).
+pub fn count_part_of(
+    file: &SchemaFile,
+    data: &Data,
+    options: &DataOptions,
+) -> Result<part::PartCounts, String> {
+    let plan = plan(file, data.label(), options);
+    let current_thread = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime that reads the data: {e}"))?;
+    current_thread.block_on(count_part(&plan, data))
+}
+
 /// The finding of data that cannot be read.
 fn unreadable(path: &str, message: String) -> Check {
     Check::fail(
@@ -304,6 +327,9 @@ async fn register(
             datafusion::datasource::MemTable::try_new(schema.clone(), vec![batches.clone()])
                 .map_err(|e| files::error_message(&e))?,
         ),
+        Data::Counted { .. } => {
+            return Err("data counted elsewhere gives counts for a data check only".into())
+        }
     };
     let schema = table.schema();
     ctx.register_table(TABLE, table)
@@ -313,6 +339,19 @@ async fn register(
 
 /// The counts `plan` asks for, over `data`.
 pub async fn count(plan: &DataPlan, data: &Data) -> Result<DataCounts, String> {
+    let counted = match data {
+        Data::Counted { parts, .. } => {
+            part::PartCounts::merge_all(parts.iter().cloned(), plan.sample_rows)?
+                .ok_or_else(|| "no part of the data was counted".to_string())?
+        }
+        _ => count_part(plan, data).await?,
+    };
+    Ok(counted.finish())
+}
+
+/// The counts `plan` asks for over `data`, to merge with other parts' counts
+/// ([`part::PartCounts::merge`]): each sample holds the first rows in one total order.
+pub async fn count_part(plan: &DataPlan, data: &Data) -> Result<part::PartCounts, String> {
     let (ctx, schema) = register(data).await?;
     let columns: Vec<DataColumn> = schema
         .fields()
@@ -326,9 +365,10 @@ pub async fn count(plan: &DataPlan, data: &Data) -> Result<DataCounts, String> {
     let type_of = |name: &str| -> Option<&DataType> {
         schema.field_with_name(name).ok().map(|f| f.data_type())
     };
-    let mut counts = DataCounts {
+    let mut counts = part::PartCounts {
         columns,
-        ..DataCounts::default()
+        keyless: plan.keys.is_empty(),
+        ..part::PartCounts::default()
     };
 
     // Every value check in one scan.
@@ -353,7 +393,7 @@ pub async fn count(plan: &DataPlan, data: &Data) -> Result<DataCounts, String> {
                 let rows = row[next];
                 next += 1;
                 let sample = sample(&ctx, plan, Some(c), rows, &type_of).await?;
-                Some(Matched { rows, sample })
+                Some(part::PartMatched { rows, sample })
             }
             None => None,
         };
@@ -399,14 +439,15 @@ pub async fn count(plan: &DataPlan, data: &Data) -> Result<DataCounts, String> {
             Vec::new()
         } else {
             let query = format!(
-                "SELECT {}, count(*) AS {ROWS} FROM ({normalized}) GROUP BY {} HAVING count(*) > 1 LIMIT {}",
+                "SELECT {}, count(*) AS {ROWS} FROM ({normalized}) GROUP BY {} HAVING count(*) > 1 ORDER BY {} LIMIT {}",
                 keys.join(", "),
                 columns.join(", "),
+                ascending(keys.iter().chain([&ROWS.to_string()])),
                 plan.sample_rows
             );
             render_rows(&ctx, &query, "rows").await?
         };
-        counts.exact_duplicates = Some(Matched {
+        counts.exact_duplicates = Some(part::PartMatched {
             rows: exact,
             sample: exact_sample,
         });
@@ -422,10 +463,14 @@ pub async fn count(plan: &DataPlan, data: &Data) -> Result<DataCounts, String> {
         let conflicting_sample = if conflicting == 0 {
             Vec::new()
         } else {
-            let query = format!("{conflicting_groups} LIMIT {}", plan.sample_rows);
+            let query = format!(
+                "{conflicting_groups} ORDER BY {} LIMIT {}",
+                ascending(keys.iter().chain([&ROWS.to_string()])),
+                plan.sample_rows
+            );
             render_rows(&ctx, &query, "versions").await?
         };
-        counts.conflicting = Some(Matched {
+        counts.conflicting = Some(part::PartMatched {
             rows: conflicting,
             sample: conflicting_sample,
         });
@@ -462,14 +507,15 @@ pub async fn count(plan: &DataPlan, data: &Data) -> Result<DataCounts, String> {
                 Vec::new()
             } else {
                 let query = format!(
-                    "SELECT {}, {LATEST} FROM ({latest}) WHERE {stale} LIMIT {}",
+                    "SELECT {}, {LATEST} FROM ({latest}) WHERE {stale} ORDER BY {} LIMIT {}",
                     keys.join(", "),
+                    ascending(keys.iter().chain([&LATEST.to_string()])),
                     plan.sample_rows
                 );
                 render_rows(&ctx, &query, "").await?
             };
             counts.keys = Some(row[0]);
-            counts.stale_keys = Some(Matched {
+            counts.stale_keys = Some(part::PartMatched {
                 rows: row[1],
                 sample,
             });
@@ -698,7 +744,7 @@ async fn sample<'a>(
     condition: Option<&String>,
     matched: u64,
     type_of: &impl Fn(&str) -> Option<&'a DataType>,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<part::SampledRow>, String> {
     if matched == 0 || plan.sample_rows == 0 {
         return Ok(Vec::new());
     }
@@ -719,26 +765,56 @@ async fn sample<'a>(
             shown.push(column.clone());
         }
     }
+    let shown: Vec<String> = shown.iter().map(|c| ident(c)).collect();
     let query = format!(
-        "SELECT {} FROM {TABLE} WHERE {condition} LIMIT {}",
-        shown
-            .iter()
-            .map(|c| ident(c))
-            .collect::<Vec<_>>()
-            .join(", "),
+        "SELECT {} FROM {TABLE} WHERE {condition} ORDER BY {} LIMIT {}",
+        shown.join(", "),
+        ascending(&shown),
         plan.sample_rows
     );
     render_rows(ctx, &query, "").await
 }
 
-/// The rows of `query`, each as `name=value, ...` (values escaped and cut); a last column
-/// named [`ROWS_NAME`] is shown as "(N `unit`)".
-async fn render_rows(ctx: &SessionContext, query: &str, unit: &str) -> Result<Vec<String>, String> {
+/// `ORDER BY` over `columns`, in the order of [`part::SampledRow::key`] (the Arrow row
+/// format's: ascending, nulls first, floats in IEEE total order), so that a sample is the
+/// first rows in one order however the data is split.
+fn ascending<'a>(columns: impl IntoIterator<Item = &'a String>) -> String {
+    columns
+        .into_iter()
+        .map(|c| format!("{c} ASC NULLS FIRST"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The rows of `query`, each as `name=value, ...` (values escaped and cut) with its sort
+/// key over every column; a last column named [`ROWS_NAME`] is shown as "(N `unit`)".
+async fn render_rows(
+    ctx: &SessionContext,
+    query: &str,
+    unit: &str,
+) -> Result<Vec<part::SampledRow>, String> {
+    use datafusion::arrow::compute::SortOptions;
+    use datafusion::arrow::row::{RowConverter, SortField};
     let batches = collect(ctx, query).await?;
     let options = FormatOptions::default().with_null("null");
     let mut out = Vec::new();
     for batch in &batches {
         let schema = batch.schema();
+        let order = SortOptions {
+            descending: false,
+            nulls_first: true,
+        };
+        let converter = RowConverter::new(
+            schema
+                .fields()
+                .iter()
+                .map(|f| SortField::new_with_options(f.data_type().clone(), order))
+                .collect(),
+        )
+        .map_err(|e| e.to_string())?;
+        let keys = converter
+            .convert_columns(batch.columns())
+            .map_err(|e| e.to_string())?;
         let formatters: Vec<ArrayFormatter> = batch
             .columns()
             .iter()
@@ -764,7 +840,13 @@ async fn render_rows(ctx: &SessionContext, query: &str, unit: &str) -> Result<Ve
             if let Some(count) = count {
                 text.push_str(&format!(" ({count} {unit})"));
             }
-            out.push(text);
+            let key = keys
+                .row(row)
+                .as_ref()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            out.push(part::SampledRow { key, text });
         }
     }
     Ok(out)

@@ -5,6 +5,7 @@ module makes the same way. The type aliases of the signatures are in `_typing`."
 from __future__ import annotations
 
 import ctypes
+import datetime as dt
 import functools
 import inspect
 import numbers
@@ -566,3 +567,31 @@ def _by_keyword_only(
         return cast(_F, checked)
 
     return decorate
+
+
+def _as_of_nanos(function: str, as_of: dt.datetime | str | None) -> int | None:
+    """`as_of` in nanoseconds since the epoch; naive times are UTC, as the CLI reads them."""
+    if as_of is None:
+        return None
+    if isinstance(as_of, str):
+        try:
+            as_of = dt.datetime.fromisoformat(as_of)
+        except ValueError:
+            raise ArrowfeatValueError(
+                f"{function}: argument `as_of`: expected a time such as 2026-12-01T00:00:00Z, found {_visible(repr(as_of), 60)}"
+            ) from None
+    if not isinstance(as_of, dt.datetime):
+        raise ArrowfeatTypeError(f"{function}: argument `as_of`: expected a datetime, found {_type_name(as_of)}")
+    if as_of.tzinfo is None:
+        as_of = as_of.replace(tzinfo=dt.UTC)  # naive times are UTC, as the CLI reads them
+    delta = as_of - dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
+
+
+def _check_sample_rows(function: str, sample_rows: object) -> int:
+    """`sample_rows` as the CLI's `--data-sample` bounds it: an integer from 0 to 10000."""
+    if not isinstance(sample_rows, int) or isinstance(sample_rows, bool) or not 0 <= sample_rows <= 10_000:
+        raise ArrowfeatValueError(
+            f"{function}: argument `sample_rows`: expected an integer from 0 to 10000, found {_visible(repr(sample_rows), 40)}"
+        )
+    return sample_rows

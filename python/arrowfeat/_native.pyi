@@ -45,6 +45,25 @@ def check(
     data: list[tuple[str | None, Any]] = ...,
     as_of: int | None = None,
     sample_rows: int = 5,
+    counted: list[tuple[str | None, list[str]]] = ...,
+) -> CheckReport: ...
+def schema_views(schemas: str) -> list[tuple[str, str, bytes, list[str], str]]: ...
+def count_part(
+    schema_label: str, schema_bytes: bytes, source: str, data: Any, *, as_of: int, sample_rows: int
+) -> str: ...
+def skew(
+    schemas: str,
+    *,
+    serving: list[tuple[str | None, Any]],
+    training: list[tuple[str | None, Any]],
+    time_tolerance: str,
+    serving_time: str | None = None,
+    absolute_tolerance: float = 0.0,
+    relative_tolerance: float = 0.0,
+    ulps: int = 0,
+    sample_rows: int = 5,
+    config: str | None = None,
+    baseline: str | None = None,
 ) -> CheckReport: ...
 def drift(
     schemas: str,

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from . import _native
-from ._convert import _type_name, _visible
+from ._convert import _as_of_nanos, _check_sample_rows, _type_name, _visible
 from ._report import Report
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
 
@@ -40,24 +40,6 @@ def _stream(argument: str, obj: Any, function: str = "check_data") -> Any:
     return obj
 
 
-def _nanos(as_of: dt.datetime | str | None) -> int | None:
-    if as_of is None:
-        return None
-    if isinstance(as_of, str):
-        try:
-            as_of = dt.datetime.fromisoformat(as_of)
-        except ValueError:
-            raise ArrowfeatValueError(
-                f"check_data: argument `as_of`: expected a time such as 2026-12-01T00:00:00Z, found {_visible(repr(as_of), 60)}"
-            ) from None
-    if not isinstance(as_of, dt.datetime):
-        raise ArrowfeatTypeError(f"check_data: argument `as_of`: expected a datetime, found {_type_name(as_of)}")
-    if as_of.tzinfo is None:
-        as_of = as_of.replace(tzinfo=dt.UTC)  # naive times are UTC, as the CLI reads them
-    delta = as_of - dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
-
-
 def check_data(
     data: Any | Mapping[str, Any],
     schemas: _Path,
@@ -77,17 +59,14 @@ def check_data(
         pairs = [(str(view), _stream(f"data[{view!r}]", obj)) for view, obj in data.items()]
     else:
         pairs = [(None, _stream("data", data))]
-    if not isinstance(sample_rows, int) or isinstance(sample_rows, bool) or not 0 <= sample_rows <= 10_000:
-        raise ArrowfeatValueError(
-            f"check_data: argument `sample_rows`: expected an integer from 0 to 10000, found {_visible(repr(sample_rows), 40)}"
-        )
+    _check_sample_rows("check_data", sample_rows)
     try:
         native = _native.check(
             os.fspath(schemas),
             config=None if config is None else os.fspath(config),
             baseline=baseline if baseline is None or isinstance(baseline, bool) else os.fspath(baseline),
             data=pairs,
-            as_of=_nanos(as_of),
+            as_of=_as_of_nanos("check_data", as_of),
             sample_rows=sample_rows,
         )
     except ValueError as e:
@@ -174,3 +153,58 @@ def drift(
                 f"drift: argument `save_reference`: cannot write {_visible(os.fspath(save_reference), 200)}: {e.strerror}"
             ) from None
     return report
+
+
+def skew(
+    serving: Any | Mapping[str, Any],
+    training: Any | Mapping[str, Any],
+    schemas: _Path,
+    *,
+    time_tolerance: str,
+    serving_time: str | None = None,
+    absolute_tolerance: float = 0.0,
+    relative_tolerance: float = 0.0,
+    ulps: int = 0,
+    sample_rows: int = 5,
+    config: _Path | None = None,
+    baseline: _Path | None = None,
+) -> Report:
+    """Training/serving skew, as ``arrowfeat skew --schemas SCHEMAS --serving ...
+    --training ...`` (docs/drift.md): each serving row is matched with the latest training
+    row of its entity keys whose event time is at most ``time_tolerance`` ("0s", "5m")
+    before the serving time (column ``serving_time``, default the schema's event
+    timestamp), and each feature is compared; floats are equal within
+    ``absolute_tolerance``, ``relative_tolerance`` (of the larger magnitude) or ``ulps``.
+    The report gives per feature the mismatching, missing and extra rows with a sample.
+    ``serving`` and ``training`` are each one path or table (the schemas declare one
+    view) or a mapping of view names to them."""
+    if not isinstance(time_tolerance, str):
+        raise ArrowfeatTypeError(
+            f"skew: argument `time_tolerance`: expected a duration such as '5m', found {_type_name(time_tolerance)}"
+        )
+    _check_sample_rows("skew", sample_rows)
+    if not isinstance(ulps, int) or isinstance(ulps, bool) or not 0 <= ulps < 2**64:
+        raise ArrowfeatValueError(
+            f"skew: argument `ulps`: expected an integer of 0 or more, found {_visible(repr(ulps), 40)}"
+        )
+    for name, value in (("absolute_tolerance", absolute_tolerance), ("relative_tolerance", relative_tolerance)):
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise ArrowfeatTypeError(f"skew: argument `{name}`: expected a number, found {_type_name(value)}")
+    try:
+        native = _native.skew(
+            os.fspath(schemas),
+            serving=_pairs("skew", "serving", serving),
+            training=_pairs("skew", "training", training),
+            time_tolerance=time_tolerance,
+            serving_time=serving_time,
+            absolute_tolerance=float(absolute_tolerance),
+            relative_tolerance=float(relative_tolerance),
+            ulps=ulps,
+            sample_rows=sample_rows,
+            config=None if config is None else os.fspath(config),
+            baseline=None if baseline is None else os.fspath(baseline),
+        )
+    except ValueError as e:
+        message = str(e)
+        raise ArrowfeatValueError(message if message.startswith("skew:") else f"skew: {message}") from None
+    return Report(native)

@@ -19,7 +19,9 @@ return type, so Spark does not cast.
 
 from __future__ import annotations
 
+import datetime as dt
 import inspect
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -30,7 +32,8 @@ from pyspark.sql import types as T
 
 import arrowfeat as _af
 
-from ._convert import _by_keyword_only, _check_columns, _visible
+from ._convert import _as_of_nanos, _by_keyword_only, _check_columns, _check_sample_rows, _visible
+from ._report import Report
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
 from .windows import _check_agg, to_nanoseconds
 
@@ -482,3 +485,125 @@ def _grouping_columns(
         else:
             groups.append(key)
     return spine, events, groups, hidden
+
+
+__all__ += ["check_data"]
+
+
+def _count_part(schema_label: str, schema_bytes: bytes, source: str, as_of: int, sample_rows: int, batches: Any) -> Any:
+    """On a worker: one partition's counts (one row of text); nothing for an empty one."""
+    from . import _native
+
+    batches = list(batches)
+    if batches:
+        part = _native.count_part(
+            schema_label,
+            schema_bytes,
+            source,
+            pa.Table.from_batches(batches),
+            as_of=as_of,
+            sample_rows=sample_rows,
+        )
+        yield pa.RecordBatch.from_pydict({"part": [part]}, schema=pa.schema([("part", pa.string())]))
+
+
+def _split_by(df: DataFrame, keys: list[str], event_time: str) -> DataFrame:
+    """``df`` partitioned so that all rows of an entity key (of an event time, for a view
+    without keys) are in one partition: duplicates and stale keys are then counted in
+    full per partition. Float keys are partitioned as SQL equality compares them."""
+    columns = {f.name: f.dataType for f in df.schema.fields}
+    by = keys or [event_time]
+    if not all(k in columns for k in by):
+        return df  # the type check reports the missing column; nothing is grouped
+    expressions = []
+    for key in by:
+        if isinstance(columns[key], (T.FloatType, T.DoubleType)):
+            c = F.col(key).cast("double")
+            expressions.append(F.when(F.isnan(c), F.lit(float("nan"))).when(c == 0, F.lit(0.0)).otherwise(c))
+        else:
+            expressions.append(F.col(key))
+    return df.repartition(*expressions)
+
+
+def check_data(
+    data: DataFrame | dict[str, DataFrame],
+    schemas: str | os.PathLike[str],
+    *,
+    as_of: dt.datetime | str | None = None,
+    sample_rows: int = 5,
+    config: str | os.PathLike[str] | None = None,
+    baseline: str | os.PathLike[str] | Literal[False] | None = None,
+) -> Report:
+    """Checks Spark DataFrames against their schema file(s), as
+    :func:`arrowfeat.data.check_data` checks tables in memory, without collecting the
+    data: each view's DataFrame is partitioned by its entity keys, every partition is
+    counted by the same engine on its worker (``mapInArrow``), and the driver merges the
+    counts (a few kilobytes per partition). The findings, counts and sampled rows are those
+    of ``arrowfeat.data.check_data`` on the same rows (``df.toArrow()``), whatever the
+    partitioning. ``data``: one DataFrame (the schemas declare one view) or a mapping of
+    view names to DataFrames."""
+    from . import _native
+
+    if isinstance(data, DataFrame):
+        pairs: list[tuple[str | None, str, DataFrame]] = [(None, "data", data)]
+    elif isinstance(data, dict) and all(isinstance(v, DataFrame) for v in data.values()):
+        pairs = [(str(view), f"data[{str(view)!r}]", df) for view, df in data.items()]
+    else:
+        raise ArrowfeatTypeError(
+            "check_data: argument `data`: expected a Spark DataFrame or a mapping of view names to "
+            f"DataFrames, found {type(data).__name__}"
+        )
+    _check_sample_rows("check_data", sample_rows)
+    as_of_nanos = _as_of_nanos("check_data", as_of)
+    if as_of_nanos is None:
+        import time
+
+        as_of_nanos = time.time_ns()  # one "now" for every worker
+    try:
+        views = {v[0]: v for v in _native.schema_views(os.fspath(schemas))}
+    except ValueError as e:
+        raise ArrowfeatValueError(f"check_data: {e}") from None
+    counted: list[tuple[str | None, list[str]]] = []
+    for view, label, df in pairs:
+        if view is None and len(views) != 1:
+            raise ArrowfeatValueError(
+                f"check_data: argument `data`: the schemas declare {len(views)} views; "
+                "give a mapping of view names to DataFrames"
+            )
+        if view is not None and view not in views:
+            raise ArrowfeatValueError(
+                f"check_data: argument `data`: view `{_visible(view, 100)}` is given data, but no schema file declares it"
+            )
+        _, schema_label, schema_bytes, keys, event_time = (
+            views[view] if view is not None else next(iter(views.values()))
+        )
+        split = _split_by(df, keys, event_time)
+        count = _partial(_count_part, schema_label, schema_bytes, label, as_of_nanos, sample_rows)
+        parts = [row["part"] for row in split.mapInArrow(count, "part string").collect()]
+        if not parts:  # no rows anywhere: the empty table still has its columns' types
+            from pyspark.sql.pandas.types import to_arrow_schema
+
+            timezone = df.sparkSession.conf.get("spark.sql.session.timeZone")
+            empty = to_arrow_schema(df.schema, timezone=timezone).empty_table()
+            parts = [
+                _native.count_part(schema_label, schema_bytes, label, empty, as_of=as_of_nanos, sample_rows=sample_rows)
+            ]
+        counted.append((view, parts))
+    try:
+        native = _native.check(
+            os.fspath(schemas),
+            config=None if config is None else os.fspath(config),
+            baseline=baseline if baseline is None or isinstance(baseline, bool) else os.fspath(baseline),
+            counted=counted,
+            as_of=as_of_nanos,
+            sample_rows=sample_rows,
+        )
+    except ValueError as e:
+        raise ArrowfeatValueError(f"check_data: {e}") from None
+    return Report(native)
+
+
+def _partial(function: Callable[..., Any], *args: Any) -> Callable[[Any], Any]:
+    import functools
+
+    return functools.partial(function, *args)

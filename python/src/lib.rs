@@ -73,6 +73,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<validator::CheckReport>()?;
     m.add_function(wrap_pyfunction!(validator::check, m)?)?;
     m.add_function(wrap_pyfunction!(validator::drift, m)?)?;
+    m.add_function(wrap_pyfunction!(validator::schema_views, m)?)?;
+    m.add_function(wrap_pyfunction!(validator::count_part, m)?)?;
+    m.add_function(wrap_pyfunction!(validator::skew, m)?)?;
     m.add_function(wrap_pyfunction!(join::point_in_time, m)?)?;
     m.add_function(wrap_pyfunction!(scalar::standard_scale, m)?)?;
     m.add_function(wrap_pyfunction!(scalar::min_max_scale, m)?)?;

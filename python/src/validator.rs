@@ -73,7 +73,7 @@ impl CheckReport {
 /// now; at most `sample_rows` rows shown per finding).
 /// Unreadable top-level input or configuration raises ValueError (the CLI's exit code 2).
 #[pyfunction]
-#[pyo3(signature = (schemas, registry_json = None, against = String::new(), *, previous = None, config = None, compatibility = None, deny_warnings = false, follow_symlinks = false, baseline = None, write_baseline = None, data = Vec::new(), as_of = None, sample_rows = 5))]
+#[pyo3(signature = (schemas, registry_json = None, against = String::new(), *, previous = None, config = None, compatibility = None, deny_warnings = false, follow_symlinks = false, baseline = None, write_baseline = None, data = Vec::new(), as_of = None, sample_rows = 5, counted = Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn check(
     py: Python<'_>,
@@ -90,8 +90,9 @@ pub(crate) fn check(
     data: Vec<(Option<String>, Bound<'_, PyAny>)>,
     as_of: Option<i64>,
     sample_rows: usize,
+    counted: Vec<(Option<String>, Vec<String>)>,
 ) -> PyResult<CheckReport> {
-    let data = data_sources(data, as_of, sample_rows)?;
+    let data = data_sources(data, counted, as_of, sample_rows)?;
     use arrowfeat_validator::compat::Mode;
     use arrowfeat_validator::pipeline::{
         self, BaselineSource, ConfigSource, Inputs, Names, StoreSource,
@@ -155,16 +156,117 @@ pub(crate) fn check(
     Ok(CheckReport { run })
 }
 
+/// The views the schema files under `schemas` declare, for an engine that counts their
+/// data where it lives (PySpark): (view, file label, file content, entity join keys,
+/// event timestamp column) of each file that parses. Files that do not are left out (the
+/// check reports them).
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub(crate) fn schema_views(
+    py: Python<'_>,
+    schemas: std::path::PathBuf,
+) -> PyResult<Vec<(String, String, Vec<u8>, Vec<String>, String)>> {
+    detach(py, "check_data", move || {
+        let paths = arrowfeat_validator::run::schema_paths(&schemas)?;
+        let mut views = Vec::new();
+        for path in paths {
+            let label = path.display().to_string();
+            let label = label
+                .strip_prefix("./")
+                .map_or(label.clone(), str::to_string);
+            let Ok(bytes) = arrowfeat_validator::files::read_bounded(
+                &path,
+                arrowfeat_validator::spec::MAX_SCHEMA_FILE_BYTES,
+            ) else {
+                continue;
+            };
+            if let (_, Some(file)) = arrowfeat_validator::checks::load_bytes(&label, &bytes) {
+                let spec = &file.spec;
+                views.push((
+                    spec.name.clone(),
+                    label,
+                    bytes,
+                    spec.entities.iter().map(|e| e.join_key.clone()).collect(),
+                    spec.event_timestamp.name.clone(),
+                ));
+            }
+        }
+        Ok::<_, String>(views)
+    })?
+    .map_err(value_error)
+}
+
+/// One part of a view's data counted for `check(counted=...)`: the schema file
+/// (`schema_label`, its `schema_bytes`), the data's name in findings (`source`), the
+/// run's `as_of` (ns since the epoch) and `sample_rows`, and the part (any Arrow
+/// stream). Returns the counts as text. Runs on the calling thread.
+#[pyfunction]
+#[pyo3(signature = (schema_label, schema_bytes, source, data, *, as_of, sample_rows))]
+pub(crate) fn count_part(
+    py: Python<'_>,
+    schema_label: String,
+    schema_bytes: Vec<u8>,
+    source: String,
+    data: Bound<'_, PyAny>,
+    as_of: i64,
+    sample_rows: usize,
+) -> PyResult<String> {
+    let Some((_, table)) = sources_of("check_data", &source, vec![(None, data)])?.pop() else {
+        return Err(value_error("check_data: no data to count"));
+    };
+    let table = match table {
+        arrowfeat_gate::Data::Table {
+            schema, batches, ..
+        } => arrowfeat_gate::Data::Table {
+            label: source,
+            schema,
+            batches,
+        },
+        _ => {
+            return Err(type_error(
+                "check_data: expected an Arrow table for a part of the data, found a path",
+            ))
+        }
+    };
+    let options = arrowfeat_validator::checks::data::DataOptions {
+        as_of_nanos: as_of,
+        sample_rows,
+    };
+    detach(py, "check_data", move || {
+        let (_, Some(file)) = arrowfeat_validator::checks::load_bytes(&schema_label, &schema_bytes)
+        else {
+            return Err(format!(
+                "the schema file {} does not parse",
+                arrowfeat_common::quote(&schema_label, 200)
+            ));
+        };
+        arrowfeat_gate::count_part_of(&file, &table, &options).map(|part| part.to_json())
+    })?
+    .map_err(|e| value_error(format!("check_data: {e}")))
+}
+
 /// `check`'s `data`: paths as they are, anything else read as an Arrow table.
+/// `counted`: (view, parts) of data counted in parts ([`count_part`]), named in
+/// findings as a table of `data` is.
 fn data_sources(
     data: Vec<(Option<String>, Bound<'_, PyAny>)>,
+    counted: Vec<(Option<String>, Vec<String>)>,
     as_of: Option<i64>,
     sample_rows: usize,
 ) -> PyResult<Option<arrowfeat_gate::DataPaths>> {
-    if data.is_empty() {
+    if data.is_empty() && counted.is_empty() {
         return Ok(None);
     }
-    let sources = sources_of("check_data", "data", data)?;
+    let mut sources = sources_of("check_data", "data", data)?;
+    for (view, parts) in counted {
+        let label = argument_label("data", view.as_deref());
+        let parts = parts
+            .iter()
+            .map(|text| arrowfeat_gate::part::PartCounts::from_json(text))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| value_error(format!("check_data: {e}")))?;
+        sources.push((view, arrowfeat_gate::Data::Counted { label, parts }));
+    }
     let as_of_nanos = match as_of {
         Some(nanos) => nanos,
         None => std::time::SystemTime::now()
@@ -177,6 +279,14 @@ fn data_sources(
         sample_rows,
     };
     Ok(Some(arrowfeat_gate::DataPaths::of(sources, options)))
+}
+
+/// How findings name the data given for `view` in `argument`.
+fn argument_label(argument: &str, view: Option<&str>) -> String {
+    match view {
+        Some(view) => format!("{argument}[{}]", arrowfeat_common::quote(view, 100)),
+        None => argument.to_string(),
+    }
 }
 
 /// (view, path or Arrow table) pairs of `function`'s `argument`: paths as they are,
@@ -192,10 +302,7 @@ fn sources_of(
     use arrowfeat_gate::Data;
     let mut sources = Vec::with_capacity(data.len());
     for (view, obj) in data {
-        let argument = match &view {
-            Some(view) => format!("{argument}[{}]", arrowfeat_common::quote(view, 100)),
-            None => argument.to_string(),
-        };
+        let argument = argument_label(argument, view.as_deref());
         let source = if let Ok(path) = obj.extract::<std::path::PathBuf>() {
             Data::Path(path.to_string_lossy().into_owned())
         } else {
@@ -241,9 +348,7 @@ pub(crate) fn drift(
     baseline: Option<std::path::PathBuf>,
 ) -> PyResult<(CheckReport, String, Vec<String>)> {
     use arrowfeat_gate::drift::{DriftSources, Reference};
-    use arrowfeat_validator::pipeline::{
-        self, BaselineSource, Command, ConfigSource, Inputs, Names,
-    };
+    use arrowfeat_validator::pipeline::Command;
     let reference = match reference_profile {
         Some(path) => {
             let label = arrowfeat_common::clean(&path.display().to_string());
@@ -270,8 +375,104 @@ pub(crate) fn drift(
         )?)),
     };
     let sources = DriftSources::new(reference, sources_of("drift", "current", current)?);
+    let report = run_compare(
+        py,
+        "drift",
+        Command::Drift,
+        schemas,
+        config,
+        baseline,
+        &sources,
+        || sources.unused_views(),
+    )?;
+    Ok((
+        report,
+        sources.saved_profile().to_json(),
+        sources.incomplete_views(),
+    ))
+}
+
+/// Runs `arrowfeat skew`: each view's `serving` data ((view or None, path or Arrow table)
+/// pairs) matched with its `training` data on the entity keys and an as-of join within
+/// `time_tolerance`, features compared within the value tolerances. Returns the report.
+#[pyfunction]
+#[pyo3(signature = (schemas, *, serving, training, time_tolerance, serving_time = None, absolute_tolerance = 0.0, relative_tolerance = 0.0, ulps = 0, sample_rows = 5, config = None, baseline = None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn skew(
+    py: Python<'_>,
+    schemas: std::path::PathBuf,
+    serving: Vec<(Option<String>, Bound<'_, PyAny>)>,
+    training: Vec<(Option<String>, Bound<'_, PyAny>)>,
+    time_tolerance: String,
+    serving_time: Option<String>,
+    absolute_tolerance: f64,
+    relative_tolerance: f64,
+    ulps: u64,
+    sample_rows: usize,
+    config: Option<std::path::PathBuf>,
+    baseline: Option<std::path::PathBuf>,
+) -> PyResult<CheckReport> {
+    use arrowfeat_gate::skew::{SkewOptions, SkewSources};
+    use arrowfeat_validator::pipeline::Command;
+    let shown = arrowfeat_common::quote(time_tolerance.trim(), 60);
+    let time_tolerance_nanos = arrowfeat_common::duration::parse_duration(&time_tolerance)
+        .map_err(|e| value_error(format!("skew: argument `time_tolerance`: {e}")))?;
+    if time_tolerance_nanos < 0 {
+        return Err(value_error(format!(
+            "skew: argument `time_tolerance`: expected a duration of 0 or more, found \"{shown}\""
+        )));
+    }
+    let values = arrowfeat_udf::kernels::compare::Tolerance::new(
+        absolute_tolerance,
+        relative_tolerance,
+        ulps,
+    )
+    .map_err(|e| {
+        value_error(format!(
+            "skew: argument `{}_tolerance`: {}",
+            e.argument, e.message
+        ))
+    })?;
+    let sources = SkewSources::new(
+        sources_of("skew", "serving", serving)?,
+        sources_of("skew", "training", training)?,
+        SkewOptions {
+            time_tolerance_nanos,
+            time_tolerance_text: shown,
+            values,
+            serving_time,
+            sample_rows,
+        },
+    );
+    run_compare(
+        py,
+        "skew",
+        Command::Skew,
+        schemas,
+        config,
+        baseline,
+        &sources,
+        || sources.unused_views(),
+    )
+}
+
+/// Runs `command` (drift, skew) over `sources` through the validator's pipeline, as its
+/// CLI subcommand does; a view given data that no schema file declares is refused
+/// (`unused_views`: the flag and view of each, after the run).
+#[allow(clippy::too_many_arguments)]
+fn run_compare(
+    py: Python<'_>,
+    function: &str,
+    command: arrowfeat_validator::pipeline::Command,
+    schemas: std::path::PathBuf,
+    config: Option<std::path::PathBuf>,
+    baseline: Option<std::path::PathBuf>,
+    sources: &dyn arrowfeat_validator::run::DataSource,
+    unused_views: impl Fn() -> Vec<(&'static str, String)>,
+) -> PyResult<CheckReport> {
+    use arrowfeat_validator::pipeline::{self, BaselineSource, ConfigSource, Inputs, Names};
     let inputs = Inputs {
-        command: Command::Drift,
+        command,
         config: match config {
             Some(path) => ConfigSource::File(path),
             None => ConfigSource::Discover(std::path::PathBuf::from(".")),
@@ -281,21 +482,17 @@ pub(crate) fn drift(
             Some(path) => BaselineSource::File(path),
             None => BaselineSource::None,
         },
-        data: Some(&sources as &dyn arrowfeat_validator::run::DataSource),
+        data: Some(sources),
         ..Inputs::check(schemas)
     };
     let run =
-        detach(py, "drift", move || pipeline::run(inputs))?.map_err(|e| value_error(e.message))?;
-    if let Some((flag, view)) = sources.unused_views().first() {
+        detach(py, function, move || pipeline::run(inputs))?.map_err(|e| value_error(e.message))?;
+    if let Some((flag, view)) = unused_views().first() {
         return Err(value_error(format!(
-            "drift: argument `{}`: view `{}` is given data, but no schema file declares it",
+            "{function}: argument `{}`: view `{}` is given data, but no schema file declares it",
             flag.trim_start_matches('-'),
             arrowfeat_common::quote(view, 100)
         )));
     }
-    Ok((
-        CheckReport { run },
-        sources.saved_profile().to_json(),
-        sources.incomplete_views(),
-    ))
+    Ok(CheckReport { run })
 }

@@ -260,7 +260,7 @@ pub fn plan(file: &SchemaFile, source: &str, options: &DataOptions) -> DataPlan 
 
 /// A column of the data: its name and type (`None` when the type has no equivalent in
 /// the schema vocabulary; `arrow` names it then).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DataColumn {
     pub name: String,
     pub read_as: Option<FeatureType>,

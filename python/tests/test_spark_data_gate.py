@@ -1,0 +1,149 @@
+"""`arrowfeat.spark.check_data`: Spark DataFrames checked against their schema without
+collecting them (partitions counted on the workers, merged on the driver), with the same
+report as `arrowfeat.data.check_data` and the CLI on the same rows, whatever the
+partitioning."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from test_data_gate import AS_OF, BINARY, SCHEMA, faulty_events
+
+from arrowfeat.data import check_data
+from arrowfeat.errors import ArrowfeatTypeError, ArrowfeatValueError
+
+pytest.importorskip("pyspark")
+
+from arrowfeat import spark as af_spark
+
+
+def report_json(report: Any) -> Any:
+    return json.loads(report.render("json"))
+
+
+def cli_json(path: Path, schema: Path, as_of: str, sample: int = 5) -> Any:
+    out = subprocess.run(
+        [
+            str(BINARY),
+            "check",
+            "--schemas",
+            str(schema),
+            "--data",
+            str(path),
+            "--as-of",
+            as_of,
+            "--data-sample",
+            str(sample),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode in (0, 1), out.stderr
+    return json.loads(out.stdout)
+
+
+def findings(report: Any, label: str) -> list[tuple[str, str, int, int, str, str]]:
+    """Every finding, with the data's name in messages replaced by `label`."""
+    return sorted(
+        (c["rule"], c["status"], c["line"], c["column"], c["actual"], c["message"].replace(label, "DATA"))
+        for f in report["files"]
+        for c in f["checks"]
+        if c["status"] != "pass"
+    )
+
+
+@pytest.fixture(scope="module")
+def faulty_parquet(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("spark_gate") / "events.parquet"
+    pq.write_table(faulty_events(), path)
+    return path
+
+
+def test_spark_python_and_cli_give_one_report(spark: Any, faulty_parquet: Path, tmp_path: Path) -> None:
+    df = spark.read.parquet(str(faulty_parquet))
+    rows = df.toArrow()  # the rows as Spark has them (a fixed-size embedding is a list)
+    expected = check_data(rows, SCHEMA, as_of=AS_OF)
+    rules = {f.rule for f in expected.findings}
+    assert {"data-null", "data-out-of-range", "data-not-allowed", "data-non-finite", "data-conflicting-rows"} <= rules
+    got = af_spark.check_data(df, SCHEMA, as_of=AS_OF)
+    assert report_json(got) == report_json(expected)
+    assert got.exit_code == expected.exit_code == 1
+    # Partitioned otherwise, in another order: the same report, samples included.
+    for other in (df.repartition(7), df.coalesce(1), df.orderBy("amount", ascending=False).repartition(3, "channel")):
+        assert report_json(af_spark.check_data(other, SCHEMA, as_of=AS_OF)) == report_json(expected)
+    # The CLI on a file of the same rows: the same findings and messages.
+    path = tmp_path / "as_spark_reads.parquet"
+    pq.write_table(rows, path)
+    assert findings(cli_json(path, SCHEMA, AS_OF), str(path)) == findings(report_json(expected), "data")
+    # By view name.
+    named = af_spark.check_data({"user_events_v1": df}, SCHEMA, as_of=AS_OF)
+    assert findings(report_json(named), "data[user_events_v1]") == findings(report_json(expected), "data")
+
+
+def test_duplicates_and_stale_keys_split_across_partitions(spark: Any, faulty_parquet: Path) -> None:
+    """Exact duplicates, conflicting rows and stale keys need all of a key's rows: they
+    are counted in full after the split by key, never per arbitrary partition."""
+    table = faulty_events()
+    doubled = pa.concat_tables([table, table.slice(0, 40)])
+    later = "2026-12-01T00:00:00+00:00"  # every key's latest event is older than the 1d TTL
+    df = spark.createDataFrame(doubled.to_pandas()).repartition(5)
+    df = spark.read.parquet(str(faulty_parquet)).limit(0).unionByName(df, allowMissingColumns=False)
+    rows = df.toArrow()
+    expected = check_data(rows, SCHEMA, as_of=later, sample_rows=3)
+    rules = {f.rule for f in expected.findings}
+    assert {"data-duplicate-rows", "data-conflicting-rows", "data-stale-keys"} <= rules, rules
+    got = af_spark.check_data(df, SCHEMA, as_of=later, sample_rows=3)
+    assert report_json(got) == report_json(expected)
+
+
+def test_view_without_entity_keys(spark: Any, tmp_path: Path) -> None:
+    schema = tmp_path / "clicks_v1.yaml"
+    schema.write_text(
+        "name: clicks_v1\nschema_version: 1.0.0\nowner: a@example.com\nentities: []\n"
+        "event_timestamp: {name: ts, type: timestamp, unit: us, tz: UTC}\nttl: 1h\n"
+        "features:\n  - {name: clicks, type: int64, nullable: false}\n"
+    )
+    ts = pa.array([0, 3_600_000_000, 3_600_000_000, 7_200_000_000] * 3, pa.timestamp("us", tz="UTC"))
+    table = pa.table({"ts": ts, "clicks": pa.array([1, 2, 2, None] * 3, pa.int64())})
+    pq.write_table(table, tmp_path / "clicks.parquet")
+    df = spark.read.parquet(str(tmp_path / "clicks.parquet")).repartition(4)
+    for as_of in ("1970-01-01T02:30:00+00:00", "1970-01-01T04:00:00+00:00"):
+        expected = check_data(df.toArrow(), schema, as_of=as_of)
+        assert report_json(af_spark.check_data(df, schema, as_of=as_of)) == report_json(expected)
+    stale = {f.rule for f in check_data(df.toArrow(), schema, as_of="1970-01-01T04:00:00+00:00").findings}
+    assert "data-stale-keys" in stale
+
+
+def test_empty_and_mistyped_dataframes(spark: Any, faulty_parquet: Path) -> None:
+    df = spark.read.parquet(str(faulty_parquet))
+    empty = df.limit(0)
+    assert report_json(af_spark.check_data(empty, SCHEMA, as_of=AS_OF)) == report_json(
+        check_data(empty.toArrow(), SCHEMA, as_of=AS_OF)
+    )
+    from pyspark.sql import functions as F
+
+    mistyped = df.withColumn("amount", F.col("amount").cast("string")).drop("event_id")
+    expected = check_data(mistyped.toArrow(), SCHEMA, as_of=AS_OF)
+    assert {"data-column-missing", "data-column-type"} <= {f.rule for f in expected.findings}
+    assert report_json(af_spark.check_data(mistyped, SCHEMA, as_of=AS_OF)) == report_json(expected)
+
+
+def test_refusals_name_the_argument(spark: Any, faulty_parquet: Path) -> None:
+    df = spark.read.parquet(str(faulty_parquet))
+    with pytest.raises(ArrowfeatTypeError, match="argument `data`: expected a Spark DataFrame"):
+        af_spark.check_data(df.toArrow(), SCHEMA)
+    with pytest.raises(ArrowfeatValueError, match="view `nope` is given data"):
+        af_spark.check_data({"nope": df}, SCHEMA)
+    with pytest.raises(ArrowfeatValueError, match="argument `sample_rows`"):
+        af_spark.check_data(df, SCHEMA, sample_rows=10_001)
+    with pytest.raises(ArrowfeatValueError, match="argument `as_of`"):
+        af_spark.check_data(df, SCHEMA, as_of="soon")
