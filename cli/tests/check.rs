@@ -1631,3 +1631,68 @@ fn drift_reports_formats_and_usage_errors() {
     }
     insta::assert_snapshot!("drift_usage_errors", errors.join(""));
 }
+
+/// `[data]` in `arrowfeat.toml`: each view's data, relative to the file's directory, is
+/// checked without `--data`; `--data` on the command line replaces it; a view no schema
+/// declares and a bad entry are usage errors naming the file.
+#[test]
+fn data_paths_from_the_configuration() {
+    let dir = tempdir("data-config");
+    let conf_dir = dir.path().join("conf");
+    std::fs::create_dir(&conf_dir).unwrap();
+    std::fs::copy(
+        repo().join("examples/data/events.parquet"),
+        conf_dir.join("events.parquet"),
+    )
+    .unwrap();
+    let config = conf_dir.join("arrowfeat.toml");
+    std::fs::write(&config, "[data]\nuser_events_v1 = \"events.parquet\"\n").unwrap();
+    let schema = repo().join("examples/schemas/user_events_v1.yaml");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "check",
+            "--schemas",
+            schema.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        arrowfeat_in(dir.path(), &args)
+    };
+    let clean = run(&["--as-of", "2026-11-02T00:00:00Z"]);
+    assert_eq!(clean.status.code(), Some(0), "{}", stderr(&clean));
+    assert!(
+        stdout(&clean).contains("conf/events.parquet (as of 2026-11-02T00:00:00Z): passed"),
+        "{}",
+        stdout(&clean)
+    );
+    // The clock decides "now" without --as-of: the bundled events are long stale, an info.
+    let unpinned = run(&[]);
+    assert_eq!(unpinned.status.code(), Some(0), "{}", stdout(&unpinned));
+    // --data replaces [data].
+    let replaced = run(&["--data", "missing.parquet"]);
+    assert_eq!(replaced.status.code(), Some(2), "{}", stdout(&replaced));
+    assert!(
+        stdout(&replaced).contains("missing.parquet"),
+        "{}",
+        stdout(&replaced)
+    );
+
+    std::fs::write(&config, "[data]\nnobody_v1 = \"events.parquet\"\n").unwrap();
+    let unknown = run(&[]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        stderr(&unknown)
+            .contains("[data] nobody_v1: no schema file declares feature view `nobody_v1`"),
+        "{}",
+        stderr(&unknown)
+    );
+    std::fs::write(&config, "[data]\n\"bad view\" = \"events.parquet\"\n").unwrap();
+    let bad = run(&[]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr(&bad).contains("2:1: [data] `bad view`: expected a feature view name"),
+        "{}",
+        stderr(&bad)
+    );
+}

@@ -18,6 +18,9 @@
 //! ks = 0.1
 //! categories = 0.1                # the largest change of one category's share
 //! null_rate = 0.05                # the change of the share of missing values
+//!
+//! [data]                          # `arrowfeat check`: each view's data, checked
+//! user_events_v1 = "data/events/" # relative to this file's directory
 //! ```
 
 use std::collections::BTreeMap;
@@ -38,6 +41,9 @@ pub struct Config {
     pub ignore: Vec<Ignore>,
     /// `[drift]`: when a drift metric is a finding.
     pub drift: crate::checks::drift::Thresholds,
+    /// `[data]`: (view, path) of each view whose data `arrowfeat check` checks; paths
+    /// relative to the file's directory once [`Config::load`] read it.
+    pub data: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -61,6 +67,8 @@ struct ConfigFile {
     ignore: Vec<IgnoreFile>,
     #[serde(default)]
     drift: Option<DriftFile>,
+    #[serde(default)]
+    data: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -117,7 +125,16 @@ impl Config {
         let bytes = crate::files::read_bounded(path, 1024 * 1024)?;
         let text = std::str::from_utf8(&bytes)
             .map_err(|_| format!("{}: not valid UTF-8", path.display()))?;
-        Config::parse(text).map_err(|message| format!("{}:{message}", path.display()))
+        let mut config =
+            Config::parse(text).map_err(|message| format!("{}:{message}", path.display()))?;
+        // Data paths are the file's, wherever the gate runs from.
+        let dir = path.parent().unwrap_or(Path::new(""));
+        for (_, data) in &mut config.data {
+            if Path::new(data.as_str()).is_relative() && !data.contains("://") {
+                *data = dir.join(data.as_str()).to_string_lossy().into_owned();
+            }
+        }
+        Ok(config)
     }
 
     /// Errors start with `line:column: `.
@@ -187,6 +204,33 @@ impl Config {
                 }
                 *slot = value;
             }
+        }
+        for (view, path) in &file.data {
+            let at = || {
+                let key = [
+                    format!("{view} ="),
+                    format!("{view}="),
+                    format!("\"{view}\""),
+                ]
+                .into_iter()
+                .find(|key| text.contains(key.as_str()))
+                .unwrap_or_else(|| view.clone());
+                locate(&key)
+            };
+            if view.ends_with('*') || check_view_pattern(view).is_err() {
+                return Err(format!(
+                    "{}: [data] `{}`: expected a feature view name ([A-Za-z_][A-Za-z0-9_]*)",
+                    at(),
+                    crate::text::quote_hashed(view, 80)
+                ));
+            }
+            if path.trim().is_empty() {
+                return Err(format!(
+                    "{}: [data] {view}: expected the path of the view's data, found an empty string",
+                    at()
+                ));
+            }
+            config.data.push((view.clone(), path.clone()));
         }
         for (id, severity) in &file.severity {
             let rule = check_rule(id)?;
@@ -308,6 +352,37 @@ mod tests {
         );
     }
     use crate::report::{Actual, Expected};
+
+    #[test]
+    fn data_paths_are_views_and_relative_to_the_file() {
+        let config =
+            Config::parse("[data]\nuser_v1 = \"events/\"\nother_v1 = \"/abs.parquet\"\n").unwrap();
+        assert_eq!(
+            config.data,
+            [
+                ("other_v1".to_string(), "/abs.parquet".to_string()),
+                ("user_v1".to_string(), "events/".to_string())
+            ]
+        );
+        let error = Config::parse("[data]\n\"a b\" = \"x\"\n").unwrap_err();
+        assert!(
+            error.starts_with("2:1: [data] `a b`: expected a feature view name"),
+            "{error}"
+        );
+        let error = Config::parse("[data]\nv = \" \"\n").unwrap_err();
+        assert!(error.contains("found an empty string"), "{error}");
+        let error = Config::parse("[data]\nv = 3\n").unwrap_err();
+        assert!(error.contains("expected a string"), "{error}");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("arrowfeat.toml");
+        std::fs::write(&file, "[data]\nv = \"events/\"\nw = \"s3://bucket/x\"\n").unwrap();
+        let config = Config::load(&file).unwrap();
+        assert_eq!(
+            config.data[0].1,
+            dir.path().join("events/").to_string_lossy()
+        );
+        assert_eq!(config.data[1].1, "s3://bucket/x");
+    }
 
     #[test]
     fn parses_every_setting() {

@@ -258,6 +258,14 @@ impl RunReport {
     }
 }
 
+/// The `[data]` paths of the configuration `source` names, for a caller that builds its
+/// data sources before the run; none when it cannot be read (the run reports why).
+pub fn config_data(source: &ConfigSource) -> Vec<(String, String)> {
+    load_config(source.clone(), &Names::ARGUMENTS)
+        .map(|config| config.data)
+        .unwrap_or_default()
+}
+
 fn load_config(source: ConfigSource, names: &Names) -> Result<Config, String> {
     match source {
         ConfigSource::Given(config) => Ok(config),

@@ -90,7 +90,7 @@ pub struct CheckArgs {
     pub feast_timeout: u64,
     /// The data of a view, checked against its schema: VIEW=PATH (repeat for several
     /// views), or PATH when the schemas declare one view. A Parquet, CSV or JSON file or a
-    /// directory of them.
+    /// directory of them. Replaces `[data]` of arrowfeat.toml, which is checked otherwise.
     #[arg(long, value_name = "[VIEW=]PATH")]
     pub data: Vec<String>,
     /// "Now" for the data's point-in-time checks (events after it, keys older than the
@@ -142,12 +142,17 @@ fn color_wanted(choice: ColorChoice, output: Option<&Path>) -> bool {
 }
 
 impl ReportArgs {
-    /// `inputs` with this report's settings.
-    pub(crate) fn apply<'a>(&self, mut inputs: Inputs<'a>) -> Inputs<'a> {
-        inputs.config = match &self.config {
+    /// `--config FILE`, else `./arrowfeat.toml` if there is one.
+    pub(crate) fn config_source(&self) -> ConfigSource {
+        match &self.config {
             Some(path) => ConfigSource::File(path.clone()),
             None => ConfigSource::Discover(PathBuf::from(".")),
-        };
+        }
+    }
+
+    /// `inputs` with this report's settings.
+    pub(crate) fn apply<'a>(&self, mut inputs: Inputs<'a>) -> Inputs<'a> {
+        inputs.config = self.config_source();
         inputs.compatibility = self.compatibility;
         inputs.deny_warnings = self.deny_warnings;
         inputs.load = LoadOptions {
@@ -248,15 +253,28 @@ pub fn check(args: &CheckArgs) -> CliResult<Outcome> {
         previous: args.against.clone(),
         data: data
             .as_ref()
-            .map(|d| d as &dyn arrowfeat_validator::run::DataSource),
+            .map(|(d, _)| d as &dyn arrowfeat_validator::run::DataSource),
         ..args.report.apply(Inputs::check(&args.schemas))
     });
     let outcome = args.report.run(inputs, pipeline::Command::Check)?;
-    if let Some(data) = &data {
+    if let Some((data, from_config)) = &data {
         if let Some(view) = data.unused_views().first() {
+            let given = match from_config {
+                true => format!(
+                    "{} [data] {}",
+                    args.report
+                        .config
+                        .as_ref()
+                        .map_or("arrowfeat.toml".to_string(), |p| arrowfeat_common::quote(
+                            &p.display().to_string(),
+                            200
+                        )),
+                    arrowfeat_common::quote(view, 100)
+                ),
+                false => format!("--data {}=...", arrowfeat_common::quote(view, 100)),
+            };
             return Err(CliError::usage(format!(
-                "--data {}=...: no schema file declares feature view `{}`",
-                arrowfeat_common::quote(view, 100),
+                "{given}: no schema file declares feature view `{}`",
                 arrowfeat_common::quote(view, 100)
             )));
         }
@@ -264,11 +282,19 @@ pub fn check(args: &CheckArgs) -> CliResult<Outcome> {
     Ok(outcome)
 }
 
-/// `--data`, `--as-of` and `--data-sample`.
-fn data_paths(args: &CheckArgs) -> CliResult<Option<arrowfeat_gate::DataPaths>> {
-    if args.data.is_empty() && !args.data_from_store {
+/// `--data` (else the configuration's `[data]`), `--as-of` and `--data-sample`; and
+/// whether the paths are the configuration's.
+fn data_paths(args: &CheckArgs) -> CliResult<Option<(arrowfeat_gate::DataPaths, bool)>> {
+    // `--data` on the command line replaces `[data]`.
+    let from_config = match args.data.is_empty() {
+        true => pipeline::config_data(&args.report.config_source()),
+        false => Vec::new(),
+    };
+    if args.data.is_empty() && from_config.is_empty() && !args.data_from_store {
         if args.as_of.is_some() {
-            return Err(CliError::usage("--as-of needs --data or --data-from-store"));
+            return Err(CliError::usage(
+                "--as-of needs --data, --data-from-store or [data] in arrowfeat.toml",
+            ));
         }
         return Ok(None);
     }
@@ -295,17 +321,24 @@ fn data_paths(args: &CheckArgs) -> CliResult<Option<arrowfeat_gate::DataPaths>> 
     let load = LoadOptions {
         follow_symlinks: args.report.follow_symlinks,
     };
-    let paths = view_paths("--data", &args.data, &args.schemas, &load)?;
+    let mut paths = view_paths("--data", &args.data, &args.schemas, &load)?;
+    let configured = !from_config.is_empty();
+    paths.extend(
+        from_config
+            .into_iter()
+            .map(|(view, path)| (Some(view), path)),
+    );
     let options = arrowfeat_validator::checks::data::DataOptions {
         as_of_nanos,
         sample_rows: usize::from(args.data_sample),
     };
     let data = arrowfeat_gate::DataPaths::new(paths, options);
-    Ok(Some(match (args.data_from_store, &args.feast_repo) {
+    let data = match (args.data_from_store, &args.feast_repo) {
         (true, Some(repo)) => data.with_store_sources(repo.clone()),
         (true, None) => data.with_store_sources(PathBuf::from(".")),
         (false, _) => data,
-    }))
+    };
+    Ok(Some((data, configured)))
 }
 
 /// `[VIEW=]PATH` values of `flag`: a path without a view only when it is the only one
