@@ -49,10 +49,11 @@ pub enum Data {
         batches: Vec<RecordBatch>,
     },
     /// Counted already, in parts (the partitions of a Spark DataFrame, each counted by
-    /// [`count_part`] where it lives), merged here.
+    /// [`count_part`] where it lives), for each schema file declaring the view (by the
+    /// file's label); merged here.
     Counted {
         label: String,
-        parts: Vec<part::PartCounts>,
+        parts: Vec<(String, Vec<part::PartCounts>)>,
     },
 }
 
@@ -246,6 +247,21 @@ impl DataSource for DataPaths {
                 ),
             )]);
         }
+        // Counted elsewhere: the parts counted with this file's checks.
+        let data = match data {
+            Data::Counted { label, parts } => {
+                let parts = parts
+                    .into_iter()
+                    .filter(|(schema, _)| *schema == file.path)
+                    .flat_map(|(_, parts)| parts)
+                    .collect();
+                Data::Counted {
+                    label,
+                    parts: vec![(file.path.clone(), parts)],
+                }
+            }
+            data => data,
+        };
         let path = data.label();
         let plan = plan(file, path, &self.options);
         let counted = run_blocking(count(&plan, &data)).and_then(|counted| counted);
@@ -340,10 +356,11 @@ async fn register(
 /// The counts `plan` asks for, over `data`.
 pub async fn count(plan: &DataPlan, data: &Data) -> Result<DataCounts, String> {
     let counted = match data {
-        Data::Counted { parts, .. } => {
-            part::PartCounts::merge_all(parts.iter().cloned(), plan.sample_rows)?
-                .ok_or_else(|| "no part of the data was counted".to_string())?
-        }
+        Data::Counted { parts, .. } => part::PartCounts::merge_all(
+            parts.iter().flat_map(|(_, parts)| parts).cloned(),
+            plan.sample_rows,
+        )?
+        .ok_or_else(|| "no part of the data was counted with this schema file".to_string())?,
         _ => count_part(plan, data).await?,
     };
     Ok(counted.finish())
@@ -442,7 +459,7 @@ pub async fn count_part(plan: &DataPlan, data: &Data) -> Result<part::PartCounts
                 "SELECT {}, count(*) AS {ROWS} FROM ({normalized}) GROUP BY {} HAVING count(*) > 1 ORDER BY {} LIMIT {}",
                 keys.join(", "),
                 columns.join(", "),
-                ascending(keys.iter().chain([&ROWS.to_string()])),
+                ascending(&with_types(&keys_and_time, &type_of, ROWS)),
                 plan.sample_rows
             );
             render_rows(&ctx, &query, "rows").await?
@@ -465,7 +482,7 @@ pub async fn count_part(plan: &DataPlan, data: &Data) -> Result<part::PartCounts
         } else {
             let query = format!(
                 "{conflicting_groups} ORDER BY {} LIMIT {}",
-                ascending(keys.iter().chain([&ROWS.to_string()])),
+                ascending(&with_types(&keys_and_time, &type_of, ROWS)),
                 plan.sample_rows
             );
             render_rows(&ctx, &query, "versions").await?
@@ -500,16 +517,20 @@ pub async fn count_part(plan: &DataPlan, data: &Data) -> Result<part::PartCounts
             );
             let row = one_row(
                 &ctx,
-                &format!("SELECT count(*), count(*) FILTER (WHERE {stale}) FROM ({latest})"),
+                &format!(
+                    "SELECT count(*), count(*) FILTER (WHERE {stale}), count({LATEST}) FROM ({latest})"
+                ),
             )
             .await?;
+            let key_names: Vec<&str> = plan.keys.iter().map(String::as_str).collect();
+            counts.has_latest = row[2] > 0;
             let sample = if row[1] == 0 || keys.is_empty() {
                 Vec::new()
             } else {
                 let query = format!(
                     "SELECT {}, {LATEST} FROM ({latest}) WHERE {stale} ORDER BY {} LIMIT {}",
                     keys.join(", "),
-                    ascending(keys.iter().chain([&LATEST.to_string()])),
+                    ascending(&with_types(&key_names, &type_of, LATEST)),
                     plan.sample_rows
                 );
                 render_rows(&ctx, &query, "").await?
@@ -765,25 +786,80 @@ async fn sample<'a>(
             shown.push(column.clone());
         }
     }
+    let names: Vec<&str> = shown.iter().map(String::as_str).collect();
+    let order: Vec<(String, Option<&DataType>)> =
+        names.iter().map(|c| (ident(c), type_of(c))).collect();
     let shown: Vec<String> = shown.iter().map(|c| ident(c)).collect();
     let query = format!(
         "SELECT {} FROM {TABLE} WHERE {condition} ORDER BY {} LIMIT {}",
         shown.join(", "),
-        ascending(&shown),
+        ascending(&order),
         plan.sample_rows
     );
     render_rows(ctx, &query, "").await
 }
 
-/// `ORDER BY` over `columns`, in the order of [`part::SampledRow::key`] (the Arrow row
-/// format's: ascending, nulls first, floats in IEEE total order), so that a sample is the
-/// first rows in one order however the data is split.
-fn ascending<'a>(columns: impl IntoIterator<Item = &'a String>) -> String {
+/// Characters of a text value that order a sample: a sampled value shows fewer
+/// ([`SAMPLE_VALUE_CHARS`]), so rows equal in these look the same, and sort keys stay small.
+const ORDER_CHARS: usize = 64;
+
+/// The columns `names` (identifiers) with their types, then `last` (a result column).
+fn with_types<'a>(
+    names: &[&str],
+    type_of: &impl Fn(&str) -> Option<&'a DataType>,
+    last: &str,
+) -> Vec<(String, Option<&'a DataType>)> {
+    names
+        .iter()
+        .map(|c| (ident(c), type_of(c)))
+        .chain([(last.to_string(), None)])
+        .collect()
+}
+
+fn is_text(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
+        DataType::Dictionary(_, value) => is_text(value),
+        _ => false,
+    }
+}
+
+/// `ORDER BY` over `columns` (identifiers and their types), in the order of
+/// [`part::SampledRow::key`] (the Arrow row format's: ascending, nulls first, floats in
+/// IEEE total order; text by its first [`ORDER_CHARS`] characters), so that a sample is
+/// the first rows in one order however the data is split.
+fn ascending(columns: &[(String, Option<&DataType>)]) -> String {
     columns
-        .into_iter()
-        .map(|c| format!("{c} ASC NULLS FIRST"))
+        .iter()
+        .map(|(c, data_type)| match data_type.is_some_and(is_text) {
+            true => format!("left({c}, {ORDER_CHARS}) ASC NULLS FIRST"),
+            false => format!("{c} ASC NULLS FIRST"),
+        })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A column as [`ascending`] orders it: text cut to [`ORDER_CHARS`] characters, as Utf8.
+fn order_column(
+    column: &datafusion::arrow::array::ArrayRef,
+) -> Result<datafusion::arrow::array::ArrayRef, String> {
+    use datafusion::arrow::array::StringArray;
+    if !is_text(column.data_type()) {
+        return Ok(column.clone());
+    }
+    let text =
+        datafusion::arrow::compute::cast(column, &DataType::Utf8).map_err(|e| e.to_string())?;
+    let text = text
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .ok_or_else(|| "a text column is not text".to_string())?;
+    datafusion::arrow::compute::kernels::substring::substring_by_char(
+        text,
+        0,
+        Some(ORDER_CHARS as u64),
+    )
+    .map(|cut| std::sync::Arc::new(cut) as datafusion::arrow::array::ArrayRef)
+    .map_err(|e| e.to_string())
 }
 
 /// The rows of `query`, each as `name=value, ...` (values escaped and cut) with its sort
@@ -804,16 +880,20 @@ async fn render_rows(
             descending: false,
             nulls_first: true,
         };
+        let ordered = batch
+            .columns()
+            .iter()
+            .map(order_column)
+            .collect::<Result<Vec<_>, _>>()?;
         let converter = RowConverter::new(
-            schema
-                .fields()
+            ordered
                 .iter()
-                .map(|f| SortField::new_with_options(f.data_type().clone(), order))
+                .map(|c| SortField::new_with_options(c.data_type().clone(), order))
                 .collect(),
         )
         .map_err(|e| e.to_string())?;
         let keys = converter
-            .convert_columns(batch.columns())
+            .convert_columns(&ordered)
             .map_err(|e| e.to_string())?;
         let formatters: Vec<ArrayFormatter> = batch
             .columns()

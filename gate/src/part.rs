@@ -40,6 +40,13 @@ pub struct PartCounts {
     /// The view has no entity keys: its one "key" is stale when every part's latest event
     /// is, so stale keys do not add up.
     pub keyless: bool,
+    /// Some key has a latest event (a part of only null event times has none: for a view
+    /// without keys it neither freshens nor stales the one key).
+    #[serde(default)]
+    pub has_latest: bool,
+    /// The part could not be counted (a worker's error): the data is unreadable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
 }
 
 /// The first `limit` rows of both samples in key order.
@@ -69,6 +76,14 @@ fn merge_matched(
 }
 
 impl PartCounts {
+    /// A part that could not be counted, and why.
+    pub fn unreadable(message: String) -> PartCounts {
+        PartCounts {
+            unreadable: Some(message),
+            ..PartCounts::default()
+        }
+    }
+
     /// The counts of both parts together; `limit`: the rows a sample keeps.
     pub fn merge(self, other: PartCounts, limit: usize) -> Result<PartCounts, String> {
         if self.columns != other.columns {
@@ -90,9 +105,9 @@ impl PartCounts {
         let (keys, stale_keys) = if self.keyless {
             // One key over all the data: stale when the latest event of every non-empty
             // part is.
-            match (self.rows, other.rows) {
-                (0, _) => (other.keys, other.stale_keys),
-                (_, 0) => (self.keys, self.stale_keys),
+            match (self.has_latest, other.has_latest) {
+                (false, _) => (other.keys, other.stale_keys),
+                (_, false) => (self.keys, self.stale_keys),
                 _ => {
                     let stale = |m: &Option<PartMatched>| m.as_ref().is_some_and(|m| m.rows > 0);
                     let both = stale(&self.stale_keys) && stale(&other.stale_keys);
@@ -131,14 +146,21 @@ impl PartCounts {
             keys,
             stale_keys,
             keyless: self.keyless,
+            has_latest: self.has_latest || other.has_latest,
+            unreadable: None,
         })
     }
 
-    /// Every part merged; `None` for no part.
+    /// Every part merged; `None` for no part. A part that could not be counted makes the
+    /// whole unreadable (the first reason in text order, whatever the order of parts).
     pub fn merge_all(
         parts: impl IntoIterator<Item = PartCounts>,
         limit: usize,
     ) -> Result<Option<PartCounts>, String> {
+        let parts: Vec<PartCounts> = parts.into_iter().collect();
+        if let Some(reason) = parts.iter().filter_map(|p| p.unreadable.as_ref()).min() {
+            return Err(reason.clone());
+        }
         let mut merged: Option<PartCounts> = None;
         for part in parts {
             merged = Some(match merged {
@@ -247,6 +269,8 @@ mod tests {
                 sample: Vec::new(),
             }),
             keyless,
+            has_latest: rows > 0,
+            unreadable: None,
         }
     }
 
@@ -305,9 +329,14 @@ mod tests {
         assert_eq!((stale.keys, stale.stale_keys.unwrap().rows), (Some(1), 1));
         let fresh = merge(vec![part(4, 0, &[], true, 1), part(2, 0, &[], true, 0)]);
         assert_eq!((fresh.keys, fresh.stale_keys.unwrap().rows), (Some(1), 0));
-        // An empty part has no latest event: it neither freshens nor stales the key.
+        // An empty part has no latest event: it neither freshens nor stales the key; nor
+        // does a part of null event times.
         let empty = merge(vec![part(0, 0, &[], true, 0), part(2, 0, &[], true, 1)]);
         assert_eq!((empty.keys, empty.stale_keys.unwrap().rows), (Some(1), 1));
+        let mut null_times = part(3, 0, &[], true, 0);
+        null_times.has_latest = false;
+        let nulls = merge(vec![part(2, 0, &[], true, 1), null_times]);
+        assert_eq!((nulls.keys, nulls.stale_keys.unwrap().rows), (Some(1), 1));
     }
 
     #[test]
@@ -318,6 +347,16 @@ mod tests {
         assert!(err.contains("different columns"), "{err}");
         let p = part(7, 1, &["00"], false, 0);
         assert_eq!(PartCounts::from_json(&p.to_json()).unwrap(), p);
+        let err = PartCounts::merge_all(
+            [
+                p.clone(),
+                PartCounts::unreadable("b".into()),
+                PartCounts::unreadable("a".into()),
+            ],
+            5,
+        )
+        .unwrap_err();
+        assert_eq!(err, "a");
         let err = PartCounts::from_json("{\"rows\": -1}").unwrap_err();
         assert!(err.starts_with("not the counts of a part"), "{err}");
     }

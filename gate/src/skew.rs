@@ -419,16 +419,9 @@ async fn compare_view(
         // backfill, Int32 against Int64); values that do not convert are a type finding.
         let served = match served.data_type() == trained.data_type() {
             true => served.clone(),
-            false => match datafusion::arrow::compute::cast_with_options(
-                served,
-                trained.data_type(),
-                &datafusion::arrow::compute::CastOptions {
-                    safe: false,
-                    ..Default::default()
-                },
-            ) {
-                Ok(cast) => cast,
-                Err(_) => {
+            false => match lossless_cast(served, trained.data_type()) {
+                Some(cast) => cast,
+                None => {
                     out.push(Check::fail(
                         Rule::DataColumnType,
                         format!("skew {}: feature `{}`", quote(&serving_label, 200), quote(feature, 100)),
@@ -495,4 +488,21 @@ async fn compare_view(
         },
     ));
     Ok(out)
+}
+
+/// `array` in type `to` when every value converts and converts back to itself (nulls
+/// stay nulls, NaN stays NaN): 1.5 is not an integer, 1e300 is not a float32. For
+/// types the comparison kernels do not take (lists), the cast alone decides.
+fn lossless_cast(array: &ArrayRef, to: &DataType) -> Option<ArrayRef> {
+    use datafusion::arrow::compute::{cast_with_options, CastOptions};
+    let options = CastOptions {
+        safe: false,
+        ..Default::default()
+    };
+    let cast = cast_with_options(array, to, &options).ok()?;
+    let back = cast_with_options(&cast, array.data_type(), &options).ok()?;
+    match datafusion::arrow::compute::kernels::cmp::not_distinct(array, &back) {
+        Ok(same) => (same.true_count() == same.len()).then_some(cast),
+        Err(_) => Some(cast),
+    }
 }

@@ -187,9 +187,16 @@ def skew(
         raise ArrowfeatValueError(
             f"skew: argument `ulps`: expected an integer of 0 or more, found {_visible(repr(ulps), 40)}"
         )
+    tolerances = {}
     for name, value in (("absolute_tolerance", absolute_tolerance), ("relative_tolerance", relative_tolerance)):
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             raise ArrowfeatTypeError(f"skew: argument `{name}`: expected a number, found {_type_name(value)}")
+        try:
+            tolerances[name] = float(value)
+        except OverflowError:
+            raise ArrowfeatValueError(
+                f"skew: argument `{name}`: expected a finite number >= 0, found an integer too large for a float"
+            ) from None
     try:
         native = _native.skew(
             os.fspath(schemas),
@@ -197,8 +204,8 @@ def skew(
             training=_pairs("skew", "training", training),
             time_tolerance=time_tolerance,
             serving_time=serving_time,
-            absolute_tolerance=float(absolute_tolerance),
-            relative_tolerance=float(relative_tolerance),
+            absolute_tolerance=tolerances["absolute_tolerance"],
+            relative_tolerance=tolerances["relative_tolerance"],
             ulps=ulps,
             sample_rows=sample_rows,
             config=None if config is None else os.fspath(config),

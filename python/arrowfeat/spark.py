@@ -490,8 +490,24 @@ def _grouping_columns(
 __all__ += ["check_data"]
 
 
-def _count_part(schema_label: str, schema_bytes: bytes, source: str, as_of: int, sample_rows: int, batches: Any) -> Any:
-    """On a worker: one partition's counts (one row of text); nothing for an empty one."""
+def _in_utc(table: pa.Table) -> pa.Table:
+    """Spark's instants in UTC, as ``df.toArrow()`` gives them (``mapInArrow`` hands them
+    in the session time zone): the same values, named in one zone whatever the session's."""
+    columns = [
+        column.cast(pa.timestamp(field.type.unit, tz="UTC"))
+        if pa.types.is_timestamp(field.type) and field.type.tz not in (None, "UTC")
+        else column
+        for field, column in zip(table.schema, table.columns, strict=True)
+    ]
+    schema = pa.schema([field.with_type(column.type) for field, column in zip(table.schema, columns, strict=True)])
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _count_part(
+    names: list[str], schema_label: str, schema_bytes: bytes, source: str, as_of: int, sample_rows: int, batches: Any
+) -> Any:
+    """On a worker: one partition's counts (one row of text); nothing for an empty one.
+    The partition's columns arrive under hidden names; `names` are the DataFrame's."""
     from . import _native
 
     batches = list(batches)
@@ -500,7 +516,7 @@ def _count_part(schema_label: str, schema_bytes: bytes, source: str, as_of: int,
             schema_label,
             schema_bytes,
             source,
-            pa.Table.from_batches(batches),
+            _in_utc(pa.Table.from_batches(batches).rename_columns(names)),
             as_of=as_of,
             sample_rows=sample_rows,
         )
@@ -508,21 +524,27 @@ def _count_part(schema_label: str, schema_bytes: bytes, source: str, as_of: int,
 
 
 def _split_by(df: DataFrame, keys: list[str], event_time: str) -> DataFrame:
-    """``df`` partitioned so that all rows of an entity key (of an event time, for a view
-    without keys) are in one partition: duplicates and stale keys are then counted in
-    full per partition. Float keys are partitioned as SQL equality compares them."""
-    columns = {f.name: f.dataType for f in df.schema.fields}
+    """``df`` with its columns under hidden names (``__arrowfeat_<position>``: Spark
+    refuses `k` beside `K`, or a name twice, where arrowfeat reports them), partitioned
+    so that all rows of an entity key (of an event time, for a view without keys) are in
+    one partition: duplicates and stale keys are then counted in full per partition.
+    Float keys are partitioned as SQL equality compares them."""
+    names = df.columns
+    hidden = [f"__arrowfeat_{i}" for i in range(len(names))]
+    positional = df.toDF(*hidden)
     by = keys or [event_time]
-    if not all(k in columns for k in by):
-        return df  # the type check reports the missing column; nothing is grouped
+    if not all(k in names for k in by):
+        return positional  # the type check reports the missing column; nothing is grouped
+    types = [f.dataType for f in df.schema.fields]
     expressions = []
     for key in by:
-        if isinstance(columns[key], (T.FloatType, T.DoubleType)):
-            c = F.col(key).cast("double")
-            expressions.append(F.when(F.isnan(c), F.lit(float("nan"))).when(c == 0, F.lit(0.0)).otherwise(c))
-        else:
-            expressions.append(F.col(key))
-    return df.repartition(*expressions)
+        at = names.index(key)
+        c = F.col(hidden[at])
+        if isinstance(types[at], (T.FloatType, T.DoubleType)):
+            c = c.cast("double")
+            c = F.when(F.isnan(c), F.lit(float("nan"))).when(c == 0, F.lit(0.0)).otherwise(c)
+        expressions.append(c)
+    return positional.repartition(*expressions)
 
 
 def check_data(
@@ -560,35 +582,45 @@ def check_data(
 
         as_of_nanos = time.time_ns()  # one "now" for every worker
     try:
-        views = {v[0]: v for v in _native.schema_views(os.fspath(schemas))}
+        files = _native.schema_views(os.fspath(schemas))
     except ValueError as e:
         raise ArrowfeatValueError(f"check_data: {e}") from None
-    counted: list[tuple[str | None, list[str]]] = []
+    # Every file declaring a view counts its data with its own checks; a file that does
+    # not parse is reported by the check, and may be the one declaring a view.
+    by_view: dict[str, list[tuple[str, bytes, list[str], str]]] = {}
+    for view_name, schema_label, schema_bytes, keys, event_time in files:
+        if view_name is not None:
+            by_view.setdefault(view_name, []).append((schema_label, schema_bytes, keys, event_time))
+    unparsed = any(view_name is None for view_name, *_ in files)
+    counted: list[tuple[str | None, list[tuple[str, list[str]]]]] = []
     for view, label, df in pairs:
-        if view is None and len(views) != 1:
+        if view is None and len(by_view) > 1:
             raise ArrowfeatValueError(
-                f"check_data: argument `data`: the schemas declare {len(views)} views; "
+                f"check_data: argument `data`: the schemas declare {len(by_view)} views; "
                 "give a mapping of view names to DataFrames"
             )
-        if view is not None and view not in views:
+        declaring = by_view.get(view, []) if view is not None else next(iter(by_view.values()), [])
+        if view is not None and not declaring and not unparsed:
             raise ArrowfeatValueError(
                 f"check_data: argument `data`: view `{_visible(view, 100)}` is given data, but no schema file declares it"
             )
-        _, schema_label, schema_bytes, keys, event_time = (
-            views[view] if view is not None else next(iter(views.values()))
-        )
-        split = _split_by(df, keys, event_time)
-        count = _partial(_count_part, schema_label, schema_bytes, label, as_of_nanos, sample_rows)
-        parts = [row["part"] for row in split.mapInArrow(count, "part string").collect()]
-        if not parts:  # no rows anywhere: the empty table still has its columns' types
-            from pyspark.sql.pandas.types import to_arrow_schema
+        by_file = []
+        for schema_label, schema_bytes, keys, event_time in declaring:
+            count = _partial(_count_part, df.columns, schema_label, schema_bytes, label, as_of_nanos, sample_rows)
+            split = _split_by(df, keys, event_time)
+            parts = [row["part"] for row in split.mapInArrow(count, "part string").collect()]
+            if not parts:  # no rows anywhere: the empty table still has its columns' types
+                from pyspark.sql.pandas.types import to_arrow_schema
 
-            timezone = df.sparkSession.conf.get("spark.sql.session.timeZone")
-            empty = to_arrow_schema(df.schema, timezone=timezone).empty_table()
-            parts = [
-                _native.count_part(schema_label, schema_bytes, label, empty, as_of=as_of_nanos, sample_rows=sample_rows)
-            ]
-        counted.append((view, parts))
+                empty = to_arrow_schema(df.schema, timezone="UTC").empty_table()
+                parts = [
+                    _native.count_part(
+                        schema_label, schema_bytes, label, empty, as_of=as_of_nanos, sample_rows=sample_rows
+                    )
+                ]
+            by_file.append((schema_label, parts))
+        if by_file:
+            counted.append((view, by_file))
     try:
         native = _native.check(
             os.fspath(schemas),

@@ -90,7 +90,7 @@ pub(crate) fn check(
     data: Vec<(Option<String>, Bound<'_, PyAny>)>,
     as_of: Option<i64>,
     sample_rows: usize,
-    counted: Vec<(Option<String>, Vec<String>)>,
+    counted: Vec<CountedView>,
 ) -> PyResult<CheckReport> {
     let data = data_sources(data, counted, as_of, sample_rows)?;
     use arrowfeat_validator::compat::Mode;
@@ -158,14 +158,14 @@ pub(crate) fn check(
 
 /// The views the schema files under `schemas` declare, for an engine that counts their
 /// data where it lives (PySpark): (view, file label, file content, entity join keys,
-/// event timestamp column) of each file that parses. Files that do not are left out (the
-/// check reports them).
+/// event timestamp column) of each schema file; the view is `None` for a file that does
+/// not parse (the check reports it).
 #[pyfunction]
 #[allow(clippy::type_complexity)]
 pub(crate) fn schema_views(
     py: Python<'_>,
     schemas: std::path::PathBuf,
-) -> PyResult<Vec<(String, String, Vec<u8>, Vec<String>, String)>> {
+) -> PyResult<Vec<(Option<String>, String, Vec<u8>, Vec<String>, String)>> {
     detach(py, "check_data", move || {
         let paths = arrowfeat_validator::run::schema_paths(&schemas)?;
         let mut views = Vec::new();
@@ -174,21 +174,23 @@ pub(crate) fn schema_views(
             let label = label
                 .strip_prefix("./")
                 .map_or(label.clone(), str::to_string);
-            let Ok(bytes) = arrowfeat_validator::files::read_bounded(
+            let bytes = arrowfeat_validator::files::read_bounded(
                 &path,
                 arrowfeat_validator::spec::MAX_SCHEMA_FILE_BYTES,
-            ) else {
-                continue;
-            };
-            if let (_, Some(file)) = arrowfeat_validator::checks::load_bytes(&label, &bytes) {
-                let spec = &file.spec;
-                views.push((
-                    spec.name.clone(),
-                    label,
-                    bytes,
-                    spec.entities.iter().map(|e| e.join_key.clone()).collect(),
-                    spec.event_timestamp.name.clone(),
-                ));
+            )
+            .unwrap_or_default();
+            match arrowfeat_validator::checks::load_bytes(&label, &bytes) {
+                (_, Some(file)) => {
+                    let spec = &file.spec;
+                    views.push((
+                        Some(spec.name.clone()),
+                        label,
+                        bytes,
+                        spec.entities.iter().map(|e| e.join_key.clone()).collect(),
+                        spec.event_timestamp.name.clone(),
+                    ));
+                }
+                (_, None) => views.push((None, label, Vec::new(), Vec::new(), String::new())),
             }
         }
         Ok::<_, String>(views)
@@ -232,25 +234,30 @@ pub(crate) fn count_part(
         as_of_nanos: as_of,
         sample_rows,
     };
+    // A part that cannot be counted is a finding of the whole run, not a failed Spark job.
     detach(py, "check_data", move || {
-        let (_, Some(file)) = arrowfeat_validator::checks::load_bytes(&schema_label, &schema_bytes)
-        else {
-            return Err(format!(
+        let counted = match arrowfeat_validator::checks::load_bytes(&schema_label, &schema_bytes) {
+            (_, Some(file)) => arrowfeat_gate::count_part_of(&file, &table, &options),
+            (_, None) => Err(format!(
                 "the schema file {} does not parse",
                 arrowfeat_common::quote(&schema_label, 200)
-            ));
+            )),
         };
-        arrowfeat_gate::count_part_of(&file, &table, &options).map(|part| part.to_json())
-    })?
-    .map_err(|e| value_error(format!("check_data: {e}")))
+        counted
+            .unwrap_or_else(arrowfeat_gate::part::PartCounts::unreadable)
+            .to_json()
+    })
 }
 
+/// A view's data counted in parts: (view, [(schema file, each part's counts as text)]).
+type CountedView = (Option<String>, Vec<(String, Vec<String>)>);
+
 /// `check`'s `data`: paths as they are, anything else read as an Arrow table.
-/// `counted`: (view, parts) of data counted in parts ([`count_part`]), named in
-/// findings as a table of `data` is.
+/// `counted`: (view, [(schema file, parts)]) of data counted in parts ([`count_part`])
+/// for each schema file declaring the view, named in findings as a table of `data` is.
 fn data_sources(
     data: Vec<(Option<String>, Bound<'_, PyAny>)>,
-    counted: Vec<(Option<String>, Vec<String>)>,
+    counted: Vec<CountedView>,
     as_of: Option<i64>,
     sample_rows: usize,
 ) -> PyResult<Option<arrowfeat_gate::DataPaths>> {
@@ -258,13 +265,17 @@ fn data_sources(
         return Ok(None);
     }
     let mut sources = sources_of("check_data", "data", data)?;
-    for (view, parts) in counted {
+    for (view, by_file) in counted {
         let label = argument_label("data", view.as_deref());
-        let parts = parts
-            .iter()
-            .map(|text| arrowfeat_gate::part::PartCounts::from_json(text))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| value_error(format!("check_data: {e}")))?;
+        let mut parts = Vec::with_capacity(by_file.len());
+        for (file, texts) in by_file {
+            let file_parts = texts
+                .iter()
+                .map(|text| arrowfeat_gate::part::PartCounts::from_json(text))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| value_error(format!("check_data: {e}")))?;
+            parts.push((file, file_parts));
+        }
         sources.push((view, arrowfeat_gate::Data::Counted { label, parts }));
     }
     let as_of_nanos = match as_of {
@@ -416,7 +427,12 @@ pub(crate) fn skew(
     use arrowfeat_validator::pipeline::Command;
     let shown = arrowfeat_common::quote(time_tolerance.trim(), 60);
     let time_tolerance_nanos = arrowfeat_common::duration::parse_duration(&time_tolerance)
-        .map_err(|e| value_error(format!("skew: argument `time_tolerance`: {e}")))?;
+        .map_err(|e| {
+            value_error(format!(
+                "skew: argument `time_tolerance`: {}",
+                arrowfeat_common::clean(&e.to_string())
+            ))
+        })?;
     if time_tolerance_nanos < 0 {
         return Err(value_error(format!(
             "skew: argument `time_tolerance`: expected a duration of 0 or more, found \"{shown}\""

@@ -230,3 +230,43 @@ def test_refusals_name_the_argument(tmp_path: Path) -> None:
         skew(42, training, schema, time_tolerance="1m")
     missing = skew(tmp_path / "none.parquet", training, schema, time_tolerance="1m")
     assert missing.exit_code == 2
+
+
+def test_values_that_do_not_convert_are_a_type_finding(tmp_path: Path) -> None:
+    """A serving column of another type is compared in the training column's type only
+    when every value converts and back: 1.5 is no integer, 1e300 is no float32."""
+    schema = tmp_path / "s_v1.yaml"
+    schema.write_text(
+        "name: s_v1\nschema_version: 1.0.0\nowner: a@example.com\n"
+        "entities: [{name: k, join_key: k, type: int64}]\n"
+        "event_timestamp: {name: ts, type: timestamp, unit: us, tz: UTC}\n"
+        "features:\n  - {name: m, type: float64}\n"
+    )
+    ts = pa.array([0, 1], pa.timestamp("us", tz="UTC"))
+    keys = pa.array([1, 2], pa.int64())
+
+    def run(served: pa.Array, trained: pa.Array) -> list[str]:
+        report = skew(
+            pa.table({"k": keys, "ts": ts, "m": served}),
+            pa.table({"k": keys, "ts": ts, "m": trained}),
+            schema,
+            time_tolerance="0s",
+        )
+        return sorted(f.rule for f in report.findings)
+
+    assert run(pa.array([1.5, 2.0]), pa.array([1, 2], pa.int64())) == ["data-column-type"]
+    assert run(pa.array([1e300, 2.0]), pa.array([math.inf, 2.0], pa.float32())) == ["data-column-type"]
+    assert run(pa.array([1.0, 2.0]), pa.array([1, 2], pa.int64())) == []
+    assert run(pa.array([1, 3], pa.int32()), pa.array([1, 2], pa.int64())) == ["skew-mismatch"]
+    assert run(pa.array([math.nan, None]), pa.array([math.nan, None], pa.float32())) == []
+
+
+def test_untrusted_text_in_errors_is_escaped(tmp_path: Path) -> None:
+    schema = tmp_path / "payments_v1.yaml"
+    schema.write_text(SCHEMA_TEXT)
+    serving, training = make_tables(1)
+    with pytest.raises(ArrowfeatValueError) as raised:
+        skew(serving, training, schema, time_tolerance="1\u202e\x1b[31m s")
+    assert "\x1b" not in str(raised.value) and "\u202e" not in str(raised.value), str(raised.value)
+    with pytest.raises(ArrowfeatValueError, match="absolute_tolerance"):
+        skew(serving, training, schema, time_tolerance="1m", absolute_tolerance=10**400)

@@ -147,3 +147,83 @@ def test_refusals_name_the_argument(spark: Any, faulty_parquet: Path) -> None:
         af_spark.check_data(df, SCHEMA, sample_rows=10_001)
     with pytest.raises(ArrowfeatValueError, match="argument `as_of`"):
         af_spark.check_data(df, SCHEMA, as_of="soon")
+
+
+def test_hostile_shapes_match_the_in_memory_check(spark: Any, faulty_parquet: Path, tmp_path: Path) -> None:
+    """Two files declaring one view, a session in another time zone, `k` beside `K`,
+    duplicate column names and a schema file that does not parse."""
+    from pyspark.sql import functions as F
+
+    both = tmp_path / "both"
+    both.mkdir()
+    text = (
+        "name: v\nschema_version: 1.0.0\nowner: a@example.com\n"
+        "entities: [{name: k, join_key: k, type: int64}]\n"
+        "event_timestamp: {name: ts, type: timestamp, unit: us, tz: UTC}\n"
+        "features:\n  - {name: x, type: float64, constraints: {max: MAX}}\n"
+    )
+    (both / "a.yaml").write_text(text.replace("MAX", "10"))
+    (both / "b.yaml").write_text(text.replace("MAX", "100"))
+    table = pa.table(
+        {
+            "k": pa.array([1, 2, 3], pa.int64()),
+            "ts": pa.array([0, 0, 0], pa.timestamp("us", tz="UTC")),
+            "x": [5.0, 50.0, 500.0],
+        }
+    )
+    df = spark.createDataFrame(table.to_pandas())
+    expected = check_data(df.toArrow(), both, as_of=AS_OF)
+    # The first file's checks count (the second is a `duplicate-view`), not the last's.
+    assert [f.actual for f in expected.findings if f.rule == "data-out-of-range"] == ["2 of 3"]
+    assert "duplicate-view" in {f.rule for f in expected.findings}
+    assert report_json(af_spark.check_data(df, both, as_of=AS_OF)) == report_json(expected)
+
+    previous = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", "America/New_York")
+    try:
+        events = spark.read.parquet(str(faulty_parquet))
+        assert report_json(af_spark.check_data(events, SCHEMA, as_of=AS_OF)) == report_json(
+            check_data(events.toArrow(), SCHEMA, as_of=AS_OF)
+        )
+        empty = events.limit(0)
+        assert report_json(af_spark.check_data(empty, SCHEMA, as_of=AS_OF)) == report_json(
+            check_data(empty.toArrow(), SCHEMA, as_of=AS_OF)
+        )
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", previous)
+
+    cased = df.withColumn("K", F.col("k") + 1)
+    assert report_json(af_spark.check_data(cased, both / "a.yaml", as_of=AS_OF)) == report_json(
+        check_data(cased.toArrow(), both / "a.yaml", as_of=AS_OF)
+    )
+    twice = df.select("k", "ts", "x", F.col("x").alias("k"))
+    spark_twice = af_spark.check_data(twice, both / "a.yaml", as_of=AS_OF)
+    assert [f.rule for f in spark_twice.findings] == ["data-unreadable"]
+    assert spark_twice.exit_code == 2
+
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(text.replace("join_key: k", "join_key: k.k").replace("MAX", "1"))
+    report = af_spark.check_data(df, broken, as_of=AS_OF)
+    assert report.exit_code != 0 and any(f.rule.startswith("schema") for f in report.findings), report.findings
+    assert report_json(af_spark.check_data({"v": df}, broken, as_of=AS_OF)) == report_json(report)
+
+
+def test_keyless_part_of_null_times_keeps_the_key_stale(tmp_path: Path) -> None:
+    from arrowfeat import _native
+
+    schema = tmp_path / "clicks_v1.yaml"
+    schema.write_text(
+        "name: clicks_v1\nschema_version: 1.0.0\nowner: a@example.com\nentities: []\n"
+        "event_timestamp: {name: ts, type: timestamp, unit: us, tz: UTC}\nttl: 1h\n"
+        "features:\n  - {name: clicks, type: int64}\n"
+    )
+    ts = pa.timestamp("us", tz="UTC")
+    one = pa.table({"ts": pa.array([0], ts), "clicks": pa.array([1], pa.int64())})
+    nulls = pa.table({"ts": pa.array([None, None], ts), "clicks": pa.array([1, 2], pa.int64())})
+    [(_, label, text, _, _)] = _native.schema_views(str(schema))
+    as_of = 10 * 3600 * 10**9
+    parts = [_native.count_part(label, text, "data", t, as_of=as_of, sample_rows=5) for t in (one, nulls)]
+    merged = _native.check(str(schema), counted=[(None, [(label, parts)])], as_of=as_of, baseline=False)
+    whole = check_data(pa.concat_tables([one, nulls]), schema, as_of="1970-01-01T10:00:00+00:00", baseline=False)
+    assert json.loads(merged.render("json")) == report_json(whole)
+    assert "data-stale-keys" in {f.rule for f in whole.findings}
