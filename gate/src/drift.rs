@@ -7,8 +7,8 @@ use std::sync::Mutex;
 
 use arrowfeat_common::quote;
 use arrowfeat_validator::checks::drift::{
-    features, findings, profile, DriftFeature, FeatureProfile, Kind, ReferenceProfile, Summary,
-    ViewProfile,
+    coarsened, features, findings, profile, DriftFeature, FeatureProfile, Float, Kind,
+    ReferenceProfile, Summary, ViewProfile,
 };
 use arrowfeat_validator::config::Config;
 use arrowfeat_validator::report::{Actual, Check, Expected};
@@ -20,6 +20,7 @@ use arrowfeat_validator::types::FeatureType;
 use arrowfeat_validator::yaml::Pos;
 use datafusion::arrow::array::{Array, Float64Array, Int64Array, StringArray};
 use datafusion::arrow::datatypes::DataType;
+use serde::{Deserialize, Serialize};
 
 use crate::{
     collect, ident, is_float, register, run_blocking, unreadable, value_expr, ByView, Data, TABLE,
@@ -147,6 +148,7 @@ impl DriftSources {
                 let Some(data) = by_view.get(view, "--reference")? else {
                     return Ok(None);
                 };
+                let data = data.for_file(file);
                 let label = data.label().to_string();
                 let summaries = run_blocking(summarize(&data, compared))
                     .and_then(|s| s)
@@ -223,6 +225,7 @@ impl DataSource for DriftSources {
             // Only saving: the reference's own problems are the report.
             return Some(reference.problems);
         };
+        let current = current.for_file(file);
         let label = current.label().to_string();
         let summaries = match run_blocking(summarize(&current, &compared)).and_then(|s| s) {
             Ok(summaries) => summaries,
@@ -275,9 +278,143 @@ impl DataSource for DriftSources {
     }
 }
 
+/// A feature's summary over one part of the data, as text (numbers as [`Float`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct FeaturePart {
+    rows: u64,
+    nulls: u64,
+    nans: u64,
+    numbers: Vec<(Float, u64)>,
+    categories: Vec<(String, u64)>,
+}
+
+/// The summaries of a view's features over one part of the data (a partition of a
+/// Spark DataFrame), what a worker sends: features whose column can be compared, each
+/// coarsened against the saved reference when there is one
+/// ([`arrowfeat_validator::checks::drift::coarsened`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SummaryPart {
+    features: BTreeMap<String, FeaturePart>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    unreadable: Option<String>,
+}
+
+impl SummaryPart {
+    /// A part that could not be summarized, and why.
+    pub fn unreadable(message: String) -> SummaryPart {
+        SummaryPart {
+            features: BTreeMap::new(),
+            unreadable: Some(message),
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    pub fn from_json(text: &str) -> Result<SummaryPart, String> {
+        serde_json::from_str(text).map_err(|e| {
+            format!(
+                "not the summaries of a part of the data (line {}, column {})",
+                e.line(),
+                e.column()
+            )
+        })
+    }
+}
+
+/// [`summarize`] of `file`'s features over `data` (a partition, on a Spark worker), on
+/// the calling thread; numbers coarsened against `reference` (a saved profile of the
+/// view) when given. A part that cannot be read says why.
+pub fn summarize_part_of(
+    file: &SchemaFile,
+    data: &Data,
+    reference: Option<&ViewProfile>,
+) -> SummaryPart {
+    let (compared, _) = features(file);
+    let summaries = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime that reads the data: {e}"))
+        .and_then(|runtime| runtime.block_on(summarize(data, &compared)));
+    let summaries = match summaries {
+        Ok(summaries) => summaries,
+        Err(message) => return SummaryPart::unreadable(message),
+    };
+    let features = summaries
+        .into_iter()
+        .filter_map(|(name, summary)| {
+            let summary = summary.ok()?;
+            let summary = match reference.and_then(|r| r.features.get(&name)) {
+                Some(profile) => coarsened(profile, &summary),
+                None => summary,
+            };
+            let part = FeaturePart {
+                rows: summary.rows,
+                nulls: summary.nulls,
+                nans: summary.nans,
+                numbers: summary
+                    .numbers
+                    .into_iter()
+                    .map(|(v, c)| (Float(v), c))
+                    .collect(),
+                categories: summary.categories,
+            };
+            Some((name, part))
+        })
+        .collect();
+    SummaryPart {
+        features,
+        unreadable: None,
+    }
+}
+
 /// Each feature's summary over `data`, or the finding that its column cannot be compared
-/// (missing, or of a type without the feature's kind of distribution).
+/// (missing, or of a type without the feature's kind of distribution). Data summarized
+/// in parts: the findings of its columns, and the parts' summaries merged.
 pub async fn summarize(
+    data: &Data,
+    compared: &[DriftFeature],
+) -> Result<BTreeMap<String, Result<Summary, Check>>, String> {
+    let Data::Summarized {
+        label,
+        schema,
+        parts,
+    } = data
+    else {
+        return summarize_table(data, compared).await;
+    };
+    let columns = Data::Table {
+        label: label.clone(),
+        schema: schema.clone(),
+        batches: Vec::new(),
+    };
+    let mut out = summarize_table(&columns, compared).await?;
+    let parts: Vec<&SummaryPart> = parts.iter().flat_map(|(_, parts)| parts).collect();
+    if let Some(reason) = parts.iter().filter_map(|p| p.unreadable.as_ref()).min() {
+        return Err(reason.clone());
+    }
+    for (name, slot) in out.iter_mut() {
+        if let Ok(summary) = slot {
+            *summary = parts.iter().filter_map(|p| p.features.get(name)).fold(
+                Summary::default(),
+                |merged, part| {
+                    merged.merge(Summary {
+                        rows: part.rows,
+                        nulls: part.nulls,
+                        nans: part.nans,
+                        numbers: part.numbers.iter().map(|(v, c)| (v.0, *c)).collect(),
+                        categories: part.categories.clone(),
+                    })
+                },
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// [`summarize`] reading the data.
+async fn summarize_table(
     data: &Data,
     compared: &[DriftFeature],
 ) -> Result<BTreeMap<String, Result<Summary, Check>>, String> {

@@ -55,14 +55,51 @@ pub enum Data {
         label: String,
         parts: Vec<(String, Vec<part::PartCounts>)>,
     },
+    /// Summarized already for drift, in parts, for each schema file declaring the view;
+    /// `schema`: the data's columns (the parts summarize the features it can compare).
+    Summarized {
+        label: String,
+        schema: datafusion::arrow::datatypes::SchemaRef,
+        parts: Vec<(String, Vec<drift::SummaryPart>)>,
+    },
 }
 
 impl Data {
+    /// Data counted or summarized elsewhere: only the parts done with `file`'s checks.
+    pub fn for_file(self, file: &SchemaFile) -> Data {
+        fn of<T>(parts: Vec<(String, Vec<T>)>, file: &SchemaFile) -> Vec<(String, Vec<T>)> {
+            let kept = parts
+                .into_iter()
+                .filter(|(schema, _)| *schema == file.path)
+                .flat_map(|(_, parts)| parts)
+                .collect();
+            vec![(file.path.clone(), kept)]
+        }
+        match self {
+            Data::Counted { label, parts } => Data::Counted {
+                label,
+                parts: of(parts, file),
+            },
+            Data::Summarized {
+                label,
+                schema,
+                parts,
+            } => Data::Summarized {
+                label,
+                schema,
+                parts: of(parts, file),
+            },
+            data => data,
+        }
+    }
+
     /// How findings name it.
     pub fn label(&self) -> &str {
         match self {
             Data::Path(path) => path,
-            Data::Table { label, .. } | Data::Counted { label, .. } => label,
+            Data::Table { label, .. }
+            | Data::Counted { label, .. }
+            | Data::Summarized { label, .. } => label,
         }
     }
 }
@@ -247,21 +284,7 @@ impl DataSource for DataPaths {
                 ),
             )]);
         }
-        // Counted elsewhere: the parts counted with this file's checks.
-        let data = match data {
-            Data::Counted { label, parts } => {
-                let parts = parts
-                    .into_iter()
-                    .filter(|(schema, _)| *schema == file.path)
-                    .flat_map(|(_, parts)| parts)
-                    .collect();
-                Data::Counted {
-                    label,
-                    parts: vec![(file.path.clone(), parts)],
-                }
-            }
-            data => data,
-        };
+        let data = data.for_file(file);
         let path = data.label();
         let plan = plan(file, path, &self.options);
         let counted = run_blocking(count(&plan, &data)).and_then(|counted| counted);
@@ -343,8 +366,8 @@ async fn register(
             datafusion::datasource::MemTable::try_new(schema.clone(), vec![batches.clone()])
                 .map_err(|e| files::error_message(&e))?,
         ),
-        Data::Counted { .. } => {
-            return Err("data counted elsewhere gives counts for a data check only".into())
+        Data::Counted { .. } | Data::Summarized { .. } => {
+            return Err("data counted elsewhere is not read again".into())
         }
     };
     let schema = table.schema();

@@ -595,3 +595,55 @@ def _check_sample_rows(function: str, sample_rows: object) -> int:
             f"{function}: argument `sample_rows`: expected an integer from 0 to 10000, found {_visible(repr(sample_rows), 40)}"
         )
     return sample_rows
+
+
+def _check_drift_arguments(reference: Any, reference_profile: Any, current: Any, save_reference: Any) -> None:
+    """The combinations `drift` takes, in process and in PySpark."""
+    import os
+
+    if (reference is None) == (reference_profile is None):
+        raise ArrowfeatValueError(
+            "drift: give the reference: either `reference` (data) or `reference_profile` (a file saved by save_reference)"
+        )
+    if current is None and save_reference is None:
+        raise ArrowfeatValueError(
+            "drift: give `current` to compare, or `save_reference` to save the reference's profile"
+        )
+    if save_reference is not None and reference_profile is not None:
+        raise ArrowfeatValueError(
+            "drift: `save_reference` saves reference data's profile; with `reference_profile` there is none"
+        )
+    if save_reference is not None and not os.path.isdir(os.path.dirname(os.fspath(save_reference)) or "."):
+        raise ArrowfeatValueError(
+            f"drift: argument `save_reference`: the directory of {_visible(os.fspath(save_reference), 200)} does not exist"
+        )
+    if save_reference is not None and os.path.isdir(save_reference):
+        raise ArrowfeatValueError(
+            f"drift: argument `save_reference`: {_visible(os.fspath(save_reference), 200)} is a directory"
+        )
+
+
+def _save_reference(exit_code: int, profile: str, incomplete: list[str], save_reference: Any) -> None:
+    """Writes the reference's profile to `save_reference` when the run profiled every view
+    in full: a partial profile never replaces a complete one."""
+    import json
+    import os
+
+    if save_reference is not None and exit_code != 2:
+        if incomplete or json.loads(profile)["views"] == {}:
+            raise ArrowfeatValueError(
+                "drift: argument `save_reference`: not saved: "
+                + (
+                    f"the reference data of view `{_visible(incomplete[0], 100)}` lacks features the schema declares, "
+                    "or has them in another type (see report.render()); a partial profile would replace a complete one"
+                    if incomplete
+                    else "no view was profiled (a schema file with errors is not compared)"
+                )
+            )
+        try:
+            with open(save_reference, "w", encoding="utf-8") as f:
+                f.write(profile)
+        except OSError as e:
+            raise ArrowfeatValueError(
+                f"drift: argument `save_reference`: cannot write {_visible(os.fspath(save_reference), 200)}: {e.strerror}"
+            ) from None

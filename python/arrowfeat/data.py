@@ -6,13 +6,12 @@ Polars, DuckDB or any Arrow stream), with the same rules, numbers and ``Report``
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from . import _native
-from ._convert import _as_of_nanos, _check_sample_rows, _type_name, _visible
+from ._convert import _as_of_nanos, _check_drift_arguments, _check_sample_rows, _save_reference, _type_name, _visible
 from ._report import Report
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
 
@@ -101,26 +100,7 @@ def drift(
     schemas declare one view) or a mapping of view names to them. ``reference_profile``:
     a profile saved earlier with ``save_reference``, read instead of reference data.
     ``current=None`` with ``save_reference`` only saves the profile."""
-    if (reference is None) == (reference_profile is None):
-        raise ArrowfeatValueError(
-            "drift: give the reference: either `reference` (data) or `reference_profile` (a file saved by save_reference)"
-        )
-    if current is None and save_reference is None:
-        raise ArrowfeatValueError(
-            "drift: give `current` to compare, or `save_reference` to save the reference's profile"
-        )
-    if save_reference is not None and reference_profile is not None:
-        raise ArrowfeatValueError(
-            "drift: `save_reference` saves reference data's profile; with `reference_profile` there is none"
-        )
-    if save_reference is not None and not os.path.isdir(os.path.dirname(os.fspath(save_reference)) or "."):
-        raise ArrowfeatValueError(
-            f"drift: argument `save_reference`: the directory of {_visible(os.fspath(save_reference), 200)} does not exist"
-        )
-    if save_reference is not None and os.path.isdir(save_reference):
-        raise ArrowfeatValueError(
-            f"drift: argument `save_reference`: {_visible(os.fspath(save_reference), 200)} is a directory"
-        )
+    _check_drift_arguments(reference, reference_profile, current, save_reference)
     try:
         native, profile, incomplete = _native.drift(
             os.fspath(schemas),
@@ -134,24 +114,7 @@ def drift(
         message = str(e)
         raise ArrowfeatValueError(message if message.startswith("drift:") else f"drift: {message}") from None
     report = Report(native)
-    if save_reference is not None and report.exit_code != 2:
-        if incomplete or json.loads(profile)["views"] == {}:
-            raise ArrowfeatValueError(
-                "drift: argument `save_reference`: not saved: "
-                + (
-                    f"the reference data of view `{_visible(incomplete[0], 100)}` lacks features the schema declares, "
-                    "or has them in another type (see report.render()); a partial profile would replace a complete one"
-                    if incomplete
-                    else "no view was profiled (a schema file with errors is not compared)"
-                )
-            )
-        try:
-            with open(save_reference, "w", encoding="utf-8") as f:
-                f.write(profile)
-        except OSError as e:
-            raise ArrowfeatValueError(
-                f"drift: argument `save_reference`: cannot write {_visible(os.fspath(save_reference), 200)}: {e.strerror}"
-            ) from None
+    _save_reference(report.exit_code, profile, incomplete, save_reference)
     return report
 
 

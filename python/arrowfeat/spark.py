@@ -32,7 +32,15 @@ from pyspark.sql import types as T
 
 import arrowfeat as _af
 
-from ._convert import _as_of_nanos, _by_keyword_only, _check_columns, _check_sample_rows, _visible
+from ._convert import (
+    _as_of_nanos,
+    _by_keyword_only,
+    _check_columns,
+    _check_drift_arguments,
+    _check_sample_rows,
+    _save_reference,
+    _visible,
+)
 from ._report import Report
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
 from .windows import _check_agg, to_nanoseconds
@@ -487,7 +495,7 @@ def _grouping_columns(
     return spine, events, groups, hidden
 
 
-__all__ += ["check_data"]
+__all__ += ["check_data", "drift"]
 
 
 def _in_utc(table: pa.Table) -> pa.Table:
@@ -503,24 +511,24 @@ def _in_utc(table: pa.Table) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def _count_part(
-    names: list[str], schema_label: str, schema_bytes: bytes, source: str, as_of: int, sample_rows: int, batches: Any
-) -> Any:
-    """On a worker: one partition's counts (one row of text); nothing for an empty one.
-    The partition's columns arrive under hidden names; `names` are the DataFrame's."""
-    from . import _native
-
+def _one_part(names: list[str], compute: Callable[[pa.Table], str], batches: Any) -> Any:
+    """On a worker: `compute` over one partition (its columns under their own names, times
+    in UTC), one row of text; nothing for an empty partition."""
     batches = list(batches)
     if batches:
-        part = _native.count_part(
-            schema_label,
-            schema_bytes,
-            source,
-            _in_utc(pa.Table.from_batches(batches).rename_columns(names)),
-            as_of=as_of,
-            sample_rows=sample_rows,
-        )
-        yield pa.RecordBatch.from_pydict({"part": [part]}, schema=pa.schema([("part", pa.string())]))
+        text = compute(_in_utc(pa.Table.from_batches(batches).rename_columns(names)))
+        yield pa.RecordBatch.from_pydict({"part": [text]}, schema=pa.schema([("part", pa.string())]))
+
+
+def _parts(df: DataFrame, names: list[str], compute: Callable[[pa.Table], str]) -> list[str]:
+    """`compute` over every partition of `df` (columns under hidden names), collected."""
+    import functools
+
+    return [row["part"] for row in df.mapInArrow(functools.partial(_one_part, names, compute), "part string").collect()]
+
+
+def _positional(df: DataFrame) -> DataFrame:
+    return df.toDF(*[f"__arrowfeat_{i}" for i in range(len(df.columns))])
 
 
 def _split_by(df: DataFrame, keys: list[str], event_time: str) -> DataFrame:
@@ -530,8 +538,8 @@ def _split_by(df: DataFrame, keys: list[str], event_time: str) -> DataFrame:
     one partition: duplicates and stale keys are then counted in full per partition.
     Float keys are partitioned as SQL equality compares them."""
     names = df.columns
-    hidden = [f"__arrowfeat_{i}" for i in range(len(names))]
-    positional = df.toDF(*hidden)
+    positional = _positional(df)
+    hidden = positional.columns
     by = keys or [event_time]
     if not all(k in names for k in by):
         return positional  # the type check reports the missing column; nothing is grouped
@@ -545,6 +553,56 @@ def _split_by(df: DataFrame, keys: list[str], event_time: str) -> DataFrame:
             c = F.when(F.isnan(c), F.lit(float("nan"))).when(c == 0, F.lit(0.0)).otherwise(c)
         expressions.append(c)
     return positional.repartition(*expressions)
+
+
+_SchemaFile = tuple[str, bytes, list[str], str]  # label, content, entity keys, event time
+
+
+def _frames(function: str, argument: str, data: Any) -> list[tuple[str | None, str, DataFrame]]:
+    """(view or None, name in findings, DataFrame) of one DataFrame or a mapping of views."""
+    if isinstance(data, DataFrame):
+        return [(None, argument, data)]
+    if isinstance(data, dict) and all(isinstance(v, DataFrame) for v in data.values()):
+        return [(str(view), f"{argument}[{str(view)!r}]", df) for view, df in data.items()]
+    raise ArrowfeatTypeError(
+        f"{function}: argument `{argument}`: expected a Spark DataFrame or a mapping of view names to "
+        f"DataFrames, found {type(data).__name__}"
+    )
+
+
+def _declaring(
+    function: str, argument: str, schemas: str | os.PathLike[str], frames: list[tuple[str | None, str, DataFrame]]
+) -> list[list[_SchemaFile]]:
+    """For each of `frames`, the schema files declaring its view. Every file declaring a
+    view works with its own checks; a file that does not parse is reported by the run,
+    and may be the one declaring a view, so a view no parsed file declares is refused
+    only when every file parsed."""
+    from . import _native
+
+    try:
+        files = _native.schema_views(os.fspath(schemas))
+    except ValueError as e:
+        raise ArrowfeatValueError(f"{function}: {e}") from None
+    by_view: dict[str, list[_SchemaFile]] = {}
+    for view_name, schema_label, schema_bytes, keys, event_time in files:
+        if view_name is not None:
+            by_view.setdefault(view_name, []).append((schema_label, schema_bytes, keys, event_time))
+    unparsed = any(view_name is None for view_name, *_ in files)
+    out = []
+    for view, _, _ in frames:
+        if view is None and len(by_view) > 1:
+            raise ArrowfeatValueError(
+                f"{function}: argument `{argument}`: the schemas declare {len(by_view)} views; "
+                "give a mapping of view names to DataFrames"
+            )
+        declaring = by_view.get(view, []) if view is not None else next(iter(by_view.values()), [])
+        if view is not None and not declaring and not unparsed:
+            raise ArrowfeatValueError(
+                f"{function}: argument `{argument}`: view `{_visible(view, 100)}` is given data, "
+                "but no schema file declares it"
+            )
+        out.append(declaring)
+    return out
 
 
 def check_data(
@@ -564,60 +622,27 @@ def check_data(
     of ``arrowfeat.data.check_data`` on the same rows (``df.toArrow()``), whatever the
     partitioning. ``data``: one DataFrame (the schemas declare one view) or a mapping of
     view names to DataFrames."""
+    import functools
+
     from . import _native
 
-    if isinstance(data, DataFrame):
-        pairs: list[tuple[str | None, str, DataFrame]] = [(None, "data", data)]
-    elif isinstance(data, dict) and all(isinstance(v, DataFrame) for v in data.values()):
-        pairs = [(str(view), f"data[{str(view)!r}]", df) for view, df in data.items()]
-    else:
-        raise ArrowfeatTypeError(
-            "check_data: argument `data`: expected a Spark DataFrame or a mapping of view names to "
-            f"DataFrames, found {type(data).__name__}"
-        )
+    frames = _frames("check_data", "data", data)
     _check_sample_rows("check_data", sample_rows)
     as_of_nanos = _as_of_nanos("check_data", as_of)
     if as_of_nanos is None:
         import time
 
         as_of_nanos = time.time_ns()  # one "now" for every worker
-    try:
-        files = _native.schema_views(os.fspath(schemas))
-    except ValueError as e:
-        raise ArrowfeatValueError(f"check_data: {e}") from None
-    # Every file declaring a view counts its data with its own checks; a file that does
-    # not parse is reported by the check, and may be the one declaring a view.
-    by_view: dict[str, list[tuple[str, bytes, list[str], str]]] = {}
-    for view_name, schema_label, schema_bytes, keys, event_time in files:
-        if view_name is not None:
-            by_view.setdefault(view_name, []).append((schema_label, schema_bytes, keys, event_time))
-    unparsed = any(view_name is None for view_name, *_ in files)
     counted: list[tuple[str | None, list[tuple[str, list[str]]]]] = []
-    for view, label, df in pairs:
-        if view is None and len(by_view) > 1:
-            raise ArrowfeatValueError(
-                f"check_data: argument `data`: the schemas declare {len(by_view)} views; "
-                "give a mapping of view names to DataFrames"
-            )
-        declaring = by_view.get(view, []) if view is not None else next(iter(by_view.values()), [])
-        if view is not None and not declaring and not unparsed:
-            raise ArrowfeatValueError(
-                f"check_data: argument `data`: view `{_visible(view, 100)}` is given data, but no schema file declares it"
-            )
+    for (view, label, df), declaring in zip(frames, _declaring("check_data", "data", schemas, frames), strict=True):
         by_file = []
         for schema_label, schema_bytes, keys, event_time in declaring:
-            count = _partial(_count_part, df.columns, schema_label, schema_bytes, label, as_of_nanos, sample_rows)
-            split = _split_by(df, keys, event_time)
-            parts = [row["part"] for row in split.mapInArrow(count, "part string").collect()]
+            count = functools.partial(
+                _native.count_part, schema_label, schema_bytes, label, as_of=as_of_nanos, sample_rows=sample_rows
+            )
+            parts = _parts(_split_by(df, keys, event_time), df.columns, count)
             if not parts:  # no rows anywhere: the empty table still has its columns' types
-                from pyspark.sql.pandas.types import to_arrow_schema
-
-                empty = to_arrow_schema(df.schema, timezone="UTC").empty_table()
-                parts = [
-                    _native.count_part(
-                        schema_label, schema_bytes, label, empty, as_of=as_of_nanos, sample_rows=sample_rows
-                    )
-                ]
+                parts = [count(_empty_table(df))]
             by_file.append((schema_label, parts))
         if by_file:
             counted.append((view, by_file))
@@ -635,7 +660,75 @@ def check_data(
     return Report(native)
 
 
-def _partial(function: Callable[..., Any], *args: Any) -> Callable[[Any], Any]:
+def _empty_table(df: DataFrame) -> pa.Table:
+    """No rows, `df`'s columns as the workers see them (times in UTC)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(df.schema, timezone="UTC").empty_table()
+
+
+def drift(
+    current: DataFrame | dict[str, DataFrame] | None,
+    schemas: str | os.PathLike[str],
+    *,
+    reference: DataFrame | dict[str, DataFrame] | None = None,
+    reference_profile: str | os.PathLike[str] | None = None,
+    save_reference: str | os.PathLike[str] | None = None,
+    config: str | os.PathLike[str] | None = None,
+    baseline: str | os.PathLike[str] | None = None,
+) -> Report:
+    """The drift of Spark DataFrames from their reference, as :func:`arrowfeat.data.drift`
+    computes it, without collecting the data: every partition is summarized on its worker
+    (``mapInArrow``) and the driver merges the summaries. Against a saved
+    ``reference_profile`` each worker sends its numbers coarsened against the profile's
+    points (a part of at most a few thousand values per feature), and the metrics are
+    those ``arrowfeat.data.drift`` computes with the same profile, to the bit. A
+    ``reference`` DataFrame is summarized in full (every distinct value with its count,
+    merged on the driver: memory grows with the distinct values, as for
+    ``arrowfeat drift``). ``save_reference`` saves the reference's profile."""
     import functools
 
-    return functools.partial(function, *args)
+    from . import _native
+
+    _check_drift_arguments(reference, reference_profile, current, save_reference)
+    profile_text = None
+    if reference_profile is not None:
+        try:
+            if os.path.getsize(reference_profile) <= 256 * 1024 * 1024:
+                with open(reference_profile, encoding="utf-8") as f:
+                    profile_text = f.read()
+        except (OSError, UnicodeDecodeError):
+            profile_text = None  # the run reports the file in its words
+    parts: dict[str, list[Any]] = {"current": [], "reference": []}
+    for argument, data in (("current", current), ("reference", reference)):
+        if data is None:
+            continue
+        frames = _frames("drift", argument, data)
+        for (view, label, df), declaring in zip(frames, _declaring("drift", argument, schemas, frames), strict=True):
+            by_file = []
+            for schema_label, schema_bytes, _, _ in declaring:
+                summarize = functools.partial(
+                    _native.drift_part,
+                    schema_label,
+                    schema_bytes,
+                    label,
+                    reference_profile=profile_text if argument == "current" else None,
+                )
+                by_file.append((schema_label, _parts(_positional(df), df.columns, summarize)))
+            if by_file:
+                parts[argument].append((view, _empty_table(df), by_file))
+    try:
+        native, profile, incomplete = _native.drift(
+            os.fspath(schemas),
+            reference_profile=None if reference_profile is None else os.fspath(reference_profile),
+            config=None if config is None else os.fspath(config),
+            baseline=None if baseline is None else os.fspath(baseline),
+            reference_parts=parts["reference"],
+            current_parts=parts["current"],
+        )
+    except ValueError as e:
+        message = str(e)
+        raise ArrowfeatValueError(message if message.startswith("drift:") else f"drift: {message}") from None
+    report = Report(native)
+    _save_reference(report.exit_code, profile, incomplete, save_reference)
+    return report

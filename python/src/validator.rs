@@ -249,6 +249,106 @@ pub(crate) fn count_part(
     })
 }
 
+/// A view's data summarized in parts for drift: (view, an empty table of its columns,
+/// [(schema file, each part's summaries as text)]).
+type SummarizedView<'py> = (
+    Option<String>,
+    Bound<'py, PyAny>,
+    Vec<(String, Vec<String>)>,
+);
+
+/// `drift`'s data summarized in parts ([`drift_part`]), named as tables of `argument`.
+fn summarized(
+    argument: &str,
+    views: Vec<SummarizedView<'_>>,
+) -> PyResult<Vec<(Option<String>, arrowfeat_gate::Data)>> {
+    let mut out = Vec::with_capacity(views.len());
+    for (view, columns, by_file) in views {
+        let label = argument_label(argument, view.as_deref());
+        let Some((_, arrowfeat_gate::Data::Table { schema, .. })) =
+            sources_of("drift", argument, vec![(view.clone(), columns)])?.pop()
+        else {
+            return Err(type_error(format!(
+                "drift: argument `{argument}`: expected a table of the data's columns"
+            )));
+        };
+        let mut parts = Vec::with_capacity(by_file.len());
+        for (file, texts) in by_file {
+            let file_parts = texts
+                .iter()
+                .map(|text| arrowfeat_gate::drift::SummaryPart::from_json(text))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| value_error(format!("drift: {e}")))?;
+            parts.push((file, file_parts));
+        }
+        out.push((
+            view,
+            arrowfeat_gate::Data::Summarized {
+                label,
+                schema,
+                parts,
+            },
+        ));
+    }
+    Ok(out)
+}
+
+/// One part of a view's data summarized for `drift(current_parts=...)`: the schema file
+/// (`schema_label`, its `schema_bytes`), the data's name (`source`), the part (any Arrow
+/// stream) and, when the reference is a saved profile, its text (numbers are then
+/// coarsened against it: a small part whatever the data). Runs on the calling thread.
+#[pyfunction]
+#[pyo3(signature = (schema_label, schema_bytes, source, data, *, reference_profile = None))]
+pub(crate) fn drift_part(
+    py: Python<'_>,
+    schema_label: String,
+    schema_bytes: Vec<u8>,
+    source: String,
+    data: Bound<'_, PyAny>,
+    reference_profile: Option<String>,
+) -> PyResult<String> {
+    let Some((
+        _,
+        arrowfeat_gate::Data::Table {
+            schema, batches, ..
+        },
+    )) = sources_of("drift", &source, vec![(None, data)])?.pop()
+    else {
+        return Err(type_error(
+            "drift: expected an Arrow table for a part of the data, found a path",
+        ));
+    };
+    let table = arrowfeat_gate::Data::Table {
+        label: source,
+        schema,
+        batches,
+    };
+    detach(py, "drift", move || {
+        use arrowfeat_gate::drift::{summarize_part_of, SummaryPart};
+        let unreadable = SummaryPart::unreadable;
+        let part = match arrowfeat_validator::checks::load_bytes(&schema_label, &schema_bytes) {
+            (_, None) => unreadable(format!(
+                "the schema file {} does not parse",
+                arrowfeat_common::quote(&schema_label, 200)
+            )),
+            (_, Some(file)) => {
+                let profile = match reference_profile
+                    .as_deref()
+                    .map(arrowfeat_validator::checks::drift::ReferenceProfile::parse)
+                {
+                    Some(Err(e)) => {
+                        return unreadable(format!("the reference profile: {e}")).to_json()
+                    }
+                    Some(Ok(profile)) => profile.views.get(&file.spec.name).cloned(),
+                    None => None,
+                };
+                summarize_part_of(&file, &table, profile.as_ref())
+            }
+        };
+        part.to_json()
+    })
+}
+
 /// A view's data counted in parts: (view, [(schema file, each part's counts as text)]).
 type CountedView = (Option<String>, Vec<(String, Vec<String>)>);
 
@@ -347,7 +447,7 @@ fn sources_of(
 /// when `reference_profile` is given) and the views whose reference could not be
 /// profiled in full.
 #[pyfunction]
-#[pyo3(signature = (schemas, *, reference = Vec::new(), reference_profile = None, current = Vec::new(), config = None, baseline = None))]
+#[pyo3(signature = (schemas, *, reference = Vec::new(), reference_profile = None, current = Vec::new(), config = None, baseline = None, reference_parts = Vec::new(), current_parts = Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn drift(
     py: Python<'_>,
@@ -357,6 +457,8 @@ pub(crate) fn drift(
     current: Vec<(Option<String>, Bound<'_, PyAny>)>,
     config: Option<std::path::PathBuf>,
     baseline: Option<std::path::PathBuf>,
+    reference_parts: Vec<SummarizedView<'_>>,
+    current_parts: Vec<SummarizedView<'_>>,
 ) -> PyResult<(CheckReport, String, Vec<String>)> {
     use arrowfeat_gate::drift::{DriftSources, Reference};
     use arrowfeat_validator::pipeline::Command;
@@ -379,13 +481,15 @@ pub(crate) fn drift(
                 label,
             }
         }
-        None => Reference::Data(arrowfeat_gate::ByView::new(sources_of(
-            "drift",
-            "reference",
-            reference,
-        )?)),
+        None => {
+            let mut sources = sources_of("drift", "reference", reference)?;
+            sources.extend(summarized("reference", reference_parts)?);
+            Reference::Data(arrowfeat_gate::ByView::new(sources))
+        }
     };
-    let sources = DriftSources::new(reference, sources_of("drift", "current", current)?);
+    let mut current = sources_of("drift", "current", current)?;
+    current.extend(summarized("current", current_parts)?);
+    let sources = DriftSources::new(reference, current);
     let report = run_compare(
         py,
         "drift",

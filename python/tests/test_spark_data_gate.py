@@ -227,3 +227,32 @@ def test_keyless_part_of_null_times_keeps_the_key_stale(tmp_path: Path) -> None:
     whole = check_data(pa.concat_tables([one, nulls]), schema, as_of="1970-01-01T10:00:00+00:00", baseline=False)
     assert json.loads(merged.render("json")) == report_json(whole)
     assert "data-stale-keys" in {f.rule for f in whole.findings}
+
+
+def test_drift_from_spark_equals_drift_in_process(spark: Any, tmp_path: Path) -> None:
+    """Against a saved profile (workers send coarsened summaries) and against a reference
+    DataFrame (full summaries), the report is drift's on the same rows, to the bit."""
+    from arrowfeat.data import drift
+
+    repo = Path(__file__).resolve().parents[2]
+    reference = spark.read.parquet(str(repo / "examples" / "data" / "events.parquet")).repartition(3)
+    current = spark.read.parquet(str(repo / "examples" / "data" / "events_next_day.parquet")).repartition(4)
+    profile = tmp_path / "reference.json"
+    in_process = drift(current.toArrow(), SCHEMA, reference=reference.toArrow(), save_reference=profile)
+    rules = {f.rule for f in in_process.findings}
+    assert {"drift-psi", "drift-ks"} <= rules, rules
+    spark_profile = tmp_path / "spark_reference.json"
+    from_spark = af_spark.drift(current, SCHEMA, reference=reference, save_reference=spark_profile)
+    assert report_json(from_spark) == report_json(in_process)
+    assert spark_profile.read_text() == profile.read_text()
+    saved = drift(current.toArrow(), SCHEMA, reference_profile=profile)
+    assert report_json(af_spark.drift(current, SCHEMA, reference_profile=profile)) == report_json(saved)
+    assert report_json(af_spark.drift(current.coalesce(1), SCHEMA, reference_profile=profile)) == report_json(saved)
+    named = af_spark.drift({"user_events_v1": current}, SCHEMA, reference_profile=profile)
+    assert [f.actual for f in named.findings] == [f.actual for f in saved.findings]
+    empty = af_spark.drift(current.limit(0), SCHEMA, reference_profile=profile)
+    assert report_json(empty) == report_json(drift(current.limit(0).toArrow(), SCHEMA, reference_profile=profile))
+    with pytest.raises(ArrowfeatValueError, match="give the reference"):
+        af_spark.drift(current, SCHEMA)
+    with pytest.raises(ArrowfeatTypeError, match="argument `reference`: expected a Spark DataFrame"):
+        af_spark.drift(current, SCHEMA, reference=current.toArrow())

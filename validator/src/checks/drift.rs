@@ -461,6 +461,76 @@ pub fn normalized(numbers: &[(f64, u64)]) -> Vec<(f64, u64)> {
     out
 }
 
+impl Summary {
+    /// The summary of two parts of the data together (the partitions of a Spark
+    /// DataFrame): counts added, values kept distinct.
+    pub fn merge(mut self, other: Summary) -> Summary {
+        self.rows = self.rows.saturating_add(other.rows);
+        self.nulls = self.nulls.saturating_add(other.nulls);
+        self.nans = self.nans.saturating_add(other.nans);
+        self.numbers.extend(other.numbers);
+        self.numbers = normalized(&self.numbers);
+        self.categories.extend(other.categories);
+        self.categories = merged_categories(&self.categories);
+        self
+    }
+}
+
+/// `summary` with its numbers moved onto as few values as the comparison with
+/// `reference` can tell apart: each value equal to a point of the reference (a bin edge
+/// or a point of its distribution) stays; the values between two neighbouring points
+/// become one value between them. Bins and Kolmogorov-Smirnov D are the same (between
+/// two points the reference's distribution is flat, so D is reached at their ends), and
+/// the summary is at most about twice the reference's points: what a worker sends.
+pub fn coarsened(reference: &FeatureProfile, summary: &Summary) -> Summary {
+    let Distribution::Numeric { edges, ecdf, .. } = &reference.distribution else {
+        return summary.clone();
+    };
+    let mut points: Vec<f64> = edges
+        .iter()
+        .map(|e| e.0)
+        .chain(ecdf.iter().map(|p| p.0 .0))
+        .filter(|v| !v.is_nan())
+        .collect();
+    points.sort_by(f64::total_cmp);
+    points.dedup_by(|a, b| a == b);
+    if points.is_empty() {
+        return summary.clone();
+    }
+    let mut numbers: Vec<(f64, u64)> = Vec::new();
+    for (value, count) in normalized(&summary.numbers) {
+        let at = points.partition_point(|p| *p < value);
+        let kept = match (points.get(at), at) {
+            (Some(&p), _) if p == value => value,
+            (Some(&above), 0) => above.next_down(),
+            (None, _) => points[at - 1].next_up(),
+            (Some(&above), _) => between(points[at - 1], above),
+        };
+        match numbers.last_mut() {
+            Some(last) if last.0 == kept => last.1 = last.1.saturating_add(count),
+            _ => numbers.push((kept, count)),
+        }
+    }
+    Summary {
+        rows: summary.rows,
+        nulls: summary.nulls,
+        nans: summary.nans,
+        numbers,
+        categories: summary.categories.clone(),
+    }
+}
+
+/// One value strictly between `a < b` (there is one: a value of the data lies there),
+/// from `a` and `b` alone, so every part of the data picks the same.
+fn between(a: f64, b: f64) -> f64 {
+    let middle = a / 2.0 + b / 2.0;
+    if middle > a && middle < b {
+        middle
+    } else {
+        a.next_up()
+    }
+}
+
 /// The reference profile of one feature, from its summary (the distribution in full).
 pub fn profile(kind: Kind, summary: &Summary) -> FeatureProfile {
     let missing = summary.nulls.saturating_add(summary.nans);
@@ -947,6 +1017,78 @@ fn kind_text(kind: Kind) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+
+    mod coarse {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn value() -> impl Strategy<Value = f64> {
+            prop_oneof![
+                (-20i32..20).prop_map(|v| f64::from(v) / 4.0),
+                any::<f64>(),
+                Just(0.0),
+                Just(-0.0),
+                Just(f64::MAX),
+                Just(-f64::MAX),
+                Just(f64::INFINITY),
+                Just(f64::NEG_INFINITY),
+                Just(f64::MIN_POSITIVE / 8.0),
+                Just(f64::NAN),
+            ]
+        }
+
+        fn summary(values: &[f64]) -> Summary {
+            Summary {
+                rows: values.len() as u64 + 1,
+                nulls: 1,
+                nans: values.iter().filter(|v| v.is_nan()).count() as u64,
+                numbers: values
+                    .iter()
+                    .filter(|v| !v.is_nan())
+                    .map(|&v| (v, 1))
+                    .collect(),
+                categories: Vec::new(),
+            }
+        }
+
+        fn same(a: &Metrics, b: &Metrics) -> bool {
+            let bits = |m: &Metrics| {
+                (
+                    m.psi.map(f64::to_bits),
+                    m.jensen_shannon_divergence.map(f64::to_bits),
+                    m.ks.map(f64::to_bits),
+                    m.current_values,
+                    m.current_rows,
+                    m.missing_change.to_bits(),
+                )
+            };
+            bits(a) == bits(b)
+        }
+
+        proptest! {
+            /// A coarsened summary, whole or merged from parts, compares with the
+            /// reference as the full one does, to the bit, for full and thinned profiles.
+            #[test]
+            fn coarsened_parts_compare_as_the_whole(
+                reference in proptest::collection::vec(value(), 0..3000),
+                current in proptest::collection::vec(value(), 0..300),
+                split in 0usize..300,
+            ) {
+                let full = profile(Kind::Numeric, &summary(&reference));
+                for profile in [full.clone(), full.thinned()] {
+                    let whole = compare(&profile, &summary(&current));
+                    let split = split.min(current.len());
+                    let (a, b) = current.split_at(split);
+                    let merged = coarsened(&profile, &summary(a)).merge(coarsened(&profile, &summary(b)));
+                    let mut merged = merged;
+                    merged.rows -= 1; // each part counted one null row; the whole has one
+                    merged.nulls -= 1;
+                    prop_assert!(same(&whole, &compare(&profile, &coarsened(&profile, &summary(&current)))));
+                    prop_assert!(same(&whole, &compare(&profile, &merged)), "{:?} vs {:?}", whole, compare(&profile, &merged));
+                }
+            }
+        }
+    }
     use super::*;
 
     fn summary_of(values: &[f64]) -> Summary {
