@@ -426,18 +426,26 @@ pub async fn count_part(plan: &DataPlan, data: &Data) -> Result<part::PartCounts
     );
     let row = one_row(&ctx, &format!("SELECT {} FROM {TABLE}", select.join(", "))).await?;
     counts.rows = row[0];
+    let mut matched = Vec::new();
     let mut next = 1;
-    for condition in &conditions {
-        let matched = match condition {
-            Some(c) => {
-                let rows = row[next];
-                next += 1;
-                let sample = sample(&ctx, plan, Some(c), rows, &type_of).await?;
-                Some(part::PartMatched { rows, sample })
-            }
-            None => None,
-        };
-        counts.checks.push(matched);
+    for (i, condition) in conditions.iter().enumerate() {
+        if let Some(c) = condition {
+            matched.push((i, c, row[next]));
+            next += 1;
+        }
+    }
+    let found: Vec<(usize, &String)> = matched
+        .iter()
+        .filter(|(_, _, rows)| *rows > 0)
+        .map(|(i, c, _)| (*i, *c))
+        .collect();
+    let mut sampled = samples(&ctx, plan, &found, &type_of).await?;
+    counts.checks = vec![None; conditions.len()];
+    for (i, _, rows) in matched {
+        counts.checks[i] = Some(part::PartMatched {
+            rows,
+            sample: sampled.remove(&i).unwrap_or_default(),
+        });
     }
 
     // Duplicates over the declared columns the data has, when it has the keys and time.
@@ -780,23 +788,13 @@ async fn collect(ctx: &SessionContext, sql: &str) -> Result<Vec<RecordBatch>, St
     run.await.map_err(|e| files::error_message(&e))
 }
 
-/// Up to `plan.sample_rows` rows matching `condition`: the keys, the event time and the
-/// column, each value escaped and cut.
-async fn sample<'a>(
-    ctx: &SessionContext,
+/// The columns shown for a row matching `condition`: the keys and the event time, as far
+/// as the data has them, then every column the condition names (each once).
+fn shown_columns<'a>(
     plan: &DataPlan,
-    condition: Option<&String>,
-    matched: u64,
+    condition: &str,
     type_of: &impl Fn(&str) -> Option<&'a DataType>,
-) -> Result<Vec<part::SampledRow>, String> {
-    if matched == 0 || plan.sample_rows == 0 {
-        return Ok(Vec::new());
-    }
-    let Some(condition) = condition else {
-        return Ok(Vec::new());
-    };
-    // The keys and the event time, as far as the data has them, then every column the
-    // condition names (at the end of the list: each shown once).
+) -> Vec<String> {
     let mut shown: Vec<String> = plan
         .keys
         .iter()
@@ -809,17 +807,106 @@ async fn sample<'a>(
             shown.push(column.clone());
         }
     }
-    let names: Vec<&str> = shown.iter().map(String::as_str).collect();
-    let order: Vec<(String, Option<&DataType>)> =
-        names.iter().map(|c| (ident(c), type_of(c))).collect();
-    let shown: Vec<String> = shown.iter().map(|c| ident(c)).collect();
+    shown
+}
+
+/// Up to `plan.sample_rows` rows matching each of `conditions` (their index among the
+/// plan's checks, and the condition), each value escaped and cut: the first rows in
+/// [`ascending`]'s order over the columns shown, as `ORDER BY ... LIMIT` would give, but
+/// for every condition in one scan that streams the matching rows through a bounded
+/// selection (memory stays at the sample size, however many rows match).
+async fn samples<'a>(
+    ctx: &SessionContext,
+    plan: &DataPlan,
+    conditions: &[(usize, &String)],
+    type_of: &impl Fn(&str) -> Option<&'a DataType>,
+) -> Result<BTreeMap<usize, Vec<part::SampledRow>>, String> {
+    use datafusion::arrow::array::{BooleanArray, UInt32Array};
+    use datafusion::arrow::compute::{filter_record_batch, take_record_batch};
+    use futures::StreamExt;
+    let limit = plan.sample_rows;
+    let mut out: BTreeMap<usize, Vec<part::SampledRow>> = BTreeMap::new();
+    if limit == 0 || conditions.is_empty() {
+        return Ok(out);
+    }
+    let shown: Vec<Vec<String>> = conditions
+        .iter()
+        .map(|(_, c)| shown_columns(plan, c, type_of))
+        .collect();
+    let mut union: Vec<&String> = Vec::new();
+    for column in shown.iter().flatten() {
+        if !union.contains(&column) {
+            union.push(column);
+        }
+    }
+    let flag = |i: usize| format!("#check {i}");
     let query = format!(
-        "SELECT {} FROM {TABLE} WHERE {condition} ORDER BY {} LIMIT {}",
-        shown.join(", "),
-        ascending(&order),
-        plan.sample_rows
+        "SELECT {}, {} FROM {TABLE} WHERE {}",
+        union
+            .iter()
+            .map(|c| ident(c))
+            .collect::<Vec<_>>()
+            .join(", "),
+        conditions
+            .iter()
+            .map(|(i, c)| format!("({c}) AS {}", ident(&flag(*i))))
+            .collect::<Vec<_>>()
+            .join(", "),
+        conditions
+            .iter()
+            .map(|(_, c)| format!("({c})"))
+            .collect::<Vec<_>>()
+            .join(" OR ")
     );
-    render_rows(ctx, &query, "").await
+    let mut stream = ctx
+        .sql(&query)
+        .await
+        .map_err(|e| files::error_message(&e))?
+        .execute_stream()
+        .await
+        .map_err(|e| files::error_message(&e))?;
+    while let Some(batch) = stream.next().await {
+        let batch = batch.map_err(|e| files::error_message(&e))?;
+        let schema = batch.schema();
+        for ((i, _), columns) in conditions.iter().zip(&shown) {
+            let Some(matches) = batch
+                .column_by_name(&flag(*i))
+                .and_then(|c| c.as_any().downcast_ref::<BooleanArray>())
+            else {
+                return Err("a sample query lost its condition".into());
+            };
+            // A null condition is not a match.
+            let matches = match matches.nulls() {
+                Some(nulls) => BooleanArray::new(matches.values() & nulls.inner(), None),
+                None => matches.clone(),
+            };
+            if matches.true_count() == 0 {
+                continue;
+            }
+            let indices = columns
+                .iter()
+                .map(|c| schema.index_of(c))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| e.to_string())?;
+            let rows = filter_record_batch(
+                &batch.project(&indices).map_err(|e| e.to_string())?,
+                &matches,
+            )
+            .map_err(|e| e.to_string())?;
+            // The first rows of this batch in key order, then only those rendered.
+            let keys = sort_keys(&rows)?;
+            let mut order: Vec<u32> = (0..rows.num_rows() as u32).collect();
+            order.sort_by(|a, b| keys.row(*a as usize).cmp(&keys.row(*b as usize)));
+            order.truncate(limit);
+            let first =
+                take_record_batch(&rows, &UInt32Array::from(order)).map_err(|e| e.to_string())?;
+            let kept = out.entry(*i).or_default();
+            kept.extend(render_batch(&first, "")?);
+            kept.sort_by(|a, b| a.key.cmp(&b.key));
+            kept.truncate(limit);
+        }
+    }
+    Ok(out)
 }
 
 /// Characters of a text value that order a sample: a sampled value shows fewer
@@ -892,65 +979,76 @@ async fn render_rows(
     query: &str,
     unit: &str,
 ) -> Result<Vec<part::SampledRow>, String> {
+    let mut out = Vec::new();
+    for batch in &collect(ctx, query).await? {
+        out.extend(render_batch(batch, unit)?);
+    }
+    Ok(out)
+}
+
+/// Each row's sort key over every column of `batch` ([`ascending`]'s order).
+fn sort_keys(batch: &RecordBatch) -> Result<datafusion::arrow::row::Rows, String> {
     use datafusion::arrow::compute::SortOptions;
     use datafusion::arrow::row::{RowConverter, SortField};
-    let batches = collect(ctx, query).await?;
+    let order = SortOptions {
+        descending: false,
+        nulls_first: true,
+    };
+    let ordered = batch
+        .columns()
+        .iter()
+        .map(order_column)
+        .collect::<Result<Vec<_>, _>>()?;
+    let converter = RowConverter::new(
+        ordered
+            .iter()
+            .map(|c| SortField::new_with_options(c.data_type().clone(), order))
+            .collect(),
+    )
+    .map_err(|e| e.to_string())?;
+    converter
+        .convert_columns(&ordered)
+        .map_err(|e| e.to_string())
+}
+
+/// The rows of `batch` as [`render_rows`] shows them.
+fn render_batch(batch: &RecordBatch, unit: &str) -> Result<Vec<part::SampledRow>, String> {
     let options = FormatOptions::default().with_null("null");
-    let mut out = Vec::new();
-    for batch in &batches {
-        let schema = batch.schema();
-        let order = SortOptions {
-            descending: false,
-            nulls_first: true,
-        };
-        let ordered = batch
-            .columns()
-            .iter()
-            .map(order_column)
-            .collect::<Result<Vec<_>, _>>()?;
-        let converter = RowConverter::new(
-            ordered
-                .iter()
-                .map(|c| SortField::new_with_options(c.data_type().clone(), order))
-                .collect(),
-        )
+    let schema = batch.schema();
+    let keys = sort_keys(batch)?;
+    let formatters: Vec<ArrayFormatter> = batch
+        .columns()
+        .iter()
+        .map(|c| ArrayFormatter::try_new(c.as_ref(), &options))
+        .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
-        let keys = converter
-            .convert_columns(&ordered)
-            .map_err(|e| e.to_string())?;
-        let formatters: Vec<ArrayFormatter> = batch
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options))
-            .collect::<Result<_, _>>()
-            .map_err(|e| e.to_string())?;
-        for row in 0..batch.num_rows() {
-            let mut parts = Vec::new();
-            let mut count = None;
-            for (field, formatter) in schema.fields().iter().zip(&formatters) {
-                let value = formatter.value(row).to_string();
-                if field.name() == ROWS_NAME {
-                    count = Some(value);
-                } else {
-                    parts.push(format!(
-                        "{}={}",
-                        quote(field.name(), 60),
-                        quote(&value, SAMPLE_VALUE_CHARS)
-                    ));
-                }
+    let mut out = Vec::with_capacity(batch.num_rows());
+    for row in 0..batch.num_rows() {
+        let mut parts = Vec::new();
+        let mut count = None;
+        for (field, formatter) in schema.fields().iter().zip(&formatters) {
+            let value = formatter.value(row).to_string();
+            if field.name() == ROWS_NAME {
+                count = Some(value);
+            } else {
+                parts.push(format!(
+                    "{}={}",
+                    quote(field.name(), 60),
+                    quote(&value, SAMPLE_VALUE_CHARS)
+                ));
             }
-            let mut text = parts.join(", ");
-            if let Some(count) = count {
-                text.push_str(&format!(" ({count} {unit})"));
-            }
-            let key = keys
-                .row(row)
-                .as_ref()
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect();
-            out.push(part::SampledRow { key, text });
         }
+        let mut text = parts.join(", ");
+        if let Some(count) = count {
+            text.push_str(&format!(" ({count} {unit})"));
+        }
+        let key = keys
+            .row(row)
+            .as_ref()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        out.push(part::SampledRow { key, text });
     }
     Ok(out)
 }
