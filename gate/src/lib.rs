@@ -417,36 +417,18 @@ pub async fn count_part(plan: &DataPlan, data: &Data) -> Result<part::PartCounts
         .iter()
         .map(|check| condition(plan, &check.column, &check.predicate, &type_of))
         .collect();
-    let mut select = vec!["count(*)".to_string()];
-    select.extend(
-        conditions
-            .iter()
-            .flatten()
-            .map(|c| format!("count(*) FILTER (WHERE {c})")),
-    );
-    let row = one_row(&ctx, &format!("SELECT {} FROM {TABLE}", select.join(", "))).await?;
-    counts.rows = row[0];
-    let mut matched = Vec::new();
-    let mut next = 1;
-    for (i, condition) in conditions.iter().enumerate() {
-        if let Some(c) = condition {
-            matched.push((i, c, row[next]));
-            next += 1;
-        }
-    }
-    let found: Vec<(usize, &String)> = matched
+    let checked: Vec<(usize, &String)> = conditions
         .iter()
-        .filter(|(_, _, rows)| *rows > 0)
-        .map(|(i, c, _)| (*i, *c))
+        .enumerate()
+        .filter_map(|(i, c)| c.as_ref().map(|c| (i, c)))
         .collect();
-    let mut sampled = samples(&ctx, plan, &found, &type_of).await?;
-    counts.checks = vec![None; conditions.len()];
-    for (i, _, rows) in matched {
-        counts.checks[i] = Some(part::PartMatched {
-            rows,
-            sample: sampled.remove(&i).unwrap_or_default(),
-        });
-    }
+    let (rows, mut matched) = scan_checks(&ctx, plan, &checked, &type_of).await?;
+    counts.rows = rows;
+    counts.checks = conditions
+        .iter()
+        .enumerate()
+        .map(|(i, c)| c.as_ref().map(|_| matched.remove(&i).unwrap_or_default()))
+        .collect();
 
     // Duplicates over the declared columns the data has, when it has the keys and time.
     let keys_and_time: Vec<&str> = plan
@@ -810,24 +792,29 @@ fn shown_columns<'a>(
     shown
 }
 
-/// Up to `plan.sample_rows` rows matching each of `conditions` (their index among the
-/// plan's checks, and the condition), each value escaped and cut: the first rows in
-/// [`ascending`]'s order over the columns shown, as `ORDER BY ... LIMIT` would give, but
-/// for every condition in one scan that streams the matching rows through a bounded
-/// selection (memory stays at the sample size, however many rows match).
-async fn samples<'a>(
+/// The rows of the data, and for each of `conditions` (their index among the plan's
+/// checks, and the condition) the rows matching it with up to `plan.sample_rows` of them,
+/// each value escaped and cut: the first rows in [`ascending`]'s order over the columns
+/// shown, as `ORDER BY ... LIMIT` would give. One scan for every condition: each batch's
+/// conditions are counted, and its matching rows go through a bounded selection (memory
+/// stays at the sample size, however many rows match).
+async fn scan_checks<'a>(
     ctx: &SessionContext,
     plan: &DataPlan,
     conditions: &[(usize, &String)],
     type_of: &impl Fn(&str) -> Option<&'a DataType>,
-) -> Result<BTreeMap<usize, Vec<part::SampledRow>>, String> {
+) -> Result<(u64, BTreeMap<usize, part::PartMatched>), String> {
     use datafusion::arrow::array::{BooleanArray, UInt32Array};
     use datafusion::arrow::compute::{filter_record_batch, take_record_batch};
     use futures::StreamExt;
     let limit = plan.sample_rows;
-    let mut out: BTreeMap<usize, Vec<part::SampledRow>> = BTreeMap::new();
-    if limit == 0 || conditions.is_empty() {
-        return Ok(out);
+    let mut out: BTreeMap<usize, part::PartMatched> = conditions
+        .iter()
+        .map(|(i, _)| (*i, part::PartMatched::default()))
+        .collect();
+    if conditions.is_empty() {
+        let rows = one_row(ctx, &format!("SELECT count(*) FROM {TABLE}")).await?[0];
+        return Ok((rows, out));
     }
     let shown: Vec<Vec<String>> = conditions
         .iter()
@@ -841,23 +828,19 @@ async fn samples<'a>(
     }
     let flag = |i: usize| format!("#check {i}");
     let query = format!(
-        "SELECT {}, {} FROM {TABLE} WHERE {}",
+        "SELECT {} FROM {TABLE}",
         union
             .iter()
             .map(|c| ident(c))
+            .chain(
+                conditions
+                    .iter()
+                    .map(|(i, c)| format!("({c}) AS {}", ident(&flag(*i))))
+            )
             .collect::<Vec<_>>()
             .join(", "),
-        conditions
-            .iter()
-            .map(|(i, c)| format!("({c}) AS {}", ident(&flag(*i))))
-            .collect::<Vec<_>>()
-            .join(", "),
-        conditions
-            .iter()
-            .map(|(_, c)| format!("({c})"))
-            .collect::<Vec<_>>()
-            .join(" OR ")
     );
+    let mut rows_seen: u64 = 0;
     let mut stream = ctx
         .sql(&query)
         .await
@@ -867,6 +850,7 @@ async fn samples<'a>(
         .map_err(|e| files::error_message(&e))?;
     while let Some(batch) = stream.next().await {
         let batch = batch.map_err(|e| files::error_message(&e))?;
+        rows_seen += batch.num_rows() as u64;
         let schema = batch.schema();
         for ((i, _), columns) in conditions.iter().zip(&shown) {
             let Some(matches) = batch
@@ -880,7 +864,10 @@ async fn samples<'a>(
                 Some(nulls) => BooleanArray::new(matches.values() & nulls.inner(), None),
                 None => matches.clone(),
             };
-            if matches.true_count() == 0 {
+            let found = matches.true_count();
+            let kept = out.entry(*i).or_default();
+            kept.rows += found as u64;
+            if found == 0 || limit == 0 {
                 continue;
             }
             let indices = columns
@@ -898,15 +885,26 @@ async fn samples<'a>(
             let mut order: Vec<u32> = (0..rows.num_rows() as u32).collect();
             order.sort_by(|a, b| keys.row(*a as usize).cmp(&keys.row(*b as usize)));
             order.truncate(limit);
+            if kept.sample.len() == limit {
+                // Nothing here comes before the last row kept: nothing to render.
+                let first: String = keys
+                    .row(order[0] as usize)
+                    .as_ref()
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
+                if kept.sample.last().is_some_and(|last| first >= last.key) {
+                    continue;
+                }
+            }
             let first =
                 take_record_batch(&rows, &UInt32Array::from(order)).map_err(|e| e.to_string())?;
-            let kept = out.entry(*i).or_default();
-            kept.extend(render_batch(&first, "")?);
-            kept.sort_by(|a, b| a.key.cmp(&b.key));
-            kept.truncate(limit);
+            kept.sample.extend(render_batch(&first, "")?);
+            kept.sample.sort_by(|a, b| a.key.cmp(&b.key));
+            kept.sample.truncate(limit);
         }
     }
-    Ok(out)
+    Ok((rows_seen, out))
 }
 
 /// Characters of a text value that order a sample: a sampled value shows fewer
