@@ -300,14 +300,16 @@ fn declared_text(column: &DeclaredColumn) -> String {
         .map_or_else(|| "timestamp".to_string(), ToString::to_string)
 }
 
-fn sample_text(matched: &Matched) -> String {
+/// "; for example ..." of a finding's sampled rows, or nothing.
+pub(crate) fn sample_text(matched: &Matched) -> String {
     if matched.sample.is_empty() {
         return String::new();
     }
     format!("; for example {}", matched.sample.join("; "))
 }
 
-fn share(part: u64, whole: u64) -> String {
+/// `part` as a percentage of `whole`, "<0.01%" rather than a rounded zero.
+pub(crate) fn share(part: u64, whole: u64) -> String {
     if whole == 0 {
         return "0%".into();
     }

@@ -3,7 +3,7 @@
 //! (an as-of join with a time tolerance) and counts, per feature, the matched rows whose
 //! values differ beyond the value tolerance; this module says what the counts mean.
 
-use crate::checks::data::Matched;
+use crate::checks::data::{sample_text, share, Matched};
 use crate::report::{Actual, Check, Expected};
 use crate::rules::Rule;
 use crate::yaml::Pos;
@@ -39,25 +39,6 @@ pub struct SkewLabels {
     pub training: String,
     pub time_tolerance: String,
     pub value_tolerance: String,
-}
-
-fn share(part: u64, whole: u64) -> String {
-    if whole == 0 {
-        return "0%".into();
-    }
-    let percent = part as f64 * 100.0 / whole as f64;
-    if percent > 0.0 && percent < 0.01 {
-        "<0.01%".into()
-    } else {
-        format!("{percent:.2}%")
-    }
-}
-
-fn sample_text(matched: &Matched) -> String {
-    if matched.sample.is_empty() {
-        return String::new();
-    }
-    format!("; for example {}", matched.sample.join("; "))
 }
 
 /// The checks of one view's skew.
