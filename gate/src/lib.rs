@@ -3,8 +3,9 @@
 //! The validator says what to count ([`arrowfeat_validator::checks::data::plan`]) and
 //! what the counts mean ([`arrowfeat_validator::checks::data::findings`]); this crate
 //! reads the data with arrowfeat's file reading (the same checks as `arrowfeat sql`) and
-//! counts in DataFusion SQL: one scan for every value check, one query each for
-//! duplicates and stale keys, and a bounded sample of rows for each finding.
+//! counts in DataFusion SQL: one scan for every value check and one aggregation each for
+//! duplicates and stale keys, whose results stream through a bounded sample of rows for
+//! each finding.
 
 use std::collections::BTreeMap;
 
@@ -23,19 +24,30 @@ use arrowfeat_validator::run::DataSource;
 use arrowfeat_validator::spec::model::{ExactNumber, SchemaFile};
 use arrowfeat_validator::store::StoreView;
 use arrowfeat_validator::types::{FeatureType, TimeUnit};
-use datafusion::arrow::array::{Array, Int64Array, RecordBatch};
+use datafusion::arrow::array::{Array, BooleanArray, Int64Array, RecordBatch};
+use datafusion::arrow::compute::filter_record_batch;
 use datafusion::arrow::datatypes::{DataType, TimeUnit as ArrowUnit};
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use datafusion::prelude::SessionContext;
+use futures::StreamExt;
 
 /// The name the data is registered under in its session.
 const TABLE: &str = "data";
 /// At most this many characters of a sampled value are shown.
 const SAMPLE_VALUE_CHARS: usize = 60;
 /// Result columns of our own: names no schema identifier can take (they hold `#`).
-const ROWS: &str = "\"#rows\"";
 const ROWS_NAME: &str = "#rows";
 const LATEST: &str = "\"#latest event\"";
+const LATEST_NAME: &str = "#latest event";
+const STALE: &str = "\"#stale\"";
+const STALE_NAME: &str = "#stale";
+const MULTIPLICITY: &str = "\"#multiplicity\"";
+const COPIES: &str = "\"#copies\"";
+const COPIES_NAME: &str = "#copies";
+const VERSIONS: &str = "\"#versions\"";
+const VERSIONS_NAME: &str = "#versions";
+const SURPLUS: &str = "\"#surplus\"";
+const SURPLUS_NAME: &str = "#surplus";
 
 /// The data of one view: files, or a table in memory (from Python).
 #[derive(Debug, Clone)]
@@ -61,6 +73,15 @@ pub enum Data {
         label: String,
         schema: datafusion::arrow::datatypes::SchemaRef,
         parts: Vec<(String, Vec<drift::SummaryPart>)>,
+    },
+    /// Compared already for skew, in parts (buckets of entity keys of both tables, each
+    /// compared by [`skew::compare_part_of`] where it lives), for each schema file
+    /// declaring the view; given as the serving data, whose columns `schema` holds (the
+    /// training data is then given as a table of its columns).
+    Compared {
+        label: String,
+        schema: datafusion::arrow::datatypes::SchemaRef,
+        parts: Vec<(String, Vec<skew::SkewPart>)>,
     },
 }
 
@@ -89,6 +110,15 @@ impl Data {
                 schema,
                 parts: of(parts, file),
             },
+            Data::Compared {
+                label,
+                schema,
+                parts,
+            } => Data::Compared {
+                label,
+                schema,
+                parts: of(parts, file),
+            },
             data => data,
         }
     }
@@ -99,7 +129,8 @@ impl Data {
             Data::Path(path) => path,
             Data::Table { label, .. }
             | Data::Counted { label, .. }
-            | Data::Summarized { label, .. } => label,
+            | Data::Summarized { label, .. }
+            | Data::Compared { label, .. } => label,
         }
     }
 }
@@ -366,7 +397,7 @@ async fn register(
             datafusion::datasource::MemTable::try_new(schema.clone(), vec![batches.clone()])
                 .map_err(|e| files::error_message(&e))?,
         ),
-        Data::Counted { .. } | Data::Summarized { .. } => {
+        Data::Counted { .. } | Data::Summarized { .. } | Data::Compared { .. } => {
             return Err("data counted elsewhere is not read again".into())
         }
     };
@@ -462,48 +493,73 @@ pub async fn count_part(plan: &DataPlan, data: &Data) -> Result<part::PartCounts
             .collect();
         let keys: Vec<String> = keys_and_time.iter().map(|c| ident(c)).collect();
         let normalized = format!("SELECT {} FROM {TABLE}", declared.join(", "));
-        let distinct = format!("SELECT DISTINCT * FROM ({normalized})");
-        let distinct_rows = one_row(&ctx, &format!("SELECT count(*) FROM ({distinct})")).await?[0];
-        let exact = counts.rows.saturating_sub(distinct_rows);
-        let exact_sample = if exact == 0 {
-            Vec::new()
-        } else {
-            let query = format!(
-                "SELECT {}, count(*) AS {ROWS} FROM ({normalized}) GROUP BY {} HAVING count(*) > 1 ORDER BY {} LIMIT {}",
-                keys.join(", "),
-                columns.join(", "),
-                ascending(&with_types(&keys_and_time, &type_of, ROWS)),
-                plan.sample_rows
-            );
-            render_rows(&ctx, &query, "rows").await?
-        };
-        counts.exact_duplicates = Some(part::PartMatched {
-            rows: exact,
-            sample: exact_sample,
-        });
-        let conflicting_groups = format!(
-            "SELECT {keys}, count(*) AS {ROWS} FROM ({distinct}) GROUP BY {keys} HAVING count(*) > 1",
-            keys = keys.join(", ")
+        // One aggregation for both findings: the distinct rows with their multiplicity,
+        // then per keys and time how many distinct rows (versions) and copies there are.
+        // Only groups with a finding leave the engine; each is counted and offered to the
+        // bounded samples as it streams.
+        let distinct = format!(
+            "SELECT {keys}, count(*) AS {MULTIPLICITY} FROM ({normalized}) GROUP BY {columns}",
+            keys = keys.join(", "),
+            columns = columns.join(", ")
         );
-        let conflicting = one_row(
-            &ctx,
-            &format!("SELECT count(*) FROM ({conflicting_groups})"),
-        )
-        .await?[0];
-        let conflicting_sample = if conflicting == 0 {
-            Vec::new()
-        } else {
-            let query = format!(
-                "{conflicting_groups} ORDER BY {} LIMIT {}",
-                ascending(&with_types(&keys_and_time, &type_of, ROWS)),
-                plan.sample_rows
-            );
-            render_rows(&ctx, &query, "versions").await?
-        };
-        counts.conflicting = Some(part::PartMatched {
-            rows: conflicting,
-            sample: conflicting_sample,
-        });
+        let query = format!(
+            "SELECT {keys}, count(*) AS {VERSIONS}, sum({MULTIPLICITY}) - count(*) AS {SURPLUS}, \
+             sum(CASE WHEN {MULTIPLICITY} > 1 THEN {MULTIPLICITY} ELSE 0 END) AS {COPIES} \
+             FROM ({distinct}) GROUP BY {keys} HAVING count(*) > 1 OR sum({MULTIPLICITY}) > count(*)",
+            keys = keys.join(", "),
+        );
+        let mut exact = part::PartMatched::default();
+        let mut conflicting = part::PartMatched::default();
+        let limit = plan.sample_rows;
+        let mut stream = stream(&ctx, &query).await?;
+        while let Some(batch) = stream.next().await {
+            let batch = batch.map_err(|e| files::error_message(&e))?;
+            let versions = int_column(&batch, VERSIONS_NAME)?;
+            let surplus = int_column(&batch, SURPLUS_NAME)?;
+            let copies = int_column(&batch, COPIES_NAME)?;
+            exact.rows = exact.rows.saturating_add(sum_of(&surplus));
+            let conflicts = gt(&versions, 1)?;
+            conflicting.rows = conflicting
+                .rows
+                .saturating_add(conflicts.true_count() as u64);
+            if limit == 0 {
+                continue;
+            }
+            let key_columns: Vec<_> = batch.columns()[..keys.len()].to_vec();
+            let shown = |count: &Int64Array, matches: &BooleanArray| {
+                let mut fields: Vec<_> = batch.schema().fields()[..keys.len()].to_vec();
+                fields.push(std::sync::Arc::new(
+                    datafusion::arrow::datatypes::Field::new(ROWS_NAME, DataType::Int64, true),
+                ));
+                let mut columns = key_columns.clone();
+                columns.push(std::sync::Arc::new(count.clone()));
+                let rows = RecordBatch::try_new(
+                    std::sync::Arc::new(datafusion::arrow::datatypes::Schema::new(fields)),
+                    columns,
+                )
+                .map_err(|e| e.to_string())?;
+                filter_record_batch(&rows, matches).map_err(|e| e.to_string())
+            };
+            let copied = gt(&copies, 0)?;
+            if copied.true_count() > 0 {
+                keep_first(
+                    &mut exact.sample,
+                    &shown(&copies, &copied)?,
+                    limit,
+                    Tail::Count("rows"),
+                )?;
+            }
+            if conflicts.true_count() > 0 {
+                keep_first(
+                    &mut conflicting.sample,
+                    &shown(&versions, &conflicts)?,
+                    limit,
+                    Tail::Count("versions"),
+                )?;
+            }
+        }
+        counts.exact_duplicates = Some(exact);
+        counts.conflicting = Some(conflicting);
     }
 
     // Keys whose latest event is older than the TTL at `as_of`.
@@ -528,31 +584,44 @@ pub async fn count_part(plan: &DataPlan, data: &Data) -> Result<part::PartCounts
                 "{LATEST} < {}",
                 time_literal(ceil_in_unit(cutoff, *unit), time_type)
             );
-            let row = one_row(
-                &ctx,
-                &format!(
-                    "SELECT count(*), count(*) FILTER (WHERE {stale}), count({LATEST}) FROM ({latest})"
-                ),
-            )
-            .await?;
-            let key_names: Vec<&str> = plan.keys.iter().map(String::as_str).collect();
-            counts.has_latest = row[2] > 0;
-            let sample = if row[1] == 0 || keys.is_empty() {
-                Vec::new()
-            } else {
-                let query = format!(
-                    "SELECT {}, {LATEST} FROM ({latest}) WHERE {stale} ORDER BY {} LIMIT {}",
-                    keys.join(", "),
-                    ascending(&with_types(&key_names, &type_of, LATEST)),
-                    plan.sample_rows
-                );
-                render_rows(&ctx, &query, "").await?
-            };
-            counts.keys = Some(row[0]);
-            counts.stale_keys = Some(part::PartMatched {
-                rows: row[1],
-                sample,
-            });
+            // Every key's latest event streams out once: counted, and the stale ones
+            // offered to the bounded sample.
+            let query = format!("SELECT *, ({stale}) AS {STALE} FROM ({latest})");
+            let mut stream = stream(&ctx, &query).await?;
+            let mut key_count: u64 = 0;
+            let mut stale_keys = part::PartMatched::default();
+            while let Some(batch) = stream.next().await {
+                let batch = batch.map_err(|e| files::error_message(&e))?;
+                key_count += batch.num_rows() as u64;
+                let latest = batch
+                    .column_by_name(LATEST_NAME)
+                    .ok_or_else(|| "the latest events lost their column".to_string())?;
+                counts.has_latest |= latest.null_count() < latest.len();
+                let matches = batch
+                    .column_by_name(STALE_NAME)
+                    .and_then(|c| c.as_any().downcast_ref::<BooleanArray>())
+                    .map(true_where_set)
+                    .ok_or_else(|| "the latest events lost their condition".to_string())?;
+                let found = matches.true_count();
+                stale_keys.rows += found as u64;
+                if found == 0 || keys.is_empty() || plan.sample_rows == 0 {
+                    continue;
+                }
+                let shown: Vec<usize> = (0..=keys.len()).collect();
+                let rows = filter_record_batch(
+                    &batch.project(&shown).map_err(|e| e.to_string())?,
+                    &matches,
+                )
+                .map_err(|e| e.to_string())?;
+                keep_first(
+                    &mut stale_keys.sample,
+                    &rows,
+                    plan.sample_rows,
+                    Tail::Nothing,
+                )?;
+            }
+            counts.keys = Some(key_count);
+            counts.stale_keys = Some(stale_keys);
         }
     }
     Ok(counts)
@@ -794,7 +863,7 @@ fn shown_columns<'a>(
 
 /// The rows of the data, and for each of `conditions` (their index among the plan's
 /// checks, and the condition) the rows matching it with up to `plan.sample_rows` of them,
-/// each value escaped and cut: the first rows in [`ascending`]'s order over the columns
+/// each value escaped and cut: the first rows in the order of [`sort_keys`] over the columns
 /// shown, as `ORDER BY ... LIMIT` would give. One scan for every condition: each batch's
 /// conditions are counted, and its matching rows go through a bounded selection (memory
 /// stays at the sample size, however many rows match).
@@ -804,9 +873,6 @@ async fn scan_checks<'a>(
     conditions: &[(usize, &String)],
     type_of: &impl Fn(&str) -> Option<&'a DataType>,
 ) -> Result<(u64, BTreeMap<usize, part::PartMatched>), String> {
-    use datafusion::arrow::array::{BooleanArray, UInt32Array};
-    use datafusion::arrow::compute::{filter_record_batch, take_record_batch};
-    use futures::StreamExt;
     let limit = plan.sample_rows;
     let mut out: BTreeMap<usize, part::PartMatched> = conditions
         .iter()
@@ -841,13 +907,7 @@ async fn scan_checks<'a>(
             .join(", "),
     );
     let mut rows_seen: u64 = 0;
-    let mut stream = ctx
-        .sql(&query)
-        .await
-        .map_err(|e| files::error_message(&e))?
-        .execute_stream()
-        .await
-        .map_err(|e| files::error_message(&e))?;
+    let mut stream = stream(ctx, &query).await?;
     while let Some(batch) = stream.next().await {
         let batch = batch.map_err(|e| files::error_message(&e))?;
         rows_seen += batch.num_rows() as u64;
@@ -859,11 +919,7 @@ async fn scan_checks<'a>(
             else {
                 return Err("a sample query lost its condition".into());
             };
-            // A null condition is not a match.
-            let matches = match matches.nulls() {
-                Some(nulls) => BooleanArray::new(matches.values() & nulls.inner(), None),
-                None => matches.clone(),
-            };
+            let matches = true_where_set(matches);
             let found = matches.true_count();
             let kept = out.entry(*i).or_default();
             kept.rows += found as u64;
@@ -880,49 +936,109 @@ async fn scan_checks<'a>(
                 &matches,
             )
             .map_err(|e| e.to_string())?;
-            // The first rows of this batch in key order, then only those rendered.
-            let keys = sort_keys(&rows)?;
-            let mut order: Vec<u32> = (0..rows.num_rows() as u32).collect();
-            order.sort_by(|a, b| keys.row(*a as usize).cmp(&keys.row(*b as usize)));
-            order.truncate(limit);
-            if kept.sample.len() == limit {
-                // Nothing here comes before the last row kept: nothing to render.
-                let first: String = keys
-                    .row(order[0] as usize)
-                    .as_ref()
-                    .iter()
-                    .map(|b| format!("{b:02x}"))
-                    .collect();
-                if kept.sample.last().is_some_and(|last| first >= last.key) {
-                    continue;
-                }
-            }
-            let first =
-                take_record_batch(&rows, &UInt32Array::from(order)).map_err(|e| e.to_string())?;
-            kept.sample.extend(render_batch(&first, "")?);
-            kept.sample.sort_by(|a, b| a.key.cmp(&b.key));
-            kept.sample.truncate(limit);
+            keep_first(&mut kept.sample, &rows, limit, Tail::Nothing)?;
         }
     }
     Ok((rows_seen, out))
 }
 
+/// The result of `sql`, batch by batch.
+async fn stream(
+    ctx: &SessionContext,
+    sql: &str,
+) -> Result<datafusion::physical_plan::SendableRecordBatchStream, String> {
+    ctx.sql(sql)
+        .await
+        .map_err(|e| files::error_message(&e))?
+        .execute_stream()
+        .await
+        .map_err(|e| files::error_message(&e))
+}
+
+/// True where `condition` is true: a null condition is not a match.
+fn true_where_set(condition: &BooleanArray) -> BooleanArray {
+    match condition.nulls() {
+        Some(nulls) => BooleanArray::new(condition.values() & nulls.inner(), None),
+        None => condition.clone(),
+    }
+}
+
+/// The count column `name` of `batch` as Int64 (nulls as 0).
+fn int_column(batch: &RecordBatch, name: &str) -> Result<Int64Array, String> {
+    let column = batch
+        .column_by_name(name)
+        .ok_or_else(|| format!("a count query lost its column {name}"))?;
+    let column =
+        datafusion::arrow::compute::cast(column, &DataType::Int64).map_err(|e| e.to_string())?;
+    column
+        .as_any()
+        .downcast_ref::<Int64Array>()
+        .cloned()
+        .ok_or_else(|| "a count is not an integer".to_string())
+}
+
+/// The sum of the positive counts in `values`.
+fn sum_of(values: &Int64Array) -> u64 {
+    values
+        .iter()
+        .flatten()
+        .map(|v| u64::try_from(v).unwrap_or(0))
+        .fold(0u64, u64::saturating_add)
+}
+
+/// True where `values` is above `bound`.
+fn gt(values: &Int64Array, bound: i64) -> Result<BooleanArray, String> {
+    let bound = Int64Array::new_scalar(bound);
+    datafusion::arrow::compute::kernels::cmp::gt(values, &bound)
+        .map(|m| true_where_set(&m))
+        .map_err(|e| e.to_string())
+}
+
+/// Keeps in `kept` the first `limit` of the rows offered so far, in the order of [`sort_keys`]
+/// over their columns (as `ORDER BY ... LIMIT` would give), rendered with `tail`: only
+/// this batch's first rows are sorted, and none is rendered when all come after the last
+/// kept, so memory stays at the limit however many rows are offered.
+pub(crate) fn keep_first(
+    kept: &mut Vec<part::SampledRow>,
+    rows: &RecordBatch,
+    limit: usize,
+    tail: Tail,
+) -> Result<(), String> {
+    use datafusion::arrow::array::UInt32Array;
+    use datafusion::arrow::compute::take_record_batch;
+    if rows.num_rows() == 0 || limit == 0 {
+        return Ok(());
+    }
+    let keys = sort_keys(rows)?;
+    let mut order: Vec<u32> = (0..rows.num_rows() as u32).collect();
+    if order.len() > limit {
+        order.select_nth_unstable_by(limit - 1, |a, b| {
+            keys.row(*a as usize).cmp(&keys.row(*b as usize))
+        });
+        order.truncate(limit);
+    }
+    order.sort_by(|a, b| keys.row(*a as usize).cmp(&keys.row(*b as usize)));
+    if kept.len() == limit {
+        let first: String = keys
+            .row(order[0] as usize)
+            .as_ref()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        if kept.last().is_some_and(|last| first >= last.key) {
+            return Ok(());
+        }
+    }
+    let first = take_record_batch(rows, &UInt32Array::from(order)).map_err(|e| e.to_string())?;
+    kept.extend(render_batch(&first, tail)?);
+    kept.sort_by(|a, b| a.key.cmp(&b.key));
+    kept.truncate(limit);
+    Ok(())
+}
+
 /// Characters of a text value that order a sample: a sampled value shows fewer
 /// ([`SAMPLE_VALUE_CHARS`]), so rows equal in these look the same, and sort keys stay small.
 const ORDER_CHARS: usize = 64;
-
-/// The columns `names` (identifiers) with their types, then `last` (a result column).
-fn with_types<'a>(
-    names: &[&str],
-    type_of: &impl Fn(&str) -> Option<&'a DataType>,
-    last: &str,
-) -> Vec<(String, Option<&'a DataType>)> {
-    names
-        .iter()
-        .map(|c| (ident(c), type_of(c)))
-        .chain([(last.to_string(), None)])
-        .collect()
-}
 
 fn is_text(data_type: &DataType) -> bool {
     match data_type {
@@ -932,22 +1048,7 @@ fn is_text(data_type: &DataType) -> bool {
     }
 }
 
-/// `ORDER BY` over `columns` (identifiers and their types), in the order of
-/// [`part::SampledRow::key`] (the Arrow row format's: ascending, nulls first, floats in
-/// IEEE total order; text by its first [`ORDER_CHARS`] characters), so that a sample is
-/// the first rows in one order however the data is split.
-fn ascending(columns: &[(String, Option<&DataType>)]) -> String {
-    columns
-        .iter()
-        .map(|(c, data_type)| match data_type.is_some_and(is_text) {
-            true => format!("left({c}, {ORDER_CHARS}) ASC NULLS FIRST"),
-            false => format!("{c} ASC NULLS FIRST"),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// A column as [`ascending`] orders it: text cut to [`ORDER_CHARS`] characters, as Utf8.
+/// A column as samples order it: text cut to [`ORDER_CHARS`] characters, as Utf8.
 fn order_column(
     column: &datafusion::arrow::array::ArrayRef,
 ) -> Result<datafusion::arrow::array::ArrayRef, String> {
@@ -970,21 +1071,10 @@ fn order_column(
     .map_err(|e| e.to_string())
 }
 
-/// The rows of `query`, each as `name=value, ...` (values escaped and cut) with its sort
-/// key over every column; a last column named [`ROWS_NAME`] is shown as "(N `unit`)".
-async fn render_rows(
-    ctx: &SessionContext,
-    query: &str,
-    unit: &str,
-) -> Result<Vec<part::SampledRow>, String> {
-    let mut out = Vec::new();
-    for batch in &collect(ctx, query).await? {
-        out.extend(render_batch(batch, unit)?);
-    }
-    Ok(out)
-}
-
-/// Each row's sort key over every column of `batch` ([`ascending`]'s order).
+/// Each row's sort key over every column of `batch`, the order of every sample and of
+/// [`part::SampledRow::key`]: the Arrow row format's (ascending, nulls first, floats in IEEE
+/// total order; text by its first [`ORDER_CHARS`] characters), so that a sample is the
+/// first rows in one order however the data is split.
 fn sort_keys(batch: &RecordBatch) -> Result<datafusion::arrow::row::Rows, String> {
     use datafusion::arrow::compute::SortOptions;
     use datafusion::arrow::row::{RowConverter, SortField};
@@ -1009,8 +1099,23 @@ fn sort_keys(batch: &RecordBatch) -> Result<datafusion::arrow::row::Rows, String
         .map_err(|e| e.to_string())
 }
 
-/// The rows of `batch` as [`render_rows`] shows them.
-fn render_batch(batch: &RecordBatch, unit: &str) -> Result<Vec<part::SampledRow>, String> {
+/// How a sampled row ends, after its columns shown as `name=value`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Tail<'a> {
+    /// Nothing: every column is shown as `name=value`.
+    Nothing,
+    /// The last column is a count, shown as " (N `unit`)".
+    Count(&'a str),
+    /// The last two columns are a served and a trained value: ": served X, trained Y".
+    Compared,
+}
+
+/// The rows of `batch`, each as `name=value, ...` (values escaped and cut) then its
+/// `tail`, with its sort key over every column ([`sort_keys`]).
+pub(crate) fn render_batch(
+    batch: &RecordBatch,
+    tail: Tail,
+) -> Result<Vec<part::SampledRow>, String> {
     let options = FormatOptions::default().with_null("null");
     let schema = batch.schema();
     let keys = sort_keys(batch)?;
@@ -1020,25 +1125,26 @@ fn render_batch(batch: &RecordBatch, unit: &str) -> Result<Vec<part::SampledRow>
         .map(|c| ArrayFormatter::try_new(c.as_ref(), &options))
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
+    let named = formatters.len().saturating_sub(match tail {
+        Tail::Nothing => 0,
+        Tail::Count(_) => 1,
+        Tail::Compared => 2,
+    });
     let mut out = Vec::with_capacity(batch.num_rows());
     for row in 0..batch.num_rows() {
-        let mut parts = Vec::new();
-        let mut count = None;
-        for (field, formatter) in schema.fields().iter().zip(&formatters) {
-            let value = formatter.value(row).to_string();
-            if field.name() == ROWS_NAME {
-                count = Some(value);
-            } else {
-                parts.push(format!(
-                    "{}={}",
-                    quote(field.name(), 60),
-                    quote(&value, SAMPLE_VALUE_CHARS)
-                ));
-            }
-        }
-        let mut text = parts.join(", ");
-        if let Some(count) = count {
-            text.push_str(&format!(" ({count} {unit})"));
+        let value = |i: usize| quote(&formatters[i].value(row).to_string(), SAMPLE_VALUE_CHARS);
+        let mut text = (0..named)
+            .map(|i| format!("{}={}", quote(schema.field(i).name(), 60), value(i)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        match tail {
+            Tail::Nothing => {}
+            Tail::Count(unit) => text.push_str(&format!(" ({} {unit})", value(named))),
+            Tail::Compared => text.push_str(&format!(
+                ": served {}, trained {}",
+                value(named),
+                value(named + 1)
+            )),
         }
         let key = keys
             .row(row)

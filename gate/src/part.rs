@@ -25,6 +25,40 @@ pub struct PartMatched {
     pub sample: Vec<SampledRow>,
 }
 
+impl PartMatched {
+    /// The rows of both, and the first `limit` rows of both samples in key order.
+    pub fn merge(self, other: PartMatched, limit: usize) -> PartMatched {
+        PartMatched {
+            rows: self.rows.saturating_add(other.rows),
+            sample: merge_sample(self.sample, other.sample, limit),
+        }
+    }
+
+    /// The sample sorted and cut to `limit` (a part from elsewhere may be longer).
+    pub fn cut(mut self, limit: usize) -> PartMatched {
+        self.sample.sort_by(|x, y| x.key.cmp(&y.key));
+        self.sample.truncate(limit);
+        self
+    }
+
+    /// As findings show it: the rows, and the sample's text.
+    pub fn finish(self) -> Matched {
+        Matched {
+            rows: self.rows,
+            sample: self.sample.into_iter().map(|r| r.text).collect(),
+        }
+    }
+}
+
+/// `text` as the `T` a worker sent, `what` naming it in the error.
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(
+    text: &str,
+    what: &str,
+) -> Result<T, String> {
+    serde_json::from_str(text)
+        .map_err(|e| format!("not {what} (line {}, column {})", e.line(), e.column()))
+}
+
 /// What the engine counted over one part of the data: [`DataCounts`] with sort keys.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PartCounts {
@@ -65,10 +99,7 @@ fn merge_matched(
 ) -> Result<Option<PartMatched>, String> {
     match (a, b) {
         (None, None) => Ok(None),
-        (Some(a), Some(b)) => Ok(Some(PartMatched {
-            rows: a.rows.saturating_add(b.rows),
-            sample: merge_sample(a.sample, b.sample, limit),
-        })),
+        (Some(a), Some(b)) => Ok(Some(a.merge(b, limit))),
         _ => Err(format!(
             "the parts of the data were counted with different checks ({what})"
         )),
@@ -168,11 +199,11 @@ impl PartCounts {
                     checks: part
                         .checks
                         .into_iter()
-                        .map(|m| m.map(|m| cut(m, limit)))
+                        .map(|m| m.map(|m| m.cut(limit)))
                         .collect(),
-                    exact_duplicates: part.exact_duplicates.map(|m| cut(m, limit)),
-                    conflicting: part.conflicting.map(|m| cut(m, limit)),
-                    stale_keys: part.stale_keys.map(|m| cut(m, limit)),
+                    exact_duplicates: part.exact_duplicates.map(|m| m.cut(limit)),
+                    conflicting: part.conflicting.map(|m| m.cut(limit)),
+                    stale_keys: part.stale_keys.map(|m| m.cut(limit)),
                     ..part
                 },
                 Some(merged) => merged.merge(part, limit)?,
@@ -183,10 +214,7 @@ impl PartCounts {
 
     /// The counts for [`arrowfeat_validator::checks::data::findings`].
     pub fn finish(self) -> DataCounts {
-        let done = |m: PartMatched| Matched {
-            rows: m.rows,
-            sample: m.sample.into_iter().map(|r| r.text).collect(),
-        };
+        let done = PartMatched::finish;
         DataCounts {
             rows: self.rows,
             columns: self.columns,
@@ -205,21 +233,8 @@ impl PartCounts {
 
     /// A part [`PartCounts::to_json`] wrote.
     pub fn from_json(text: &str) -> Result<PartCounts, String> {
-        serde_json::from_str(text).map_err(|e| {
-            format!(
-                "not the counts of a part of the data (line {}, column {})",
-                e.line(),
-                e.column()
-            )
-        })
+        from_json(text, "the counts of a part of the data")
     }
-}
-
-/// One part's sample sorted and cut to `limit` (a part from elsewhere may be longer).
-fn cut(mut m: PartMatched, limit: usize) -> PartMatched {
-    m.sample.sort_by(|x, y| x.key.cmp(&y.key));
-    m.sample.truncate(limit);
-    m
 }
 
 fn columns_text(columns: &[DataColumn]) -> String {

@@ -13,7 +13,6 @@ use arrowfeat_udf::kernels::point_in_time::join::{
     point_in_time_join, FeatureSpec, PointInTimeJoin, Spelling,
 };
 use arrowfeat_udf::kernels::point_in_time::PointInTimeOptions;
-use arrowfeat_validator::checks::data::Matched;
 use arrowfeat_validator::checks::skew::{findings, FeatureSkew, SkewCounts, SkewLabels};
 use arrowfeat_validator::config::Config;
 use arrowfeat_validator::report::{Actual, Check, Expected};
@@ -22,10 +21,14 @@ use arrowfeat_validator::run::DataSource;
 use arrowfeat_validator::spec::model::SchemaFile;
 use arrowfeat_validator::store::StoreView;
 use datafusion::arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, UInt64Array};
+use datafusion::arrow::compute::filter_record_batch;
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
-use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+use serde::{Deserialize, Serialize};
 
-use crate::{collect, ident, register, run_blocking, unreadable, ByView, Data, TABLE};
+use crate::part::PartMatched;
+use crate::{
+    collect, ident, keep_first, register, run_blocking, unreadable, ByView, Data, Tail, TABLE,
+};
 
 /// The name of the training row index carried through the join (no schema name has `#`).
 const ROW: &str = "#training row";
@@ -140,6 +143,7 @@ impl DataSource for SkewSources {
                 )]);
             }
         };
+        let serving = serving.for_file(file);
         let compared = run_blocking(compare_view(file, &serving, &training, &self.options))
             .map_err(|message| (serving.label().to_string(), message))
             .and_then(|result| result);
@@ -158,9 +162,178 @@ impl DataSource for SkewSources {
     }
 }
 
-/// A table read whole: the columns `wanted` that it has, and the missing ones.
-async fn read(data: &Data, wanted: &[&str]) -> Result<(RecordBatch, Vec<String>), String> {
-    let (ctx, schema) = register(data).await?;
+/// What one part of the data counted (a bucket of entity keys of both tables, on a Spark
+/// worker, or both tables whole), to merge with the other parts' counts: every entity
+/// key's serving and training rows are in one part, so counts add up, and each sample
+/// holds the first rows in one total order (their sort keys), whatever the split.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SkewPart {
+    pub serving_rows: u64,
+    pub training_rows: u64,
+    /// Serving rows without a training row to match.
+    pub missing: PartMatched,
+    /// Training rows no serving row matched.
+    pub extra: PartMatched,
+    /// The compared features, in the schema's order.
+    pub features: Vec<FeaturePart>,
+    /// The part could not be compared: the data concerned and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<(String, String)>,
+}
+
+/// One feature's comparison in a part.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FeaturePart {
+    pub name: String,
+    /// Serving rows matched with a training row.
+    pub compared: u64,
+    pub mismatched: PartMatched,
+    /// The serving and the training type, when some serving value does not convert to
+    /// the training type unchanged: the feature is then a type finding, not compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unconverted: Option<(String, String)>,
+}
+
+impl SkewPart {
+    /// A part that could not be compared: the data concerned, and why.
+    pub fn unreadable(label: String, message: String) -> SkewPart {
+        SkewPart {
+            unreadable: Some((label, message)),
+            ..SkewPart::default()
+        }
+    }
+
+    /// The counts of both parts together; `limit`: the rows a sample keeps.
+    pub fn merge(self, other: SkewPart, limit: usize) -> Result<SkewPart, String> {
+        let names = |p: &SkewPart| {
+            p.features
+                .iter()
+                .map(|f| f.name.clone())
+                .collect::<Vec<_>>()
+        };
+        if names(&self) != names(&other) {
+            return Err("the parts of the data were compared with different features".into());
+        }
+        Ok(SkewPart {
+            serving_rows: self.serving_rows.saturating_add(other.serving_rows),
+            training_rows: self.training_rows.saturating_add(other.training_rows),
+            missing: self.missing.merge(other.missing, limit),
+            extra: self.extra.merge(other.extra, limit),
+            features: self
+                .features
+                .into_iter()
+                .zip(other.features)
+                .map(|(a, b)| FeaturePart {
+                    name: a.name,
+                    compared: a.compared.saturating_add(b.compared),
+                    mismatched: a.mismatched.merge(b.mismatched, limit),
+                    unconverted: a.unconverted.or(b.unconverted),
+                })
+                .collect(),
+            unreadable: None,
+        })
+    }
+
+    /// Every part merged; `None` for no part. A part that could not be compared makes
+    /// the whole unreadable (the first reason in text order, whatever the order of parts).
+    pub fn merge_all(
+        parts: impl IntoIterator<Item = SkewPart>,
+        limit: usize,
+    ) -> Result<Option<SkewPart>, (String, String)> {
+        let parts: Vec<SkewPart> = parts.into_iter().collect();
+        if let Some(reason) = parts.iter().filter_map(|p| p.unreadable.as_ref()).min() {
+            return Err(reason.clone());
+        }
+        let mut merged: Option<SkewPart> = None;
+        for part in parts {
+            merged = Some(match merged {
+                None => SkewPart {
+                    missing: part.missing.cut(limit),
+                    extra: part.extra.cut(limit),
+                    features: part
+                        .features
+                        .into_iter()
+                        .map(|f| FeaturePart {
+                            mismatched: f.mismatched.cut(limit),
+                            ..f
+                        })
+                        .collect(),
+                    ..part
+                },
+                Some(merged) => merged.merge(part, limit).map_err(|e| (String::new(), e))?,
+            });
+        }
+        Ok(merged)
+    }
+
+    /// The part as text, to send from a worker to the driver.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// A part [`SkewPart::to_json`] wrote.
+    pub fn from_json(text: &str) -> Result<SkewPart, String> {
+        crate::part::from_json(text, "the skew counts of a part of the data")
+    }
+}
+
+/// The columns a view's skew reads: the entity keys, the times, the compared features.
+struct Layout<'a> {
+    keys: Vec<&'a str>,
+    event_time: &'a str,
+    serving_time: &'a str,
+    created: Option<&'a str>,
+    features: Vec<&'a str>,
+}
+
+impl<'a> Layout<'a> {
+    fn of(file: &'a SchemaFile, options: &'a SkewOptions) -> Layout<'a> {
+        let spec = &file.spec;
+        let keys: Vec<&str> = spec.entities.iter().map(|e| e.join_key.as_str()).collect();
+        let event_time = spec.event_timestamp.name.as_str();
+        let mut features: Vec<&str> = Vec::new();
+        for feature in &spec.features {
+            if !features.contains(&feature.name.as_str()) && !keys.contains(&feature.name.as_str())
+            {
+                features.push(&feature.name);
+            }
+        }
+        Layout {
+            keys,
+            event_time,
+            serving_time: options.serving_time.as_deref().unwrap_or(event_time),
+            created: spec.created_timestamp.as_ref().map(|c| c.name.as_str()),
+            features,
+        }
+    }
+
+    fn training_wanted(&self) -> Vec<&'a str> {
+        self.keys
+            .iter()
+            .copied()
+            .chain([self.event_time])
+            .chain(self.created)
+            .chain(self.features.iter().copied())
+            .collect()
+    }
+
+    fn serving_wanted(&self) -> Vec<&'a str> {
+        self.keys
+            .iter()
+            .copied()
+            .chain([self.serving_time])
+            .chain(self.features.iter().copied())
+            .collect()
+    }
+
+    /// A column without which no row can be matched.
+    fn structural(&self, column: &str) -> bool {
+        self.keys.contains(&column) || column == self.serving_time || column == self.event_time
+    }
+}
+
+/// The columns of `wanted` that `schema` has (each once), and those it lacks.
+fn present<'a>(schema: &Schema, wanted: &[&'a str]) -> (Vec<&'a str>, Vec<String>) {
     let mut present = Vec::new();
     let mut missing = Vec::new();
     for name in wanted {
@@ -170,6 +343,13 @@ async fn read(data: &Data, wanted: &[&str]) -> Result<(RecordBatch, Vec<String>)
             Err(_) => missing.push(name.to_string()),
         }
     }
+    (present, missing)
+}
+
+/// A table read whole: the columns `wanted` that it has.
+async fn read(data: &Data, wanted: &[&str]) -> Result<RecordBatch, String> {
+    let (ctx, schema) = register(data).await?;
+    let (present, _) = present(&schema, wanted);
     let projected = Arc::new(Schema::new(
         present
             .iter()
@@ -178,7 +358,7 @@ async fn read(data: &Data, wanted: &[&str]) -> Result<(RecordBatch, Vec<String>)
             .map_err(|e| e.to_string())?,
     ));
     if present.is_empty() {
-        return Ok((RecordBatch::new_empty(projected), missing));
+        return Ok(RecordBatch::new_empty(projected));
     }
     let query = format!(
         "SELECT {} FROM {TABLE}",
@@ -189,9 +369,46 @@ async fn read(data: &Data, wanted: &[&str]) -> Result<(RecordBatch, Vec<String>)
             .join(", ")
     );
     let batches = collect(&ctx, &query).await?;
-    let batch = datafusion::arrow::compute::concat_batches(&projected, &batches)
-        .map_err(|e| e.to_string())?;
-    Ok((batch, missing))
+    datafusion::arrow::compute::concat_batches(&projected, &batches).map_err(|e| e.to_string())
+}
+
+/// [`SkewPart`] of `file`'s view over `serving` and `training` (tables holding a bucket of
+/// entity keys, on a Spark worker), from synchronous code, on the calling thread only
+/// (the host owns parallelism). An error is in the part: the driver reports it.
+pub fn compare_part_of(
+    file: &SchemaFile,
+    serving: &Data,
+    training: &Data,
+    options: &SkewOptions,
+) -> SkewPart {
+    let layout = Layout::of(file, options);
+    let run = async {
+        let serving_batch = read(serving, &layout.serving_wanted())
+            .await
+            .map_err(|e| (serving.label().to_string(), e))?;
+        let training_batch = read(training, &layout.training_wanted())
+            .await
+            .map_err(|e| (training.label().to_string(), e))?;
+        compare_part(
+            &layout,
+            &serving_batch,
+            &training_batch,
+            options,
+            serving.label(),
+            training.label(),
+        )
+    };
+    let compared = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            (
+                serving.label().to_string(),
+                format!("cannot start the runtime that reads the data: {e}"),
+            )
+        })
+        .and_then(|runtime| runtime.block_on(run));
+    compared.unwrap_or_else(|(label, message)| SkewPart::unreadable(label, message))
 }
 
 /// The checks of one view; an error names the data it concerns.
@@ -201,39 +418,275 @@ async fn compare_view(
     training: &Data,
     options: &SkewOptions,
 ) -> Result<Vec<Check>, (String, String)> {
-    let spec = &file.spec;
-    let keys: Vec<&str> = spec.entities.iter().map(|e| e.join_key.as_str()).collect();
-    let event_time = spec.event_timestamp.name.as_str();
-    let serving_time = options.serving_time.as_deref().unwrap_or(event_time);
-    let mut features: Vec<&str> = Vec::new();
-    for feature in &spec.features {
-        if !features.contains(&feature.name.as_str()) && !keys.contains(&feature.name.as_str()) {
-            features.push(&feature.name);
-        }
-    }
-    let created = spec.created_timestamp.as_ref().map(|c| c.name.as_str());
-    let training_wanted: Vec<&str> = keys
-        .iter()
-        .copied()
-        .chain([event_time])
-        .chain(created)
-        .chain(features.iter().copied())
-        .collect();
-    let serving_wanted: Vec<&str> = keys
-        .iter()
-        .copied()
-        .chain([serving_time])
-        .chain(features.iter().copied())
-        .collect();
+    let layout = Layout::of(file, options);
     let serving_label = serving.label().to_string();
     let training_label = training.label().to_string();
-    let (serving_batch, serving_missing) = read(serving, &serving_wanted)
-        .await
-        .map_err(|e| (serving_label.clone(), e))?;
-    let (training_batch, training_missing) = read(training, &training_wanted)
-        .await
-        .map_err(|e| (training_label.clone(), e))?;
+    let (part, serving_schema, training_schema) = match serving {
+        Data::Compared { schema, parts, .. } => {
+            let Data::Table {
+                schema: training_schema,
+                ..
+            } = training
+            else {
+                return Err((
+                    training_label,
+                    "the training data of data compared in parts is not a table of its columns"
+                        .into(),
+                ));
+            };
+            let part = SkewPart::merge_all(
+                parts.iter().flat_map(|(_, parts)| parts).cloned(),
+                options.sample_rows,
+            )
+            .map_err(|(label, message)| match label.is_empty() {
+                true => (serving_label.clone(), message),
+                false => (label, message),
+            })?
+            .ok_or_else(|| {
+                (
+                    serving_label.clone(),
+                    "no part of the data was compared with this schema file".to_string(),
+                )
+            })?;
+            (part, schema.clone(), training_schema.clone())
+        }
+        _ => {
+            let serving_batch = read(serving, &layout.serving_wanted())
+                .await
+                .map_err(|e| (serving_label.clone(), e))?;
+            let training_batch = read(training, &layout.training_wanted())
+                .await
+                .map_err(|e| (training_label.clone(), e))?;
+            let part = compare_part(
+                &layout,
+                &serving_batch,
+                &training_batch,
+                options,
+                &serving_label,
+                &training_label,
+            )?;
+            (part, serving_batch.schema(), training_batch.schema())
+        }
+    };
+    Ok(finish(
+        file,
+        &layout,
+        part,
+        (&serving_schema, &serving_label),
+        (&training_schema, &training_label),
+        options,
+    ))
+}
 
+/// The name of a serving and a training value in a mismatch's sampled row.
+const SERVED: &str = "#served";
+const TRAINED: &str = "#trained";
+
+/// The counts of one part: `serving_batch` and `training_batch` hold the columns of
+/// `layout` they have; every entity key's rows of both are here.
+fn compare_part(
+    layout: &Layout,
+    serving_batch: &RecordBatch,
+    training_batch: &RecordBatch,
+    options: &SkewOptions,
+    serving_label: &str,
+    training_label: &str,
+) -> Result<SkewPart, (String, String)> {
+    let mut part = SkewPart {
+        serving_rows: serving_batch.num_rows() as u64,
+        training_rows: training_batch.num_rows() as u64,
+        ..SkewPart::default()
+    };
+    let (_, serving_missing) = present(&serving_batch.schema(), &layout.serving_wanted());
+    let (_, training_missing) = present(&training_batch.schema(), &layout.training_wanted());
+    let lacking = |c: &str| {
+        serving_missing
+            .iter()
+            .chain(&training_missing)
+            .any(|m| m == c)
+    };
+    if serving_missing
+        .iter()
+        .chain(&training_missing)
+        .any(|c| layout.structural(c))
+    {
+        return Ok(part); // no join without the keys and times
+    }
+    let compared: Vec<&str> = layout
+        .features
+        .iter()
+        .copied()
+        .filter(|f| !lacking(f))
+        .collect();
+    let keys = &layout.keys;
+    let serving_time = layout.serving_time;
+    let on_serving = |e: String| (serving_label.to_string(), e);
+
+    // The events: the training columns and each row's index, to tell matched rows.
+    let mut event_fields: Vec<Field> = training_batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    event_fields.push(Field::new(ROW, DataType::UInt64, false));
+    let mut event_columns: Vec<ArrayRef> = training_batch.columns().to_vec();
+    event_columns.push(Arc::new(UInt64Array::from_iter_values(
+        0..training_batch.num_rows() as u64,
+    )));
+    let events = RecordBatch::try_new(Arc::new(Schema::new(event_fields)), event_columns)
+        .map_err(|e| (training_label.to_string(), e.to_string()))?;
+    let spine_columns: Vec<&str> = keys.iter().copied().chain([serving_time]).collect();
+    let index_of = |batch: &RecordBatch, columns: &[&str]| {
+        columns
+            .iter()
+            .map(|c| batch.schema().index_of(c))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())
+    };
+    let spine = serving_batch
+        .project(&index_of(serving_batch, &spine_columns).map_err(on_serving)?)
+        .map_err(|e| on_serving(e.to_string()))?;
+    let training_name = |f: &str| format!("#training {f}");
+    let join = PointInTimeJoin {
+        spine_keys: keys.iter().map(|k| k.to_string()).collect(),
+        spine_time: serving_time.to_string(),
+        event_keys: keys.iter().map(|k| k.to_string()).collect(),
+        event_time: layout.event_time.to_string(),
+        event_created: layout
+            .created
+            .filter(|c| !training_missing.iter().any(|m| m == c))
+            .map(str::to_string),
+        features: compared
+            .iter()
+            .map(|f| FeatureSpec::as_of(f).named(&training_name(f)))
+            .chain([FeatureSpec::as_of(ROW).named(ROW)])
+            .collect(),
+        options: PointInTimeOptions {
+            ttl: Some(options.time_tolerance_nanos),
+            ..PointInTimeOptions::default()
+        },
+        spelling: Spelling::Cli,
+    };
+    let joined = point_in_time_join(&spine, &events, &join).map_err(|e| {
+        on_serving(format!(
+            "cannot match it with {}: {}",
+            quote(training_label, 200),
+            e.message
+        ))
+    })?;
+    let rows = joined
+        .column_by_name(ROW)
+        .and_then(|c| c.as_any().downcast_ref::<UInt64Array>().cloned())
+        .ok_or_else(|| on_serving("the join lost its row index".to_string()))?;
+    let limit = options.sample_rows;
+    // The serving rows' identity (keys, serving time) as the join returns it.
+    let identity = joined
+        .project(&index_of(&joined, &spine_columns).map_err(on_serving)?)
+        .map_err(|e| on_serving(e.to_string()))?;
+    let sampled = |kept: &mut PartMatched, rows: &RecordBatch, mask: &BooleanArray, tail: Tail| {
+        kept.rows += mask.true_count() as u64;
+        if mask.true_count() == 0 || limit == 0 {
+            return Ok(());
+        }
+        let rows = filter_record_batch(rows, mask).map_err(|e| e.to_string())?;
+        keep_first(&mut kept.sample, &rows, limit, tail)
+    };
+
+    let unmatched = BooleanArray::from_iter((0..rows.len()).map(|row| Some(rows.is_null(row))));
+    sampled(&mut part.missing, &identity, &unmatched, Tail::Nothing).map_err(on_serving)?;
+    let mut used = vec![false; training_batch.num_rows()];
+    for row in rows.iter().flatten() {
+        if let Some(slot) = usize::try_from(row).ok().and_then(|r| used.get_mut(r)) {
+            *slot = true;
+        }
+    }
+    let unused = BooleanArray::from_iter(used.iter().map(|u| Some(!u)));
+    let training_identity = training_batch
+        .project(
+            &index_of(
+                training_batch,
+                &keys
+                    .iter()
+                    .copied()
+                    .chain([layout.event_time])
+                    .collect::<Vec<_>>(),
+            )
+            .map_err(|e| (training_label.to_string(), e))?,
+        )
+        .map_err(|e| (training_label.to_string(), e.to_string()))?;
+    sampled(&mut part.extra, &training_identity, &unused, Tail::Nothing)
+        .map_err(|e| (training_label.to_string(), e))?;
+
+    for feature in &compared {
+        let served = serving_batch.column_by_name(feature);
+        let trained = joined.column_by_name(&training_name(feature));
+        let (Some(served), Some(trained)) = (served, trained) else {
+            continue;
+        };
+        let mut compared_feature = FeaturePart {
+            name: feature.to_string(),
+            compared: (rows.len() - rows.null_count()) as u64,
+            ..FeaturePart::default()
+        };
+        // The serving side in the training side's type (a Utf8View log against a Utf8
+        // backfill, Int32 against Int64); values that do not convert are a type finding.
+        let served = match served.data_type() == trained.data_type() {
+            true => served.clone(),
+            false => match lossless_cast(served, trained.data_type()) {
+                Some(cast) => cast,
+                None => {
+                    compared_feature.unconverted = Some((
+                        served.data_type().to_string(),
+                        trained.data_type().to_string(),
+                    ));
+                    part.features.push(compared_feature);
+                    continue;
+                }
+            },
+        };
+        let differs: BooleanArray = differ(served.as_ref(), trained.as_ref(), &options.values)
+            .map_err(|e| on_serving(e.message))?;
+        let mismatched = BooleanArray::from_iter(
+            (0..rows.len()).map(|row| Some(rows.is_valid(row) && differs.value(row))),
+        );
+        let mut fields: Vec<Field> = identity
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone())
+            .collect();
+        fields.push(Field::new(SERVED, served.data_type().clone(), true));
+        fields.push(Field::new(TRAINED, trained.data_type().clone(), true));
+        let mut columns = identity.columns().to_vec();
+        columns.extend([served, trained.clone()]);
+        let shown = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+            .map_err(|e| on_serving(e.to_string()))?;
+        sampled(
+            &mut compared_feature.mismatched,
+            &shown,
+            &mismatched,
+            Tail::Compared,
+        )
+        .map_err(on_serving)?;
+        part.features.push(compared_feature);
+    }
+    Ok(part)
+}
+
+/// The checks of a view's skew from its counts: the columns either table lacks (from
+/// their schemas), features whose serving values do not convert, and the skew findings.
+fn finish(
+    file: &SchemaFile,
+    layout: &Layout,
+    part: SkewPart,
+    (serving_schema, serving_label): (&Schema, &str),
+    (training_schema, training_label): (&Schema, &str),
+    options: &SkewOptions,
+) -> Vec<Check> {
+    let spec = &file.spec;
+    let (_, serving_missing) = present(serving_schema, &layout.serving_wanted());
+    let (_, training_missing) = present(training_schema, &layout.training_wanted());
     let mut out = Vec::new();
     let missing_column = |label: &str, column: &str, what: &str| {
         Check::fail(
@@ -258,219 +711,65 @@ async fn compare_view(
         )
     };
     let role = |column: &str| -> &'static str {
-        if keys.contains(&column) {
+        if layout.keys.contains(&column) {
             "entity key"
-        } else if column == serving_time || column == event_time {
+        } else if column == layout.serving_time || column == layout.event_time {
             "time"
-        } else if Some(column) == created {
+        } else if Some(column) == layout.created {
             "created timestamp"
         } else {
             "feature"
         }
     };
     for column in &serving_missing {
-        out.push(missing_column(&serving_label, column, role(column)));
+        out.push(missing_column(serving_label, column, role(column)));
     }
     for column in training_missing
         .iter()
-        .filter(|c| Some(c.as_str()) != created)
+        .filter(|c| Some(c.as_str()) != layout.created)
     {
-        out.push(missing_column(&training_label, column, role(column)));
+        out.push(missing_column(training_label, column, role(column)));
     }
-    let structural = |c: &str| keys.contains(&c) || c == serving_time || c == event_time;
     if serving_missing
         .iter()
         .chain(&training_missing)
-        .any(|c| structural(c))
+        .any(|c| layout.structural(c))
     {
-        return Ok(out); // no join without the keys and times
+        return out; // no join without the keys and times
     }
-    let compared: Vec<&str> = features
-        .iter()
-        .copied()
-        .filter(|f| {
-            !serving_missing
-                .iter()
-                .chain(&training_missing)
-                .any(|m| m == f)
-        })
-        .collect();
-
-    // The events: the training columns and each row's index, to tell matched rows.
-    let mut event_fields: Vec<Field> = training_batch
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| f.as_ref().clone())
-        .collect();
-    event_fields.push(Field::new(ROW, DataType::UInt64, false));
-    let mut event_columns: Vec<ArrayRef> = training_batch.columns().to_vec();
-    event_columns.push(Arc::new(UInt64Array::from_iter_values(
-        0..training_batch.num_rows() as u64,
-    )));
-    let events = RecordBatch::try_new(Arc::new(Schema::new(event_fields)), event_columns)
-        .map_err(|e| (training_label.clone(), e.to_string()))?;
-    let spine_columns: Vec<&str> = keys.iter().copied().chain([serving_time]).collect();
-    let spine = serving_batch
-        .project(
-            &spine_columns
-                .iter()
-                .map(|c| serving_batch.schema().index_of(c))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| (serving_label.clone(), e.to_string()))?,
-        )
-        .map_err(|e| (serving_label.clone(), e.to_string()))?;
-    let training_name = |f: &str| format!("#training {f}");
-    let join = PointInTimeJoin {
-        spine_keys: keys.iter().map(|k| k.to_string()).collect(),
-        spine_time: serving_time.to_string(),
-        event_keys: keys.iter().map(|k| k.to_string()).collect(),
-        event_time: event_time.to_string(),
-        event_created: created
-            .filter(|c| !training_missing.iter().any(|m| m == c))
-            .map(str::to_string),
-        features: compared
-            .iter()
-            .map(|f| FeatureSpec::as_of(f).named(&training_name(f)))
-            .chain([FeatureSpec::as_of(ROW).named(ROW)])
-            .collect(),
-        options: PointInTimeOptions {
-            ttl: Some(options.time_tolerance_nanos),
-            ..PointInTimeOptions::default()
-        },
-        spelling: Spelling::Cli,
-    };
-    let joined = point_in_time_join(&spine, &events, &join).map_err(|e| {
-        (
-            serving_label.clone(),
-            format!(
-                "cannot match it with {}: {}",
-                quote(&training_label, 200),
-                e.message
-            ),
-        )
-    })?;
-    let rows = joined
-        .column_by_name(ROW)
-        .and_then(|c| c.as_any().downcast_ref::<UInt64Array>().cloned())
-        .ok_or_else(|| {
-            (
-                serving_label.clone(),
-                "the join lost its row index".to_string(),
-            )
-        })?;
-
-    let options_text = FormatOptions::default().with_null("null");
-    let render = |batch: &RecordBatch, columns: &[(&str, &str)], row: usize| -> String {
-        columns
-            .iter()
-            .filter_map(|(column, shown)| {
-                let array = batch.column_by_name(column)?;
-                let formatter = ArrayFormatter::try_new(array.as_ref(), &options_text).ok()?;
-                Some(format!(
-                    "{}={}",
-                    quote(shown, 60),
-                    quote(&formatter.value(row).to_string(), 60)
-                ))
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let identity: Vec<(&str, &str)> = spine_columns.iter().map(|c| (*c, *c)).collect();
-    let sample = |mask: &dyn Fn(usize) -> bool, len: usize, show: &dyn Fn(usize) -> String| {
-        let mut matched = Matched::default();
-        for row in 0..len {
-            if mask(row) {
-                matched.rows += 1;
-                if matched.sample.len() < options.sample_rows {
-                    matched.sample.push(show(row));
-                }
-            }
-        }
-        matched
-    };
-    let missing = sample(&|row| rows.is_null(row), rows.len(), &|row| {
-        render(&joined, &identity, row)
-    });
-    let mut used = vec![false; training_batch.num_rows()];
-    for row in rows.iter().flatten() {
-        if let Some(slot) = usize::try_from(row).ok().and_then(|r| used.get_mut(r)) {
-            *slot = true;
-        }
-    }
-    let training_identity: Vec<(&str, &str)> = keys
-        .iter()
-        .map(|c| (*c, *c))
-        .chain([(event_time, event_time)])
-        .collect();
-    let extra = sample(&|row| !used[row], used.len(), &|row| {
-        render(&training_batch, &training_identity, row)
-    });
-
     let mut skews = Vec::new();
-    for feature in &compared {
-        let pos = file.feature_pos(feature);
-        let served = serving_batch.column_by_name(feature);
-        let trained = joined.column_by_name(&training_name(feature));
-        let (Some(served), Some(trained)) = (served, trained) else {
-            continue;
-        };
-        // The serving side in the training side's type (a Utf8View log against a Utf8
-        // backfill, Int32 against Int64); values that do not convert are a type finding.
-        let served = match served.data_type() == trained.data_type() {
-            true => served.clone(),
-            false => match lossless_cast(served, trained.data_type()) {
-                Some(cast) => cast,
-                None => {
-                    out.push(Check::fail(
-                        Rule::DataColumnType,
-                        format!("skew {}: feature `{}`", quote(&serving_label, 200), quote(feature, 100)),
-                        Expected(trained.data_type().to_string()),
-                        Actual(served.data_type().to_string()),
-                        pos,
-                        format!(
-                            "`{}` is {} in the serving data {} and {} in the training data {}: the values cannot be compared",
-                            quote(feature, 100),
-                            served.data_type(),
-                            quote(&serving_label, 200),
-                            trained.data_type(),
-                            quote(&training_label, 200)
-                        ),
-                    ));
-                    continue;
-                }
-            },
-        };
-        let differs: BooleanArray = differ(served.as_ref(), trained.as_ref(), &options.values)
-            .map_err(|e| (serving_label.clone(), e.message))?;
-        let shown: Vec<(&str, &str)> = identity.clone();
-        let mismatched = sample(
-            &|row| rows.is_valid(row) && differs.value(row),
-            rows.len(),
-            &|row| {
-                let formatter = |array: &ArrayRef| {
-                    ArrayFormatter::try_new(array.as_ref(), &options_text)
-                        .map(|f| quote(&f.value(row).to_string(), 60))
-                        .unwrap_or_default()
-                };
+    for feature in part.features {
+        let pos = file.feature_pos(&feature.name);
+        if let Some((served, trained)) = &feature.unconverted {
+            out.push(Check::fail(
+                Rule::DataColumnType,
                 format!(
-                    "{}: served {}, trained {}",
-                    render(&joined, &shown, row),
-                    formatter(&served),
-                    formatter(trained)
-                )
-            },
-        );
+                    "skew {}: feature `{}`",
+                    quote(serving_label, 200),
+                    quote(&feature.name, 100)
+                ),
+                Expected(trained.clone()),
+                Actual(served.clone()),
+                pos,
+                format!(
+                    "`{}` is {served} in the serving data {} and {trained} in the training data {}: the values cannot be compared",
+                    quote(&feature.name, 100),
+                    quote(serving_label, 200),
+                    quote(training_label, 200)
+                ),
+            ));
+            continue;
+        }
         skews.push(FeatureSkew {
-            name: feature.to_string(),
+            name: feature.name,
             pos,
-            compared: (rows.len() - rows.null_count()) as u64,
-            mismatched,
+            compared: feature.compared,
+            mismatched: feature.mismatched.finish(),
         });
     }
     let labels = SkewLabels {
-        serving: serving_label,
-        training: training_label,
+        serving: serving_label.to_string(),
+        training: training_label.to_string(),
         time_tolerance: format!(
             "at most {} before the serving time",
             options.time_tolerance_text
@@ -480,14 +779,14 @@ async fn compare_view(
     out.extend(findings(
         &labels,
         &SkewCounts {
-            serving_rows: serving_batch.num_rows() as u64,
-            training_rows: training_batch.num_rows() as u64,
-            missing,
-            extra,
+            serving_rows: part.serving_rows,
+            training_rows: part.training_rows,
+            missing: part.missing.finish(),
+            extra: part.extra.finish(),
             features: skews,
         },
     ));
-    Ok(out)
+    out
 }
 
 /// `array` in type `to` when every value converts and converts back to itself (nulls

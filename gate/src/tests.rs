@@ -43,3 +43,72 @@ fn literals_are_escaped_and_exact() {
         "1.7976931348623157e308"
     );
 }
+
+mod first_rows {
+    use super::*;
+    use datafusion::arrow::array::{Float64Array, StringArray};
+    use datafusion::arrow::datatypes::{Field, Schema};
+    use proptest::prelude::*;
+    use std::sync::Arc;
+
+    fn batch(rows: &[(Option<i64>, Option<String>, Option<f64>)]) -> RecordBatch {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("k", DataType::Int64, true),
+            Field::new("t", DataType::Utf8, true),
+            Field::new("x", DataType::Float64, true),
+        ]));
+        RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(Int64Array::from_iter(rows.iter().map(|r| r.0))),
+                Arc::new(StringArray::from_iter(rows.iter().map(|r| r.1.clone()))),
+                Arc::new(Float64Array::from_iter(rows.iter().map(|r| r.2))),
+            ],
+        )
+        .unwrap()
+    }
+
+    fn value() -> impl Strategy<Value = (Option<i64>, Option<String>, Option<f64>)> {
+        (
+            prop::option::of(prop_oneof![Just(i64::MIN), Just(i64::MAX), -3i64..3]),
+            // Long texts that agree in their first characters: ordered by a prefix.
+            prop::option::of("[ab]{0,3}".prop_map(|s| format!("{}{s}", "x".repeat(62)))),
+            prop::option::of(prop_oneof![
+                Just(f64::NAN),
+                Just(-f64::NAN),
+                Just(-0.0),
+                Just(0.0),
+                Just(f64::INFINITY),
+                Just(f64::MIN_POSITIVE / 2.0),
+                -2.0f64..2.0
+            ]),
+        )
+    }
+
+    proptest! {
+        /// Rows offered batch by batch keep what sorting all of them by their sort key
+        /// and cutting keeps: the same keys, and for each key a row that shows as one of
+        /// that key's rows.
+        #[test]
+        fn keep_first_equals_sort_then_cut(
+            rows in prop::collection::vec(value(), 0..60),
+            cuts in prop::collection::vec(0usize..60, 0..5),
+            limit in 0usize..8,
+        ) {
+            let mut cuts: Vec<usize> = cuts.into_iter().filter(|c| *c <= rows.len()).collect();
+            cuts.extend([0, rows.len()]);
+            cuts.sort_unstable();
+            let mut kept = Vec::new();
+            for pair in cuts.windows(2) {
+                keep_first(&mut kept, &batch(&rows[pair[0]..pair[1]]), limit, Tail::Nothing).unwrap();
+            }
+            let mut all = render_batch(&batch(&rows), Tail::Nothing).unwrap();
+            all.sort_by(|a, b| a.key.cmp(&b.key));
+            let keys = |rows: &[part::SampledRow]| rows.iter().map(|r| r.key.clone()).collect::<Vec<_>>();
+            prop_assert_eq!(keys(&kept), keys(&all[..limit.min(all.len())]));
+            for row in &kept {
+                prop_assert!(all.iter().any(|r| r.key == row.key && r.text == row.text));
+            }
+        }
+    }
+}

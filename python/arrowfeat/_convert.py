@@ -623,6 +623,49 @@ def _check_drift_arguments(reference: Any, reference_profile: Any, current: Any,
         )
 
 
+def _skew_options(
+    time_tolerance: object,
+    serving_time: str | None,
+    absolute_tolerance: object,
+    relative_tolerance: object,
+    ulps: object,
+    sample_rows: object,
+) -> dict[str, Any]:
+    """`skew`'s options, checked, as the native functions take them (in process and in
+    PySpark); the duration and the tolerances' ranges are checked natively."""
+    if not isinstance(time_tolerance, str):
+        raise ArrowfeatTypeError(
+            f"skew: argument `time_tolerance`: expected a duration such as '5m', found {_type_name(time_tolerance)}"
+        )
+    _check_sample_rows("skew", sample_rows)
+    if not isinstance(ulps, int) or isinstance(ulps, bool) or not 0 <= ulps < 2**64:
+        raise ArrowfeatValueError(
+            f"skew: argument `ulps`: expected an integer of 0 or more, found {_visible(repr(ulps), 40)}"
+        )
+    options: dict[str, Any] = {
+        "time_tolerance": time_tolerance,
+        "serving_time": serving_time,
+        "ulps": ulps,
+        "sample_rows": sample_rows,
+    }
+    for name, value in (("absolute_tolerance", absolute_tolerance), ("relative_tolerance", relative_tolerance)):
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise ArrowfeatTypeError(f"skew: argument `{name}`: expected a number, found {_type_name(value)}")
+        try:
+            options[name] = float(value)
+        except OverflowError:
+            raise ArrowfeatValueError(
+                f"skew: argument `{name}`: expected a finite number >= 0, found an integer too large for a float"
+            ) from None
+    return options
+
+
+def _native_error(function: str, error: ValueError) -> ArrowfeatValueError:
+    """A native function's refusal, named by `function` once."""
+    message = str(error)
+    return ArrowfeatValueError(message if message.startswith(f"{function}:") else f"{function}: {message}")
+
+
 def _save_reference(exit_code: int, profile: str, incomplete: list[str], save_reference: Any) -> None:
     """Writes the reference's profile to `save_reference` when the run profiled every view
     in full: a partial profile never replaces a complete one."""

@@ -64,7 +64,32 @@ def skew(
     sample_rows: int = 5,
     config: str | None = None,
     baseline: str | None = None,
+    compared: list[tuple[str | None, Any, list[tuple[str, list[str]]]]] = ...,
 ) -> CheckReport: ...
+def skew_part(
+    schema_label: str,
+    schema_bytes: bytes,
+    serving_label: str,
+    training_label: str,
+    serving: Any,
+    training: Any,
+    *,
+    time_tolerance: str,
+    serving_time: str | None = None,
+    absolute_tolerance: float = 0.0,
+    relative_tolerance: float = 0.0,
+    ulps: int = 0,
+    sample_rows: int = 5,
+) -> str: ...
+def check_skew_options(
+    *,
+    time_tolerance: str,
+    serving_time: str | None = None,
+    absolute_tolerance: float = 0.0,
+    relative_tolerance: float = 0.0,
+    ulps: int = 0,
+    sample_rows: int = 5,
+) -> None: ...
 def drift(
     schemas: str,
     *,

@@ -11,7 +11,15 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from . import _native
-from ._convert import _as_of_nanos, _check_drift_arguments, _check_sample_rows, _save_reference, _type_name, _visible
+from ._convert import (
+    _as_of_nanos,
+    _check_drift_arguments,
+    _check_sample_rows,
+    _native_error,
+    _save_reference,
+    _skew_options,
+    _type_name,
+)
 from ._report import Report
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
 
@@ -111,8 +119,7 @@ def drift(
             baseline=None if baseline is None else os.fspath(baseline),
         )
     except ValueError as e:
-        message = str(e)
-        raise ArrowfeatValueError(message if message.startswith("drift:") else f"drift: {message}") from None
+        raise _native_error("drift", e) from None
     report = Report(native)
     _save_reference(report.exit_code, profile, incomplete, save_reference)
     return report
@@ -141,40 +148,16 @@ def skew(
     The report gives per feature the mismatching, missing and extra rows with a sample.
     ``serving`` and ``training`` are each one path or table (the schemas declare one
     view) or a mapping of view names to them."""
-    if not isinstance(time_tolerance, str):
-        raise ArrowfeatTypeError(
-            f"skew: argument `time_tolerance`: expected a duration such as '5m', found {_type_name(time_tolerance)}"
-        )
-    _check_sample_rows("skew", sample_rows)
-    if not isinstance(ulps, int) or isinstance(ulps, bool) or not 0 <= ulps < 2**64:
-        raise ArrowfeatValueError(
-            f"skew: argument `ulps`: expected an integer of 0 or more, found {_visible(repr(ulps), 40)}"
-        )
-    tolerances = {}
-    for name, value in (("absolute_tolerance", absolute_tolerance), ("relative_tolerance", relative_tolerance)):
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            raise ArrowfeatTypeError(f"skew: argument `{name}`: expected a number, found {_type_name(value)}")
-        try:
-            tolerances[name] = float(value)
-        except OverflowError:
-            raise ArrowfeatValueError(
-                f"skew: argument `{name}`: expected a finite number >= 0, found an integer too large for a float"
-            ) from None
+    options = _skew_options(time_tolerance, serving_time, absolute_tolerance, relative_tolerance, ulps, sample_rows)
     try:
         native = _native.skew(
             os.fspath(schemas),
             serving=_pairs("skew", "serving", serving),
             training=_pairs("skew", "training", training),
-            time_tolerance=time_tolerance,
-            serving_time=serving_time,
-            absolute_tolerance=tolerances["absolute_tolerance"],
-            relative_tolerance=tolerances["relative_tolerance"],
-            ulps=ulps,
-            sample_rows=sample_rows,
             config=None if config is None else os.fspath(config),
             baseline=None if baseline is None else os.fspath(baseline),
+            **options,
         )
     except ValueError as e:
-        message = str(e)
-        raise ArrowfeatValueError(message if message.startswith("skew:") else f"skew: {message}") from None
+        raise _native_error("skew", e) from None
     return Report(native)

@@ -38,7 +38,9 @@ from ._convert import (
     _check_columns,
     _check_drift_arguments,
     _check_sample_rows,
+    _native_error,
     _save_reference,
+    _skew_options,
     _visible,
 )
 from ._report import Report
@@ -495,7 +497,7 @@ def _grouping_columns(
     return spine, events, groups, hidden
 
 
-__all__ += ["check_data", "drift"]
+__all__ += ["check_data", "drift", "skew"]
 
 
 def _in_utc(table: pa.Table) -> pa.Table:
@@ -544,15 +546,18 @@ def _split_by(df: DataFrame, keys: list[str], event_time: str) -> DataFrame:
     if not all(k in names for k in by):
         return positional  # the type check reports the missing column; nothing is grouped
     types = [f.dataType for f in df.schema.fields]
-    expressions = []
-    for key in by:
-        at = names.index(key)
-        c = F.col(hidden[at])
-        if isinstance(types[at], (T.FloatType, T.DoubleType)):
-            c = c.cast("double")
-            c = F.when(F.isnan(c), F.lit(float("nan"))).when(c == 0, F.lit(0.0)).otherwise(c)
-        expressions.append(c)
-    return positional.repartition(*expressions)
+    return positional.repartition(*[_canonical_key(F.col(hidden[names.index(k)]), types[names.index(k)]) for k in by])
+
+
+def _canonical_key(c: Column, spark_type: T.DataType) -> Column:
+    """A key column as the join and the checks compare keys, for Spark to hash: floats as
+    doubles with `-0.0` as `0.0` and one NaN, integers of every width as bigint."""
+    if isinstance(spark_type, (T.FloatType, T.DoubleType)):
+        c = c.cast("double")
+        return F.when(F.isnan(c), F.lit(float("nan"))).when(c == 0, F.lit(0.0)).otherwise(c)
+    if isinstance(spark_type, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
+        return c.cast("bigint")
+    return c
 
 
 _SchemaFile = tuple[str, bytes, list[str], str]  # label, content, entity keys, event time
@@ -727,8 +732,140 @@ def drift(
             current_parts=parts["current"],
         )
     except ValueError as e:
-        message = str(e)
-        raise ArrowfeatValueError(message if message.startswith("drift:") else f"drift: {message}") from None
+        raise _native_error("drift", e) from None
     report = Report(native)
     _save_reference(report.exit_code, profile, incomplete, save_reference)
     return report
+
+
+_BUCKET = "__arrowfeat_bucket"  # no positional name (`__arrowfeat_<i>`) takes it
+
+
+def _bucketed(df: DataFrame, keys: list[str], buckets: int) -> DataFrame:
+    """``df`` with its columns under hidden names and a bucket of its entity keys: equal
+    keys (as the join compares them) in both tables fall in one bucket. Without keys (or
+    lacking one, which the report names), one bucket."""
+    names = df.columns
+    positional = _positional(df)
+    if not keys or not all(k in names for k in keys):
+        return positional.withColumn(_BUCKET, F.lit(0))
+    types = [f.dataType for f in df.schema.fields]
+    hidden = positional.columns
+    hashed = F.xxhash64(*[_canonical_key(F.col(hidden[names.index(k)]), types[names.index(k)]) for k in keys])
+    return positional.withColumn(_BUCKET, F.pmod(hashed, F.lit(buckets)))
+
+
+def _one_bucket(
+    serving_names: list[str],
+    training_names: list[str],
+    compare: Callable[[pa.Table, pa.Table], str],
+    serving_rows: pa.Table,
+    training_rows: pa.Table,
+) -> pa.Table:
+    """On a worker: `compare` over one bucket of both tables (columns under their own
+    names, times in UTC), one row of text."""
+
+    def own(table: pa.Table, names: list[str]) -> pa.Table:
+        return _in_utc(table.drop_columns([_BUCKET]).rename_columns(names))
+
+    text = compare(own(serving_rows, serving_names), own(training_rows, training_names))
+    return pa.table({"part": pa.array([text], pa.string())})
+
+
+def skew(
+    serving: DataFrame | dict[str, DataFrame],
+    training: DataFrame | dict[str, DataFrame],
+    schemas: str | os.PathLike[str],
+    *,
+    time_tolerance: str,
+    serving_time: str | None = None,
+    absolute_tolerance: float = 0.0,
+    relative_tolerance: float = 0.0,
+    ulps: int = 0,
+    sample_rows: int = 5,
+    config: str | os.PathLike[str] | None = None,
+    baseline: str | os.PathLike[str] | None = None,
+    buckets: int | None = None,
+) -> Report:
+    """Training/serving skew of Spark DataFrames, as :func:`arrowfeat.data.skew` computes
+    it, without collecting the data: both tables are split into ``buckets`` (default
+    ``spark.sql.shuffle.partitions``) by a hash of their entity keys, each bucket's
+    serving and training rows are matched and compared by the same engine on a worker
+    (``cogroup(...).applyInArrow``), and the driver merges the counts. The findings,
+    counts and sampled rows are those of ``arrowfeat.data.skew`` on the same rows, whatever
+    the bucketing. One bucket's rows of both tables must fit in a worker's memory; a view
+    without entity keys is one bucket."""
+    import functools
+
+    from . import _native
+
+    options = _skew_options(time_tolerance, serving_time, absolute_tolerance, relative_tolerance, ulps, sample_rows)
+    try:
+        _native.check_skew_options(**options)  # here, not in every Spark task
+    except ValueError as e:
+        raise _native_error("skew", e) from None
+    if buckets is None:
+        buckets = int(_spark_session(serving).conf.get("spark.sql.shuffle.partitions") or 200)
+    if not isinstance(buckets, int) or isinstance(buckets, bool) or not 1 <= buckets <= 1_000_000:
+        raise ArrowfeatValueError(
+            f"skew: argument `buckets`: expected an integer from 1 to 1000000, found {_visible(repr(buckets), 40)}"
+        )
+    serving_frames = _frames("skew", "serving", serving)
+    training_frames = _frames("skew", "training", training)
+    training_by_view = {view: df for view, _, df in training_frames}
+
+    def label(argument: str, view: str | None) -> str:  # as the report names the data
+        return argument if view is None else f"{argument}[{_visible(view, 100)}]"
+
+    compared: list[tuple[str | None, pa.Table, list[tuple[str, list[str]]]]] = []
+    alone: list[tuple[str | None, pa.Table]] = []  # serving data without training data: reported
+    for (view, _, serving_df), declaring in zip(
+        serving_frames, _declaring("skew", "serving", schemas, serving_frames), strict=True
+    ):
+        # The training data of the view, or the one given without a view (as in process).
+        training_view = view if view in training_by_view else None
+        if training_view not in training_by_view and view is None and len(training_by_view) == 1:
+            training_view = next(iter(training_by_view))
+        if training_view not in training_by_view or not declaring:
+            alone.append((view, _empty_table(serving_df)))
+            continue
+        training_df = training_by_view[training_view]
+        serving_label = label("serving", view)
+        training_label = label("training", training_view)
+        by_file = []
+        for schema_label, schema_bytes, keys, _ in declaring:
+            compare: Callable[[pa.Table, pa.Table], str] = functools.partial(
+                _native.skew_part, schema_label, schema_bytes, serving_label, training_label, **options
+            )
+            per_bucket = functools.partial(_one_bucket, serving_df.columns, training_df.columns, compare)
+            grouped = _bucketed(serving_df, keys, buckets).groupBy(_BUCKET)
+            other = _bucketed(training_df, keys, buckets).groupBy(_BUCKET)
+            parts = [row["part"] for row in grouped.cogroup(other).applyInArrow(per_bucket, "part string").collect()]
+            if not parts:  # no rows in either table: the empty tables still have their columns
+                parts = [compare(_empty_table(serving_df), _empty_table(training_df))]
+            by_file.append((schema_label, parts))
+        compared.append((view, _empty_table(serving_df), by_file))
+    try:
+        native = _native.skew(
+            os.fspath(schemas),
+            serving=alone,
+            training=[(view, _empty_table(df)) for view, _, df in training_frames],
+            compared=compared,
+            config=None if config is None else os.fspath(config),
+            baseline=None if baseline is None else os.fspath(baseline),
+            **options,
+        )
+    except ValueError as e:
+        raise _native_error("skew", e) from None
+    return Report(native)
+
+
+def _spark_session(data: DataFrame | dict[str, DataFrame]) -> Any:
+    frames = data.values() if isinstance(data, dict) else [data]
+    for df in frames:
+        if isinstance(df, DataFrame):
+            return df.sparkSession
+    raise ArrowfeatTypeError(
+        f"skew: argument `serving`: expected a Spark DataFrame or a mapping of view names to DataFrames, "
+        f"found {type(data).__name__}"
+    )

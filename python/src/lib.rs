@@ -77,6 +77,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validator::count_part, m)?)?;
     m.add_function(wrap_pyfunction!(validator::skew, m)?)?;
     m.add_function(wrap_pyfunction!(validator::drift_part, m)?)?;
+    m.add_function(wrap_pyfunction!(validator::skew_part, m)?)?;
+    m.add_function(wrap_pyfunction!(validator::check_skew_options, m)?)?;
     m.add_function(wrap_pyfunction!(join::point_in_time, m)?)?;
     m.add_function(wrap_pyfunction!(scalar::standard_scale, m)?)?;
     m.add_function(wrap_pyfunction!(scalar::min_max_scale, m)?)?;

@@ -272,15 +272,11 @@ fn summarized(
                 "drift: argument `{argument}`: expected a table of the data's columns"
             )));
         };
-        let mut parts = Vec::with_capacity(by_file.len());
-        for (file, texts) in by_file {
-            let file_parts = texts
-                .iter()
-                .map(|text| arrowfeat_gate::drift::SummaryPart::from_json(text))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| value_error(format!("drift: {e}")))?;
-            parts.push((file, file_parts));
-        }
+        let parts = parse_parts(
+            "drift",
+            by_file,
+            arrowfeat_gate::drift::SummaryPart::from_json,
+        )?;
         out.push((
             view,
             arrowfeat_gate::Data::Summarized {
@@ -349,6 +345,25 @@ pub(crate) fn drift_part(
     })
 }
 
+/// Each schema file's parts, from the text the workers sent (`parse`: its reader).
+fn parse_parts<T>(
+    function: &str,
+    by_file: Vec<(String, Vec<String>)>,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> PyResult<Vec<(String, Vec<T>)>> {
+    by_file
+        .into_iter()
+        .map(|(file, texts)| {
+            let parts = texts
+                .iter()
+                .map(|text| parse(text))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| value_error(format!("{function}: {e}")))?;
+            Ok((file, parts))
+        })
+        .collect()
+}
+
 /// A view's data counted in parts: (view, [(schema file, each part's counts as text)]).
 type CountedView = (Option<String>, Vec<(String, Vec<String>)>);
 
@@ -367,15 +382,11 @@ fn data_sources(
     let mut sources = sources_of("check_data", "data", data)?;
     for (view, by_file) in counted {
         let label = argument_label("data", view.as_deref());
-        let mut parts = Vec::with_capacity(by_file.len());
-        for (file, texts) in by_file {
-            let file_parts = texts
-                .iter()
-                .map(|text| arrowfeat_gate::part::PartCounts::from_json(text))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| value_error(format!("check_data: {e}")))?;
-            parts.push((file, file_parts));
-        }
+        let parts = parse_parts(
+            "check_data",
+            by_file,
+            arrowfeat_gate::part::PartCounts::from_json,
+        )?;
         sources.push((view, arrowfeat_gate::Data::Counted { label, parts }));
     }
     let as_of_nanos = match as_of {
@@ -507,31 +518,18 @@ pub(crate) fn drift(
     ))
 }
 
-/// Runs `arrowfeat skew`: each view's `serving` data ((view or None, path or Arrow table)
-/// pairs) matched with its `training` data on the entity keys and an as-of join within
-/// `time_tolerance`, features compared within the value tolerances. Returns the report.
-#[pyfunction]
-#[pyo3(signature = (schemas, *, serving, training, time_tolerance, serving_time = None, absolute_tolerance = 0.0, relative_tolerance = 0.0, ulps = 0, sample_rows = 5, config = None, baseline = None))]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn skew(
-    py: Python<'_>,
-    schemas: std::path::PathBuf,
-    serving: Vec<(Option<String>, Bound<'_, PyAny>)>,
-    training: Vec<(Option<String>, Bound<'_, PyAny>)>,
-    time_tolerance: String,
+/// `skew`'s options from its arguments, checked.
+fn skew_options(
+    time_tolerance: &str,
     serving_time: Option<String>,
     absolute_tolerance: f64,
     relative_tolerance: f64,
     ulps: u64,
     sample_rows: usize,
-    config: Option<std::path::PathBuf>,
-    baseline: Option<std::path::PathBuf>,
-) -> PyResult<CheckReport> {
-    use arrowfeat_gate::skew::{SkewOptions, SkewSources};
-    use arrowfeat_validator::pipeline::Command;
+) -> PyResult<arrowfeat_gate::skew::SkewOptions> {
     let shown = arrowfeat_common::quote(time_tolerance.trim(), 60);
-    let time_tolerance_nanos = arrowfeat_common::duration::parse_duration(&time_tolerance)
-        .map_err(|e| {
+    let time_tolerance_nanos =
+        arrowfeat_common::duration::parse_duration(time_tolerance).map_err(|e| {
             value_error(format!(
                 "skew: argument `time_tolerance`: {}",
                 arrowfeat_common::clean(&e.to_string())
@@ -553,17 +551,100 @@ pub(crate) fn skew(
             e.argument, e.message
         ))
     })?;
-    let sources = SkewSources::new(
-        sources_of("skew", "serving", serving)?,
-        sources_of("skew", "training", training)?,
-        SkewOptions {
-            time_tolerance_nanos,
-            time_tolerance_text: shown,
-            values,
-            serving_time,
-            sample_rows,
-        },
-    );
+    Ok(arrowfeat_gate::skew::SkewOptions {
+        time_tolerance_nanos,
+        time_tolerance_text: shown,
+        values,
+        serving_time,
+        sample_rows,
+    })
+}
+
+/// Checks `skew`'s options as [`skew`] reads them (on the driver, before any Spark job
+/// runs [`skew_part`] with them).
+#[pyfunction]
+#[pyo3(signature = (*, time_tolerance, serving_time = None, absolute_tolerance = 0.0, relative_tolerance = 0.0, ulps = 0, sample_rows = 5))]
+pub(crate) fn check_skew_options(
+    time_tolerance: String,
+    serving_time: Option<String>,
+    absolute_tolerance: f64,
+    relative_tolerance: f64,
+    ulps: u64,
+    sample_rows: usize,
+) -> PyResult<()> {
+    skew_options(
+        &time_tolerance,
+        serving_time,
+        absolute_tolerance,
+        relative_tolerance,
+        ulps,
+        sample_rows,
+    )
+    .map(|_| ())
+}
+
+/// A view's data compared for skew in parts: (view, an empty table of the serving
+/// data's columns, [(schema file, each part's counts as text)]).
+type ComparedView<'py> = (
+    Option<String>,
+    Bound<'py, PyAny>,
+    Vec<(String, Vec<String>)>,
+);
+
+/// Runs `arrowfeat skew`: each view's `serving` data ((view or None, path or Arrow table)
+/// pairs) matched with its `training` data on the entity keys and an as-of join within
+/// `time_tolerance`, features compared within the value tolerances. `compared`: views
+/// compared in parts ([`skew_part`]), given instead of their serving data (their training
+/// data is then a table of its columns). Returns the report.
+#[pyfunction]
+#[pyo3(signature = (schemas, *, serving, training, time_tolerance, serving_time = None, absolute_tolerance = 0.0, relative_tolerance = 0.0, ulps = 0, sample_rows = 5, config = None, baseline = None, compared = Vec::new()))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn skew(
+    py: Python<'_>,
+    schemas: std::path::PathBuf,
+    serving: Vec<(Option<String>, Bound<'_, PyAny>)>,
+    training: Vec<(Option<String>, Bound<'_, PyAny>)>,
+    time_tolerance: String,
+    serving_time: Option<String>,
+    absolute_tolerance: f64,
+    relative_tolerance: f64,
+    ulps: u64,
+    sample_rows: usize,
+    config: Option<std::path::PathBuf>,
+    baseline: Option<std::path::PathBuf>,
+    compared: Vec<ComparedView<'_>>,
+) -> PyResult<CheckReport> {
+    use arrowfeat_gate::skew::{SkewPart, SkewSources};
+    use arrowfeat_validator::pipeline::Command;
+    let options = skew_options(
+        &time_tolerance,
+        serving_time,
+        absolute_tolerance,
+        relative_tolerance,
+        ulps,
+        sample_rows,
+    )?;
+    let mut serving = sources_of("skew", "serving", serving)?;
+    for (view, columns, by_file) in compared {
+        let label = argument_label("serving", view.as_deref());
+        let Some((_, arrowfeat_gate::Data::Table { schema, .. })) =
+            sources_of("skew", "serving", vec![(view.clone(), columns)])?.pop()
+        else {
+            return Err(type_error(
+                "skew: argument `serving`: expected a table of the data's columns",
+            ));
+        };
+        let parts = parse_parts("skew", by_file, SkewPart::from_json)?;
+        serving.push((
+            view,
+            arrowfeat_gate::Data::Compared {
+                label,
+                schema,
+                parts,
+            },
+        ));
+    }
+    let sources = SkewSources::new(serving, sources_of("skew", "training", training)?, options);
     run_compare(
         py,
         "skew",
@@ -574,6 +655,72 @@ pub(crate) fn skew(
         &sources,
         || sources.unused_views(),
     )
+}
+
+/// One part of a view's data compared for `skew(compared=...)`: the schema file
+/// (`schema_label`, its `schema_bytes`), the names of the serving and training data in
+/// findings, and the part's rows of both (Arrow tables holding every row of their entity
+/// keys), with `skew`'s options. Returns the counts as text. Runs on the calling thread.
+#[pyfunction]
+#[pyo3(signature = (schema_label, schema_bytes, serving_label, training_label, serving, training, *, time_tolerance, serving_time = None, absolute_tolerance = 0.0, relative_tolerance = 0.0, ulps = 0, sample_rows = 5))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn skew_part(
+    py: Python<'_>,
+    schema_label: String,
+    schema_bytes: Vec<u8>,
+    serving_label: String,
+    training_label: String,
+    serving: Bound<'_, PyAny>,
+    training: Bound<'_, PyAny>,
+    time_tolerance: String,
+    serving_time: Option<String>,
+    absolute_tolerance: f64,
+    relative_tolerance: f64,
+    ulps: u64,
+    sample_rows: usize,
+) -> PyResult<String> {
+    use arrowfeat_gate::skew::{compare_part_of, SkewPart};
+    let options = skew_options(
+        &time_tolerance,
+        serving_time,
+        absolute_tolerance,
+        relative_tolerance,
+        ulps,
+        sample_rows,
+    )?;
+    let table = |label: String, data: Bound<'_, PyAny>| -> PyResult<arrowfeat_gate::Data> {
+        match sources_of("skew", &label, vec![(None, data)])?.pop() {
+            Some((
+                _,
+                arrowfeat_gate::Data::Table {
+                    schema, batches, ..
+                },
+            )) => Ok(arrowfeat_gate::Data::Table {
+                label,
+                schema,
+                batches,
+            }),
+            _ => Err(type_error(
+                "skew: expected an Arrow table for a part of the data, found a path",
+            )),
+        }
+    };
+    let serving = table(serving_label, serving)?;
+    let training = table(training_label, training)?;
+    // A part that cannot be compared is a finding of the whole run, not a failed Spark job.
+    detach(py, "skew", move || {
+        match arrowfeat_validator::checks::load_bytes(&schema_label, &schema_bytes) {
+            (_, Some(file)) => compare_part_of(&file, &serving, &training, &options),
+            (_, None) => SkewPart::unreadable(
+                serving.label().to_string(),
+                format!(
+                    "the schema file {} does not parse",
+                    arrowfeat_common::quote(&schema_label, 200)
+                ),
+            ),
+        }
+        .to_json()
+    })
 }
 
 /// Runs `command` (drift, skew) over `sources` through the validator's pipeline, as its

@@ -137,6 +137,37 @@ def counted(report: Any) -> dict[str, str]:
     return out
 
 
+def cli_skew(served: Path, trained: Path, schema: Path, *flags: str) -> Any:
+    """`arrowfeat skew --format json` of the two files (serving time `served_at`, within
+    1m, floats within 0.001), which must exit 1."""
+    out = subprocess.run(
+        [
+            str(BINARY),
+            "skew",
+            "--schemas",
+            str(schema),
+            "--serving",
+            str(served),
+            "--training",
+            str(trained),
+            "--serving-time",
+            "served_at",
+            "--time-tolerance",
+            "1m",
+            "--absolute-tolerance",
+            "0.001",
+            *flags,
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 1, out.stderr
+    return json.loads(out.stdout)
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_counts_equal_a_plain_reference(tmp_path: Path, seed: int) -> None:
     schema = tmp_path / "payments_v1.yaml"
@@ -169,31 +200,7 @@ def test_cli_and_python_give_one_report(tmp_path: Path) -> None:
     serving, training = make_tables(7)
     pq.write_table(serving, tmp_path / "served.parquet")
     pq.write_table(training, tmp_path / "trained.parquet")
-    out = subprocess.run(
-        [
-            str(BINARY),
-            "skew",
-            "--schemas",
-            str(schema),
-            "--serving",
-            str(tmp_path / "served.parquet"),
-            "--training",
-            str(tmp_path / "trained.parquet"),
-            "--serving-time",
-            "served_at",
-            "--time-tolerance",
-            "1m",
-            "--absolute-tolerance",
-            "0.001",
-            "--format",
-            "json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 1, out.stderr
-    cli = json.loads(out.stdout)
+    cli = cli_skew(tmp_path / "served.parquet", tmp_path / "trained.parquet", schema)
     options = {"time_tolerance": "1m", "serving_time": "served_at", "absolute_tolerance": 0.001}
     paths = skew(tmp_path / "served.parquet", tmp_path / "trained.parquet", schema, **options)
     assert json.loads(paths.render("json"))["files"] == cli["files"]
