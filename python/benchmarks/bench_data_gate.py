@@ -723,8 +723,9 @@ class Result:
     runs: int = 0
     timed_out: bool = False
     error: str | None = None
-    stats: dict[str, int] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 # Runs its command and writes the wall time, exit status and maximum RSS to a file. A
@@ -799,8 +800,23 @@ def measure(
     timeout: float | None = None,
 ) -> Result:
     env = dict(os.environ, PANDERA_VALIDATION_DEPTH="SCHEMA_AND_DATA", GX_ANALYTICS_ENABLED="False")
-    result = Result(name)
     argv = contender_argv(name, args, data, schema, spec_path)
+    return run_contender(name, argv, env, args, repeat, timeout, arrowfeat_stats)
+
+
+def run_contender(
+    name: str,
+    argv: list[str],
+    env: dict[str, str],
+    args: argparse.Namespace,
+    repeat: int,
+    timeout: float | None,
+    arrowfeat_stats: Callable[[dict[str, Any]], dict[str, Any]],
+) -> Result:
+    """The best of `repeat` runs of `argv` (one only past SLOW_RUN seconds): arrowfeat's
+    whole process, its JSON report read by `arrowfeat_stats`; a worker's own timing and
+    statistics from its last line of JSON."""
+    result = Result(name)
     for _ in range(repeat):
         run = run_process(argv, args.timeout if timeout is None else timeout, env, CACHE)
         result.runs += 1
@@ -821,6 +837,7 @@ def measure(
             answer = json.loads(run.stdout.strip().splitlines()[-1])
             seconds = answer["seconds"]
             result.stats, result.versions = answer["stats"], answer["versions"]
+            result.extra = answer.get("extra", {})
         result.seconds = seconds if result.seconds is None else min(result.seconds, seconds)
         result.process = run.wall if result.process is None else min(result.process, run.wall)
         if run.wall > SLOW_RUN:

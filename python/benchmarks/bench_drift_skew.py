@@ -89,7 +89,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -648,20 +648,6 @@ def skew_stats(report: dict[str, Any]) -> dict[str, float]:
 
 
 @dataclass
-class Result:
-    name: str
-    seconds: float | None = None
-    process: float | None = None
-    max_rss: int = 0
-    runs: int = 0
-    timed_out: bool = False
-    error: str | None = None
-    stats: dict[str, float] = field(default_factory=dict)
-    versions: dict[str, str] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
 class Task:
     name: str  # drift or skew
     directory: Path
@@ -721,44 +707,18 @@ def arrowfeat_argv(name: str, args: argparse.Namespace, task: Task) -> list[str]
     ]
 
 
-def measure(name: str, args: argparse.Namespace, task: Task, repeat: int, timeout: float | None = None) -> Result:
-    result = Result(name)
+def measure(name: str, args: argparse.Namespace, task: Task, repeat: int, timeout: float | None = None) -> gate.Result:
     if name.startswith("arrowfeat"):
         argv = arrowfeat_argv(name, args, task)
     else:
         python = args.evidently_python if name == "evidently" else args.main_python
         argv = [str(python), str(Path(__file__).resolve()), "--worker", name, "--spec", str(task.spec)]
     env = dict(os.environ, DO_NOT_TRACK="1")
-    for _ in range(repeat):
-        run = gate.run_process(argv, args.timeout if timeout is None else timeout, env, CACHE)
-        result.runs += 1
-        result.max_rss = max(result.max_rss, run.max_rss)
-        if run.exit_code is None:
-            result.timed_out = True
-            break
-        ok = run.exit_code in (0, 1) if name.startswith("arrowfeat") else run.exit_code == 0
-        if not ok:
-            tail = (run.stderr or run.stdout).strip().splitlines()[-5:]
-            result.error = f"exit {run.exit_code}: " + " | ".join(tail)
-            break
-        if name.startswith("arrowfeat"):
-            seconds = run.wall
-            report = json.loads(run.stdout)
-            result.stats = skew_stats(report) if task.name == "skew" else drift_stats(report)
-            result.versions = {"arrowfeat": args.binary_version}
-        else:
-            answer = json.loads(run.stdout.strip().splitlines()[-1])
-            seconds = answer["seconds"]
-            result.stats, result.versions = answer["stats"], answer["versions"]
-            result.extra = answer.get("extra", {})
-        result.seconds = seconds if result.seconds is None else min(result.seconds, seconds)
-        result.process = run.wall if result.process is None else min(result.process, run.wall)
-        if run.wall > gate.SLOW_RUN:
-            break
-    return result
+    stats = skew_stats if task.name == "skew" else drift_stats
+    return gate.run_contender(name, argv, env, args, repeat, timeout, stats)
 
 
-def comparable(result: Result) -> dict[str, float]:
+def comparable(result: gate.Result) -> dict[str, float]:
     """The figures of `result` that share arrowfeat's definitions, under its names."""
     if result.name != "evidently":
         return result.stats
@@ -770,7 +730,7 @@ def comparable(result: Result) -> dict[str, float]:
     return out
 
 
-def compare(result: Result, reference: dict[str, float]) -> tuple[int, list[str], float, float]:
+def compare(result: gate.Result, reference: dict[str, float]) -> tuple[int, list[str], float, float]:
     """(figures compared, disagreements, the largest relative difference of the metrics,
     the largest absolute difference of a saved profile's KS D)."""
     compared, wrong, worst, ks_gap = 0, [], 0.0, 0.0
@@ -797,7 +757,7 @@ def fmt(x: float | None) -> str:
     return "" if x is None else f"{x:.4g}"
 
 
-def print_drift_figures(reference: dict[str, float], evidently: Result | None) -> None:
+def print_drift_figures(reference: dict[str, float], evidently: gate.Result | None) -> None:
     """arrowfeat's figures per feature, with Evidently's beside them (other definitions)."""
     ev = evidently.stats if evidently else {}
     print("\narrowfeat's drift figures (and Evidently's, by its own definitions; `=` where cross-checked):\n")
@@ -825,7 +785,7 @@ def print_drift_figures(reference: dict[str, float], evidently: Result | None) -
         print(f"| {name} | {kind} | " + " | ".join(cells) + " |")
 
 
-def print_skew_counts(shown: list[Result], reference: dict[str, float]) -> None:
+def print_skew_counts(shown: list[gate.Result], reference: dict[str, float]) -> None:
     print("\nSkew counts (reference: arrowfeat's report):\n")
     print("| statistic | arrowfeat | " + " | ".join(r.name for r in shown) + " |")
     print("|---|---:|" + "---:|" * len(shown))
@@ -840,7 +800,7 @@ def print_skew_counts(shown: list[Result], reference: dict[str, float]) -> None:
 
 def print_table(
     title: str,
-    results: list[Result],
+    results: list[gate.Result],
     base: str,
     agreement: dict[str, str],
     meta: dict[str, Any],
@@ -879,7 +839,7 @@ def run_task(task: Task, names: list[str], args: argparse.Namespace) -> bool:
             f"saved the reference profile ({gate.human_bytes(task.profile.stat().st_size)}) in {saved.seconds:.3f} s, peak RSS {gate.human_bytes(saved.max_rss)} (untimed setup)",
             flush=True,
         )
-    results: list[Result] = []
+    results: list[gate.Result] = []
     for name in names:
         print(f"running {name} ...", flush=True)
         results.append(measure(name, args, task, args.repeat))
