@@ -4,12 +4,14 @@
 //! - text from files and data made safe to print: [`escape_controls`], [`quote`] (and
 //!   [`quote_hashed`] where what is shown is also an identity), [`cap`];
 //! - I/O errors in plain words: [`io_message`], [`path_io_message`];
-//! - the one duration grammar and its parser: [`duration`].
+//! - the one duration grammar and its parser: [`duration`];
+//! - sizes in bytes as people write them: [`size`].
 //!
 //! It depends on nothing, and nothing here knows of Arrow, DataFusion or feature schemas.
 
 pub mod duration;
 mod io;
+pub mod size;
 mod text;
 
 pub use io::{io_message, path_io_message};

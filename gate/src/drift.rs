@@ -418,7 +418,7 @@ async fn summarize_table(
     data: &Data,
     compared: &[DriftFeature],
 ) -> Result<BTreeMap<String, Result<Summary, Check>>, String> {
-    let (ctx, schema) = register(data).await?;
+    let (ctx, schema) = register(data, None).await?;
     let source = quote(data.label(), 200);
     let mut out = BTreeMap::new();
     let mut counted: Vec<(&DriftFeature, String, Option<String>)> = Vec::new();

@@ -235,6 +235,8 @@ pub struct DataPaths {
     /// directory (the feature repo).
     from_store: Option<std::path::PathBuf>,
     options: DataOptions,
+    /// Bytes the queries may hold before they spill to disk (`None`: no limit).
+    memory_limit: Option<usize>,
 }
 
 impl DataPaths {
@@ -256,7 +258,15 @@ impl DataPaths {
             data: ByView::new(data),
             from_store: None,
             options,
+            memory_limit: None,
         }
+    }
+
+    /// The queries hold at most `bytes` in memory, spilling past it to temporary files
+    /// (slower, but bounded: exact duplicate detection holds every distinct row).
+    pub fn with_memory_limit(mut self, bytes: Option<usize>) -> DataPaths {
+        self.memory_limit = bytes;
+        self
     }
 
     /// Views given no path read the file their store's batch source names (a Feast
@@ -318,9 +328,21 @@ impl DataSource for DataPaths {
         let data = data.for_file(file);
         let path = data.label();
         let plan = plan(file, path, &self.options);
-        let counted = run_blocking(count(&plan, &data)).and_then(|counted| counted);
+        let counted =
+            run_blocking(count(&plan, &data, self.memory_limit)).and_then(|counted| counted);
         Some(match counted {
             Ok(counts) => findings(&plan, &counts),
+            // The engine's words name its operators: say what to change instead.
+            Err(message) if message.starts_with("Resources exhausted") => {
+                let limit = self.memory_limit.unwrap_or(usize::MAX);
+                vec![unreadable(
+                    path,
+                    format!(
+                        "the checks need more memory than the limit of {} MiB allows, even spilling to disk: raise the memory limit",
+                        limit >> 20
+                    ),
+                )]
+            }
             Err(message) => vec![unreadable(path, message)],
         })
     }
@@ -351,7 +373,8 @@ pub fn count_part_of(
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime that reads the data: {e}"))?;
-    current_thread.block_on(count_part(&plan, data))
+    // A worker's memory is its host's to bound.
+    current_thread.block_on(count_part(&plan, data, None))
 }
 
 /// The finding of data that cannot be read.
@@ -382,8 +405,9 @@ fn run_blocking<T>(future: impl std::future::Future<Output = T>) -> Result<T, St
 /// A session with `data` registered as [`TABLE`], and its schema.
 async fn register(
     data: &Data,
+    memory_limit: Option<usize>,
 ) -> Result<(SessionContext, datafusion::arrow::datatypes::SchemaRef), String> {
-    let ctx = files::session().map_err(|e| files::error_message(&e))?;
+    let ctx = files::session_within(memory_limit).map_err(|e| files::error_message(&e))?;
     let table: std::sync::Arc<dyn datafusion::catalog::TableProvider> = match data {
         Data::Path(path) => {
             let what = format!("'{}'", quote(path, 200));
@@ -408,22 +432,31 @@ async fn register(
 }
 
 /// The counts `plan` asks for, over `data`.
-pub async fn count(plan: &DataPlan, data: &Data) -> Result<DataCounts, String> {
+/// `memory_limit`: bytes the queries may hold before they spill to disk (`None`: no limit).
+pub async fn count(
+    plan: &DataPlan,
+    data: &Data,
+    memory_limit: Option<usize>,
+) -> Result<DataCounts, String> {
     let counted = match data {
         Data::Counted { parts, .. } => part::PartCounts::merge_all(
             parts.iter().flat_map(|(_, parts)| parts).cloned(),
             plan.sample_rows,
         )?
         .ok_or_else(|| "no part of the data was counted with this schema file".to_string())?,
-        _ => count_part(plan, data).await?,
+        _ => count_part(plan, data, memory_limit).await?,
     };
     Ok(counted.finish())
 }
 
 /// The counts `plan` asks for over `data`, to merge with other parts' counts
 /// ([`part::PartCounts::merge`]): each sample holds the first rows in one total order.
-pub async fn count_part(plan: &DataPlan, data: &Data) -> Result<part::PartCounts, String> {
-    let (ctx, schema) = register(data).await?;
+pub async fn count_part(
+    plan: &DataPlan,
+    data: &Data,
+    memory_limit: Option<usize>,
+) -> Result<part::PartCounts, String> {
+    let (ctx, schema) = register(data, memory_limit).await?;
     let columns: Vec<DataColumn> = schema
         .fields()
         .iter()
@@ -655,6 +688,14 @@ fn condition<'a>(
         Predicate::NegativeInfinity if float => {
             format!("{c} < -1.7976931348623157e308 AND NOT isnan({c})")
         }
+        // Integers against their bound's floor or ceiling in their own type: a cast to
+        // float64 would round values beyond 2^53 onto the bound.
+        Predicate::Below(min) if data_type.is_signed_integer() => {
+            integer_condition(c, "<", integer_cut(min, Cut::Ceiling))
+        }
+        Predicate::Above(max) if data_type.is_signed_integer() => {
+            integer_condition(c, ">", integer_cut(max, Cut::Floor))
+        }
         Predicate::Below(min) if number => {
             format!("{c} < {}{}", bound(min), not_nan(float, c))
         }
@@ -670,6 +711,14 @@ fn condition<'a>(
                 .iter()
                 .filter_map(|v| match v {
                     AllowedValue::Text(s) if text => Some(string_literal(s)),
+                    // An integer equals only an integral value in its range, compared as
+                    // an integer (not as a float64, which rounds beyond 2^53).
+                    AllowedValue::Number(n) if data_type.is_signed_integer() => {
+                        match (integer_cut(n, Cut::Floor), integer_cut(n, Cut::Ceiling)) {
+                            (IntegerCut::At(a), IntegerCut::At(b)) if a == b => Some(a.to_string()),
+                            _ => None,
+                        }
+                    }
                     AllowedValue::Number(n) if number => Some(bound(n)),
                     AllowedValue::Bool(b) if *data_type == DataType::Boolean => Some(b.to_string()),
                     _ => None,
@@ -708,6 +757,56 @@ fn condition<'a>(
         }
         _ => return None,
     })
+}
+
+/// Which integer a bound rounds to.
+#[derive(Debug, Clone, Copy)]
+enum Cut {
+    Floor,
+    Ceiling,
+}
+
+/// A bound rounded to an integer, or past every Int64.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IntegerCut {
+    BelowAll,
+    At(i64),
+    AboveAll,
+}
+
+/// `n` rounded down or up to an integer, exactly.
+fn integer_cut(n: &ExactNumber, cut: Cut) -> IntegerCut {
+    let exact: Option<i128> = match n {
+        // At most 39 digits fit an i128; more are past every Int64 either way.
+        ExactNumber::Int { negative, digits } => Some(
+            digits
+                .parse::<i128>()
+                .map(|v| if *negative { -v } else { v })
+                .unwrap_or(if *negative { i128::MIN } else { i128::MAX }),
+        ),
+        ExactNumber::Float(f) if f.is_nan() => None,
+        // `as` saturates: an infinite or huge bound is past every Int64.
+        ExactNumber::Float(f) => Some(match cut {
+            Cut::Floor => f.floor() as i128,
+            Cut::Ceiling => f.ceil() as i128,
+        }),
+    };
+    match exact {
+        None => IntegerCut::AboveAll,
+        Some(v) if v < i128::from(i64::MIN) => IntegerCut::BelowAll,
+        Some(v) if v > i128::from(i64::MAX) => IntegerCut::AboveAll,
+        Some(v) => IntegerCut::At(v as i64),
+    }
+}
+
+/// `c op cut` for an integer column (`op`: `<` or `>`): a cut past every value is a
+/// condition no value or every value meets.
+fn integer_condition(c: &str, op: &str, cut: IntegerCut) -> String {
+    match (op, cut) {
+        (_, IntegerCut::At(v)) => format!("{c} {op} {v}"),
+        ("<", IntegerCut::AboveAll) | (">", IntegerCut::BelowAll) => format!("{c} IS NOT NULL"),
+        _ => "FALSE".to_string(),
+    }
 }
 
 fn not_nan(float: bool, c: &str) -> String {

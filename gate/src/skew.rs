@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use arrowfeat_common::quote;
-use arrowfeat_udf::kernels::compare::{differ, Tolerance};
+use arrowfeat_udf::kernels::compare::{differ, uses_tolerance, Tolerance};
 use arrowfeat_udf::kernels::point_in_time::join::{
     point_in_time_join, FeatureSpec, PointInTimeJoin, Spelling,
 };
@@ -192,6 +192,9 @@ pub struct FeaturePart {
     /// the training type unchanged: the feature is then a type finding, not compared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unconverted: Option<(String, String)>,
+    /// The values are compared exactly (not floats): the value tolerance does not apply.
+    #[serde(default)]
+    pub exact: bool,
 }
 
 impl SkewPart {
@@ -228,6 +231,7 @@ impl SkewPart {
                     compared: a.compared.saturating_add(b.compared),
                     mismatched: a.mismatched.merge(b.mismatched, limit),
                     unconverted: a.unconverted.or(b.unconverted),
+                    exact: a.exact,
                 })
                 .collect(),
             unreadable: None,
@@ -348,7 +352,7 @@ fn present<'a>(schema: &Schema, wanted: &[&'a str]) -> (Vec<&'a str>, Vec<String
 
 /// A table read whole: the columns `wanted` that it has.
 async fn read(data: &Data, wanted: &[&str]) -> Result<RecordBatch, String> {
-    let (ctx, schema) = register(data).await?;
+    let (ctx, schema) = register(data, None).await?;
     let (present, _) = present(&schema, wanted);
     let projected = Arc::new(Schema::new(
         present
@@ -627,6 +631,7 @@ fn compare_part(
         let mut compared_feature = FeaturePart {
             name: feature.to_string(),
             compared: (rows.len() - rows.null_count()) as u64,
+            exact: !uses_tolerance(trained.data_type()),
             ..FeaturePart::default()
         };
         // The serving side in the training side's type (a Utf8View log against a Utf8
@@ -765,6 +770,7 @@ fn finish(
             pos,
             compared: feature.compared,
             mismatched: feature.mismatched.finish(),
+            exact: feature.exact,
         });
     }
     let labels = SkewLabels {

@@ -441,3 +441,105 @@ features: [{name: v, type: float64}]
         .expect("stale keys");
     assert!(stale.1.starts_with("2 of 3 keys"), "{stale:?}");
 }
+
+#[test]
+fn integers_compare_exactly_with_bounds_beyond_2_to_the_53() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("int.parquet");
+    write_select(
+        &path,
+        "SELECT CAST(column1 AS BIGINT) AS k, arrow_cast(arrow_cast(1767265200000000, 'Int64'), 'Timestamp(µs, \"UTC\")') AS ts,
+                column2 AS x FROM (VALUES (1, CAST(9007199254740993 AS BIGINT)), (2, CAST(9223372036854775807 AS BIGINT)),
+                                          (3, CAST(-9223372036854775807 AS BIGINT) - 1), (4, CAST(5 AS BIGINT)))",
+    );
+    let count = |constraints: &str, rule: Rule| -> Option<String> {
+        let yaml =
+            format!("{ONE_FEATURE}  - {{name: x, type: int64, constraints: {{{constraints}}}}}\n");
+        let found = findings(&check_yaml(&yaml, &path));
+        assert!(
+            !found.iter().any(|(r, _)| *r == Rule::DataUnreadable),
+            "{found:#?}"
+        );
+        found
+            .iter()
+            .find(|(r, _)| *r == rule)
+            .map(|(_, m)| m.split(" rows").next().unwrap_or_default().to_string())
+    };
+    // 2^53 + 1 rounds onto 2^53 as a float64: it is above a bound of 2^53 all the same.
+    assert_eq!(
+        count("max: 9007199254740992.0", Rule::DataOutOfRange).as_deref(),
+        Some("2 of 4")
+    );
+    // Integer bounds past Int64: every value is below 2^63, none above it.
+    assert_eq!(
+        count("min: 9223372036854775808", Rule::DataOutOfRange).as_deref(),
+        Some("4 of 4")
+    );
+    assert_eq!(
+        count("max: 9223372036854775808", Rule::DataOutOfRange),
+        None
+    );
+    assert_eq!(
+        count("min: -1.0e300, max: 1.0e300", Rule::DataOutOfRange),
+        None
+    );
+    assert_eq!(
+        count("min: 5.5", Rule::DataOutOfRange).as_deref(),
+        Some("2 of 4")
+    );
+    // An integer equals an allowed value only exactly: 2.5 is none, 2^53 is not 2^53 + 1.
+    assert_eq!(
+        count(
+            "allowed_values: [9007199254740992.0, 5, 2.5]",
+            Rule::DataNotAllowed
+        )
+        .as_deref(),
+        Some("3 of 4")
+    );
+}
+
+#[test]
+fn a_memory_limit_changes_no_finding_and_too_small_a_limit_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.parquet");
+    // 400k rows, distinct but for every 7th (a copy) and every 11th (a conflict).
+    write_select(
+        &path,
+        "SELECT CAST(v % 50000 AS BIGINT) AS k,
+                arrow_cast(arrow_cast(1767265200000000 + CASE WHEN v % 7 = 0 OR v % 11 = 0 THEN 0 ELSE v END, 'Int64'), 'Timestamp(µs, \"UTC\")') AS ts,
+                CAST(CASE WHEN v % 7 = 0 THEN 0 ELSE v END AS DOUBLE) AS x,
+                repeat('p', 40) || CAST(CASE WHEN v % 7 = 0 THEN 0 ELSE v END AS VARCHAR) AS c
+         FROM (SELECT unnest(range(400000)) AS v)",
+    );
+    let yaml =
+        format!("{ONE_FEATURE}  - {{name: x, type: float64}}\n  - {{name: c, type: string}}\n");
+    let (_, file) = load_bytes("view.yaml", yaml.as_bytes());
+    let file = file.expect("the schema reads");
+    let run = |limit: Option<usize>| {
+        DataPaths::new(
+            vec![(None, path.to_string_lossy().into_owned())],
+            DataOptions {
+                as_of_nanos: AS_OF,
+                sample_rows: 3,
+            },
+        )
+        .with_memory_limit(limit)
+        .check(&file, None, &Default::default())
+        .expect("data for the view")
+    };
+    let unlimited = findings(&run(None));
+    let rules: Vec<Rule> = unlimited.iter().map(|(r, _)| *r).collect();
+    assert!(rules.contains(&Rule::DataDuplicateRows), "{unlimited:#?}");
+    assert!(rules.contains(&Rule::DataConflictingRows), "{unlimited:#?}");
+    assert_eq!(findings(&run(Some(64 << 20))), unlimited);
+    let starved = findings(&run(Some(1 << 20)));
+    assert_eq!(starved.len(), 1, "{starved:#?}");
+    assert_eq!(starved[0].0, Rule::DataUnreadable);
+    assert!(
+        starved[0]
+            .1
+            .contains("need more memory than the limit of 1 MiB allows")
+            && !starved[0].1.contains("Stream"),
+        "{starved:#?}"
+    );
+}

@@ -46,6 +46,7 @@ def check(
     as_of: int | None = None,
     sample_rows: int = 5,
     counted: list[tuple[str | None, list[tuple[str, list[str]]]]] = ...,
+    memory_limit: str | None = None,
 ) -> CheckReport: ...
 def schema_views(schemas: str) -> list[tuple[str | None, str, bytes, list[str], str]]: ...
 def count_part(

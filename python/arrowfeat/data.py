@@ -19,6 +19,7 @@ from ._convert import (
     _save_reference,
     _skew_options,
     _type_name,
+    _visible,
 )
 from ._report import Report
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
@@ -55,12 +56,15 @@ def check_data(
     sample_rows: int = 5,
     config: _Path | None = None,
     baseline: _Path | Literal[False] | None = None,
+    memory_limit: int | str | None = None,
 ) -> Report:
     """Checks feature data against its schema file(s), as ``arrowfeat check --schemas
     SCHEMAS --data ...``: ``data`` is one path or table (the schemas declare one view), or
     a mapping of view names to paths or tables. ``as_of`` pins "now" for the
-    point-in-time checks (default: the current time; naive times are UTC). Returns the
-    same ``Report`` as ``arrowfeat.feast`` (findings, ``render(format)``, ``exit_code``)."""
+    point-in-time checks (default: the current time; naive times are UTC).
+    ``memory_limit`` (bytes, or a size such as "512MiB"): past it the checks spill to
+    temporary files, as ``--memory-limit``. Returns the same ``Report`` as
+    ``arrowfeat.feast`` (findings, ``render(format)``, ``exit_code``)."""
     pairs: list[tuple[str | None, Any]]
     if isinstance(data, Mapping):
         pairs = [(str(view), _stream(f"data[{view!r}]", obj)) for view, obj in data.items()]
@@ -75,10 +79,23 @@ def check_data(
             data=pairs,
             as_of=_as_of_nanos("check_data", as_of),
             sample_rows=sample_rows,
+            memory_limit=_memory_limit(memory_limit),
         )
     except ValueError as e:
         raise ArrowfeatValueError(f"check_data: {e}") from None
     return Report(native)
+
+
+def _memory_limit(memory_limit: object) -> str | None:
+    """`memory_limit` as the native size grammar reads it."""
+    if memory_limit is None or isinstance(memory_limit, str):
+        return memory_limit
+    if isinstance(memory_limit, int) and not isinstance(memory_limit, bool) and memory_limit > 0:
+        return str(memory_limit)
+    raise ArrowfeatTypeError(
+        "check_data: argument `memory_limit`: expected a number of bytes above 0 or a size such as '512MiB', "
+        f"found {_visible(repr(memory_limit), 40)}"
+    )
 
 
 def _pairs(function: str, argument: str, data: Any) -> list[tuple[str | None, Any]]:

@@ -53,8 +53,8 @@ all of them. pandera and Great Expectations compute what their checks can expres
   their timings leave that work out.
 
 Timing: the best of --repeat runs (default 3). arrowfeat's time is the whole process
-(`arrowfeat-nosample` is the same run with `--data-sample 0`: no query per finding to
-show offending rows); the Python contenders' time is measured inside the worker, from
+(`arrowfeat-nosample` is the same run with `--data-sample 0`: no sampled rows;
+`arrowfeat-512mib` with `--memory-limit 512MiB`: queries spill past 512 MiB); the Python contenders' time is measured inside the worker, from
 before reading the file to the counts (interpreter start and imports excluded; "process"
 includes them). A run past --timeout seconds (default 900) is killed and reported
 "> timeout"; a run over SLOW_RUN seconds is not repeated. Peak memory is the process's
@@ -88,7 +88,7 @@ SEED = 20260101
 SLOW_RUN = 300.0
 REFERENCE_TIMEOUT = 86_400.0  # the untimed runs that give the reference counts
 # arrowfeat-nosample: `--data-sample 0`, without the query per finding that samples rows.
-CONTENDERS = ["arrowfeat", "arrowfeat-nosample", "duckdb", "datafusion", "pandera", "gx"]
+CONTENDERS = ["arrowfeat", "arrowfeat-nosample", "arrowfeat-512mib", "duckdb", "datafusion", "pandera", "gx"]
 
 US = 1_000_000
 DAY_US = 86_400 * US
@@ -785,6 +785,7 @@ def contender_argv(name: str, args: argparse.Namespace, data: Path, schema: Path
             "json",
             "--no-baseline",
             *(["--data-sample", "0"] if name == "arrowfeat-nosample" else []),
+            *(["--memory-limit", "512MiB"] if name == "arrowfeat-512mib" else []),
         ]
     python = args.peer_python if name in ("pandera", "gx") else args.main_python
     return [str(python), str(Path(__file__).resolve()), "--worker", name, "--data", str(data), "--spec", str(spec_path)]

@@ -73,7 +73,7 @@ impl CheckReport {
 /// now; at most `sample_rows` rows shown per finding).
 /// Unreadable top-level input or configuration raises ValueError (the CLI's exit code 2).
 #[pyfunction]
-#[pyo3(signature = (schemas, registry_json = None, against = String::new(), *, previous = None, config = None, compatibility = None, deny_warnings = false, follow_symlinks = false, baseline = None, write_baseline = None, data = Vec::new(), as_of = None, sample_rows = 5, counted = Vec::new()))]
+#[pyo3(signature = (schemas, registry_json = None, against = String::new(), *, previous = None, config = None, compatibility = None, deny_warnings = false, follow_symlinks = false, baseline = None, write_baseline = None, data = Vec::new(), as_of = None, sample_rows = 5, counted = Vec::new(), memory_limit = None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn check(
     py: Python<'_>,
@@ -91,8 +91,18 @@ pub(crate) fn check(
     as_of: Option<i64>,
     sample_rows: usize,
     counted: Vec<CountedView>,
+    memory_limit: Option<String>,
 ) -> PyResult<CheckReport> {
-    let data = data_sources(data, counted, as_of, sample_rows)?;
+    let memory_limit = memory_limit
+        .map(|text| match arrowfeat_common::size::parse_size(&text) {
+            Ok(0) => Err("expected a size above 0".to_string()),
+            parsed => parsed,
+        })
+        .transpose()
+        .map_err(|e| value_error(format!("argument `memory_limit`: {e}")))?;
+    let data = data_sources(data, counted, as_of, sample_rows)?.map(|data| {
+        data.with_memory_limit(memory_limit.map(|b| usize::try_from(b).unwrap_or(usize::MAX)))
+    });
     use arrowfeat_validator::compat::Mode;
     use arrowfeat_validator::pipeline::{
         self, BaselineSource, ConfigSource, Inputs, Names, StoreSource,
@@ -167,7 +177,13 @@ pub(crate) fn schema_views(
     schemas: std::path::PathBuf,
 ) -> PyResult<Vec<(Option<String>, String, Vec<u8>, Vec<String>, String)>> {
     detach(py, "check_data", move || {
-        let paths = arrowfeat_validator::run::schema_paths(&schemas)?;
+        // Named as the in-process run names the argument.
+        let paths = arrowfeat_validator::run::schema_paths(&schemas).map_err(|e| {
+            format!(
+                "{} {e}",
+                arrowfeat_validator::pipeline::Names::ARGUMENTS.schemas
+            )
+        })?;
         let mut views = Vec::new();
         for path in paths {
             let label = path.display().to_string();

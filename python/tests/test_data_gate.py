@@ -100,6 +100,10 @@ def test_clean_data_passes_and_samples_are_bounded() -> None:
     [not_allowed] = [f for f in found.findings if f.rule == "data-not-allowed"]
     assert not_allowed.message.count("channel=tv") == 2
     assert check_data(faulty, SCHEMA, as_of=AS_OF, sample_rows=0).findings
+    # A memory limit spills what does not fit; the report is the same.
+    unlimited = check_data(faulty, SCHEMA, as_of=AS_OF).render("json")
+    for limit in ("16MiB", 4 << 20):
+        assert check_data(faulty, SCHEMA, as_of=AS_OF, memory_limit=limit).render("json") == unlimited
 
 
 def test_refusals_name_the_argument(tmp_path: Path) -> None:
@@ -113,6 +117,10 @@ def test_refusals_name_the_argument(tmp_path: Path) -> None:
         check_data(tmp_path, SCHEMA, sample_rows=-1)
     with pytest.raises(ArrowfeatValueError, match="argument `as_of`"):
         check_data(tmp_path, SCHEMA, as_of="yesterday")
+    with pytest.raises(ArrowfeatValueError, match="argument `memory_limit`: expected a size"):
+        check_data(tmp_path, SCHEMA, memory_limit="lots")
+    with pytest.raises(ArrowfeatTypeError, match="argument `memory_limit`"):
+        check_data(tmp_path, SCHEMA, memory_limit=0)
     missing = check_data(tmp_path / "none.parquet", SCHEMA, as_of=AS_OF)
     assert [f.rule for f in missing.findings] == ["data-unreadable"]
     assert missing.exit_code == 2

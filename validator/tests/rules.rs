@@ -889,6 +889,7 @@ fn skew_rules_from_counts() {
             pos: arrowfeat_validator::yaml::Pos::UNKNOWN,
             compared: 10 - rows,
             mismatched: matched(rows),
+            exact: false,
         }],
     };
     let status = |checks: &[arrowfeat_validator::report::Check], rule: Rule| {
@@ -914,6 +915,24 @@ fn skew_rules_from_counts() {
         "{}",
         mismatch.message
     );
+    // The value tolerance applies to floats only: other features say they are exact.
+    let loose = SkewLabels {
+        value_tolerance: "floats within absolute 0.001".into(),
+        ..labels.clone()
+    };
+    let mut exact = counts(2);
+    exact.features[0].exact = true;
+    for (features, says) in [
+        (counts(2), "floats within absolute 0.001"),
+        (exact, "values exactly equal"),
+    ] {
+        let checks = findings(&loose, &features);
+        let mismatch = checks
+            .iter()
+            .find(|c| c.rule == Rule::SkewMismatch)
+            .unwrap();
+        assert!(mismatch.message.contains(says), "{}", mismatch.message);
+    }
 }
 
 #[test]

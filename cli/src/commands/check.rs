@@ -107,8 +107,20 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N", default_value_t = 5,
           value_parser = clap::value_parser!(u16).range(0..=10_000))]
     pub data_sample: u16,
+    /// Memory the data checks may hold (512MiB, 2GB); past it they spill to temporary
+    /// files: slower, but bounded (exact duplicate detection holds every distinct row).
+    /// Default: no limit.
+    #[arg(long, value_name = "SIZE", value_parser = memory_size)]
+    pub memory_limit: Option<u64>,
     #[command(flatten)]
     pub report: ReportArgs,
+}
+
+fn memory_size(text: &str) -> Result<u64, String> {
+    match arrowfeat_common::size::parse_size(text)? {
+        0 => Err("expected a size above 0".to_string()),
+        bytes => Ok(bytes),
+    }
 }
 
 /// `arrowfeat diff`.
@@ -332,7 +344,10 @@ fn data_paths(args: &CheckArgs) -> CliResult<Option<(arrowfeat_gate::DataPaths, 
         as_of_nanos,
         sample_rows: usize::from(args.data_sample),
     };
-    let data = arrowfeat_gate::DataPaths::new(paths, options);
+    let data = arrowfeat_gate::DataPaths::new(paths, options).with_memory_limit(
+        args.memory_limit
+            .map(|bytes| usize::try_from(bytes).unwrap_or(usize::MAX)),
+    );
     let data = match (args.data_from_store, &args.feast_repo) {
         (true, Some(repo)) => data.with_store_sources(repo.clone()),
         (true, None) => data.with_store_sources(PathBuf::from(".")),

@@ -46,7 +46,9 @@ impl Tolerance {
         })
     }
 
-    fn close_f64(&self, a: f64, b: f64) -> bool {
+    /// `a` and `b` (floats of one width, widened exactly) within the tolerance;
+    /// `ulps_apart`: how many values of their own width lie between them.
+    fn close(&self, a: f64, b: f64, ulps_apart: impl FnOnce() -> u64) -> bool {
         if a == b {
             return true;
         }
@@ -59,24 +61,29 @@ impl Tolerance {
         let diff = (a - b).abs(); // may round to +inf (MAX - -MAX): then only ULPs can hold
         diff <= self.absolute
             || diff <= self.relative * a.abs().max(b.abs())
-            || (self.ulps > 0 && ordered64(a).abs_diff(ordered64(b)) <= self.ulps)
+            || (self.ulps > 0 && ulps_apart() <= self.ulps)
+    }
+
+    fn close_f64(&self, a: f64, b: f64) -> bool {
+        self.close(a, b, || ordered64(a).abs_diff(ordered64(b)))
     }
 
     fn close_f32(&self, a: f32, b: f32) -> bool {
-        if a == b {
-            return true;
+        self.close(f64::from(a), f64::from(b), || {
+            u64::from(ordered32(a).abs_diff(ordered32(b)))
+        })
+    }
+}
+
+/// Whether values of `data_type` are compared within a [`Tolerance`] (floats, and lists of
+/// floats element by element); values of any other type are compared exactly.
+pub fn uses_tolerance(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Float32 | DataType::Float64 => true,
+        DataType::List(item) | DataType::LargeList(item) | DataType::FixedSizeList(item, _) => {
+            matches!(item.data_type(), DataType::Float32 | DataType::Float64)
         }
-        if a.is_nan() || b.is_nan() {
-            return a.is_nan() && b.is_nan();
-        }
-        if a.is_infinite() || b.is_infinite() {
-            return false;
-        }
-        let (x, y) = (f64::from(a), f64::from(b));
-        let diff = (x - y).abs(); // exact in f64
-        diff <= self.absolute
-            || diff <= self.relative * x.abs().max(y.abs())
-            || (self.ulps > 0 && u64::from(ordered32(a).abs_diff(ordered32(b))) <= self.ulps)
+        _ => false,
     }
 }
 

@@ -912,26 +912,32 @@ pub fn findings(
         )
     });
     let mut out = Vec::new();
-    let mut metric = |rule: Rule, label: &str, value: f64, threshold: f64, explain: &str| {
-        let actual = format!("{value} ({sizes})");
-        let check = Check::pass(
-            rule,
-            subject(label),
-            Expected(format!("<= {threshold}")),
-            Actual(actual),
-            feature.pos,
-        );
-        out.push(check.fail_unless(value.abs() <= threshold, || {
-            format!(
-                "`{name}` drifted: {label} {} > {threshold} ({explain}; {sizes})",
-                short(value)
-            )
-        }));
-    };
+    // `bound`: how far the value may be from the exact one (0: exact), shown pass or fail.
+    let mut metric =
+        |rule: Rule, label: &str, value: f64, bound: f64, threshold: f64, explain: &str| {
+            let actual = match bound > 0.0 {
+                true => format!("{value} (within {bound}; {sizes})"),
+                false => format!("{value} ({sizes})"),
+            };
+            let check = Check::pass(
+                rule,
+                subject(label),
+                Expected(format!("<= {threshold}")),
+                Actual(actual),
+                feature.pos,
+            );
+            out.push(check.fail_unless(value.abs() <= threshold, || {
+                format!(
+                    "`{name}` drifted: {label} {} > {threshold} ({explain}; {sizes})",
+                    short(value)
+                )
+            }));
+        };
     metric(
         Rule::DriftNullRate,
         "missing share change",
         metrics.missing_change,
+        0.0,
         thresholds.null_rate,
         &format!(
             "missing values {} of {} rows in the reference, {} of {} now",
@@ -946,13 +952,14 @@ pub fn findings(
             Kind::Numeric => "10 bins at the reference's deciles".to_string(),
             Kind::Categorical => "over the categories".to_string(),
         };
-        metric(Rule::DriftPsi, "PSI", psi, thresholds.psi, &bins);
+        metric(Rule::DriftPsi, "PSI", psi, 0.0, thresholds.psi, &bins);
     }
     if let Some(distance) = metrics.jensen_shannon_distance {
         metric(
             Rule::DriftJensenShannon,
             "Jensen-Shannon distance",
             distance,
+            0.0,
             thresholds.jensen_shannon,
             &format!(
                 "divergence {}, base 2",
@@ -973,6 +980,7 @@ pub fn findings(
             Rule::DriftKs,
             "Kolmogorov-Smirnov D",
             d,
+            metrics.ks_bound,
             thresholds.ks,
             &how,
         );
@@ -1000,6 +1008,7 @@ pub fn findings(
             Rule::DriftCategories,
             "largest category share change",
             linf,
+            0.0,
             thresholds.categories,
             &format!("L-infinity over the category shares{new}"),
         );

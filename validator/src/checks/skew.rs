@@ -17,6 +17,8 @@ pub struct FeatureSkew {
     pub compared: u64,
     /// Matched rows whose values differ, with a sample (keys, time, both values).
     pub mismatched: Matched,
+    /// The values are compared exactly (not floats): the value tolerance does not apply.
+    pub exact: bool,
 }
 
 /// What an engine counted for one view.
@@ -88,11 +90,15 @@ pub fn findings(labels: &SkewLabels, counts: &SkewCounts) -> Vec<Check> {
     for feature in &counts.features {
         let name = crate::text::short(&feature.name);
         let rows = feature.mismatched.rows;
+        let tolerance = match feature.exact {
+            true => "exactly equal",
+            false => labels.value_tolerance.as_str(),
+        };
         out.push(
             Check::pass(
                 Rule::SkewMismatch,
                 subject(&format!("feature `{name}`")),
-                Expected(format!("equal values ({})", labels.value_tolerance)),
+                Expected(format!("equal values ({tolerance})")),
                 Actual(format!("{rows} of {} differ", feature.compared)),
                 feature.pos,
             )
@@ -102,7 +108,7 @@ pub fn findings(labels: &SkewLabels, counts: &SkewCounts) -> Vec<Check> {
                     feature.compared,
                     share(rows, feature.compared),
                     counts.serving_rows,
-                    labels.value_tolerance,
+                    tolerance,
                     sample_text(&feature.mismatched)
                 )
             }),

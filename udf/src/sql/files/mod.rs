@@ -45,8 +45,8 @@ pub use text_errors::{
 
 pub use open::{
     check_path, enable, error_message, format_of_path, input_error, open_path, register_path,
-    session, unreadable_file_note, unreadable_parquet_file, FileError, FileErrorKind,
-    PARQUET_UNREADABLE,
+    session, session_within, unreadable_file_note, unreadable_parquet_file, FileError,
+    FileErrorKind, PARQUET_UNREADABLE,
 };
 
 /// Rows a CSV or JSON column's type is inferred from: all. From the first 1,000 only (the

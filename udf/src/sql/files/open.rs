@@ -87,13 +87,26 @@ pub fn error_message(e: &DataFusionError) -> String {
 /// microseconds (as nanoseconds they wrap outside 1677-2262), CSV and JSON column types
 /// inferred from every row, and directories listed afresh by each statement.
 pub fn session() -> Result<SessionContext> {
+    session_within(None)
+}
+
+/// [`session`] whose operators hold at most `memory_limit` bytes (`None`: no limit):
+/// aggregations and sorts past it spill to temporary files, a query that cannot spill
+/// enough fails with "resources exhausted".
+pub fn session_within(memory_limit: Option<usize>) -> Result<SessionContext> {
     let mut config = SessionConfig::new().with_information_schema(true);
     config.options_mut().execution.parquet.coerce_int96 = Some("us".to_string());
     // With DataFusion's cache of listings, a statement reading a directory an earlier one
     // wrote into missed the new files.
-    let runtime = datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
-        .with_object_list_cache_limit(0)
-        .build_arc()?;
+    let mut runtime = datafusion::execution::runtime_env::RuntimeEnvBuilder::new()
+        .with_object_list_cache_limit(0);
+    if let Some(limit) = memory_limit {
+        // Fair among the spilling operators of a query, so none starves the others.
+        runtime = runtime.with_memory_pool(std::sync::Arc::new(
+            datafusion::execution::memory_pool::FairSpillPool::new(limit),
+        ));
+    }
+    let runtime = runtime.build_arc()?;
     let ctx = enable(SessionContext::new_with_config_rt(config, runtime));
     crate::register_all(&ctx);
     Ok(ctx)
