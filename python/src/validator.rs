@@ -214,6 +214,30 @@ pub(crate) fn schema_views(
     .map_err(value_error)
 }
 
+/// A part of the data (any Arrow stream, on a worker) as a table named `label` in
+/// findings.
+fn part_table(
+    function: &str,
+    label: String,
+    data: Bound<'_, PyAny>,
+) -> PyResult<arrowfeat_gate::Data> {
+    match sources_of(function, &label, vec![(None, data)])?.pop() {
+        Some((
+            _,
+            arrowfeat_gate::Data::Table {
+                schema, batches, ..
+            },
+        )) => Ok(arrowfeat_gate::Data::Table {
+            label,
+            schema,
+            batches,
+        }),
+        _ => Err(type_error(format!(
+            "{function}: expected an Arrow table for a part of the data, found a path"
+        ))),
+    }
+}
+
 /// One part of a view's data counted for `check(counted=...)`: the schema file
 /// (`schema_label`, its `schema_bytes`), the data's name in findings (`source`), the
 /// run's `as_of` (ns since the epoch) and `sample_rows`, and the part (any Arrow
@@ -229,23 +253,7 @@ pub(crate) fn count_part(
     as_of: i64,
     sample_rows: usize,
 ) -> PyResult<String> {
-    let Some((_, table)) = sources_of("check_data", &source, vec![(None, data)])?.pop() else {
-        return Err(value_error("check_data: no data to count"));
-    };
-    let table = match table {
-        arrowfeat_gate::Data::Table {
-            schema, batches, ..
-        } => arrowfeat_gate::Data::Table {
-            label: source,
-            schema,
-            batches,
-        },
-        _ => {
-            return Err(type_error(
-                "check_data: expected an Arrow table for a part of the data, found a path",
-            ))
-        }
-    };
+    let table = part_table("check_data", source, data)?;
     let options = arrowfeat_validator::checks::data::DataOptions {
         as_of_nanos: as_of,
         sample_rows,
@@ -319,22 +327,7 @@ pub(crate) fn drift_part(
     data: Bound<'_, PyAny>,
     reference_profile: Option<String>,
 ) -> PyResult<String> {
-    let Some((
-        _,
-        arrowfeat_gate::Data::Table {
-            schema, batches, ..
-        },
-    )) = sources_of("drift", &source, vec![(None, data)])?.pop()
-    else {
-        return Err(type_error(
-            "drift: expected an Arrow table for a part of the data, found a path",
-        ));
-    };
-    let table = arrowfeat_gate::Data::Table {
-        label: source,
-        schema,
-        batches,
-    };
+    let table = part_table("drift", source, data)?;
     detach(py, "drift", move || {
         use arrowfeat_gate::drift::{summarize_part_of, SummaryPart};
         let unreadable = SummaryPart::unreadable;
@@ -704,25 +697,8 @@ pub(crate) fn skew_part(
         ulps,
         sample_rows,
     )?;
-    let table = |label: String, data: Bound<'_, PyAny>| -> PyResult<arrowfeat_gate::Data> {
-        match sources_of("skew", &label, vec![(None, data)])?.pop() {
-            Some((
-                _,
-                arrowfeat_gate::Data::Table {
-                    schema, batches, ..
-                },
-            )) => Ok(arrowfeat_gate::Data::Table {
-                label,
-                schema,
-                batches,
-            }),
-            _ => Err(type_error(
-                "skew: expected an Arrow table for a part of the data, found a path",
-            )),
-        }
-    };
-    let serving = table(serving_label, serving)?;
-    let training = table(training_label, training)?;
+    let serving = part_table("skew", serving_label, serving)?;
+    let training = part_table("skew", training_label, training)?;
     // A part that cannot be compared is a finding of the whole run, not a failed Spark job.
     detach(py, "skew", move || {
         match arrowfeat_validator::checks::load_bytes(&schema_label, &schema_bytes) {
