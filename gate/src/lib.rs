@@ -635,21 +635,13 @@ pub async fn count_part(
                     .and_then(|c| c.as_any().downcast_ref::<BooleanArray>())
                     .map(true_where_set)
                     .ok_or_else(|| "the latest events lost their condition".to_string())?;
-                let found = matches.true_count();
-                stale_keys.rows += found as u64;
-                if found == 0 || keys.is_empty() || plan.sample_rows == 0 {
-                    continue;
-                }
+                // Keys are shown; a view without keys has none to show.
                 let shown: Vec<usize> = (0..=keys.len()).collect();
-                let rows = filter_record_batch(
+                count_matching(
+                    &mut stale_keys,
                     &batch.project(&shown).map_err(|e| e.to_string())?,
                     &matches,
-                )
-                .map_err(|e| e.to_string())?;
-                keep_first(
-                    &mut stale_keys.sample,
-                    &rows,
-                    plan.sample_rows,
+                    if keys.is_empty() { 0 } else { plan.sample_rows },
                     Tail::Nothing,
                 )?;
             }
@@ -1019,23 +1011,19 @@ async fn scan_checks<'a>(
                 return Err("a sample query lost its condition".into());
             };
             let matches = true_where_set(matches);
-            let found = matches.true_count();
-            let kept = out.entry(*i).or_default();
-            kept.rows += found as u64;
-            if found == 0 || limit == 0 {
-                continue;
-            }
             let indices = columns
                 .iter()
                 .map(|c| schema.index_of(c))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| e.to_string())?;
-            let rows = filter_record_batch(
-                &batch.project(&indices).map_err(|e| e.to_string())?,
+            let shown = batch.project(&indices).map_err(|e| e.to_string())?;
+            count_matching(
+                out.entry(*i).or_default(),
+                &shown,
                 &matches,
-            )
-            .map_err(|e| e.to_string())?;
-            keep_first(&mut kept.sample, &rows, limit, Tail::Nothing)?;
+                limit,
+                Tail::Nothing,
+            )?;
         }
     }
     Ok((rows_seen, out))
@@ -1091,6 +1079,24 @@ fn gt(values: &Int64Array, bound: i64) -> Result<BooleanArray, String> {
     datafusion::arrow::compute::kernels::cmp::gt(values, &bound)
         .map(|m| true_where_set(&m))
         .map_err(|e| e.to_string())
+}
+
+/// Counts into `kept` the rows of `rows` where `mask` is set, and offers them to its
+/// bounded sample of `limit` rows ([`keep_first`]).
+pub(crate) fn count_matching(
+    kept: &mut part::PartMatched,
+    rows: &RecordBatch,
+    mask: &BooleanArray,
+    limit: usize,
+    tail: Tail,
+) -> Result<(), String> {
+    let found = mask.true_count();
+    kept.rows += found as u64;
+    if found == 0 || limit == 0 {
+        return Ok(());
+    }
+    let rows = filter_record_batch(rows, mask).map_err(|e| e.to_string())?;
+    keep_first(&mut kept.sample, &rows, limit, tail)
 }
 
 /// Keeps in `kept` the first `limit` of the rows offered so far, in the order of [`sort_keys`]

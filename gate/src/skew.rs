@@ -21,13 +21,12 @@ use arrowfeat_validator::run::DataSource;
 use arrowfeat_validator::spec::model::SchemaFile;
 use arrowfeat_validator::store::StoreView;
 use datafusion::arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, UInt64Array};
-use datafusion::arrow::compute::filter_record_batch;
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use serde::{Deserialize, Serialize};
 
 use crate::part::PartMatched;
 use crate::{
-    collect, ident, keep_first, register, run_blocking, unreadable, ByView, Data, Tail, TABLE,
+    collect, count_matching, ident, register, run_blocking, unreadable, ByView, Data, Tail, TABLE,
 };
 
 /// The name of the training row index carried through the join (no schema name has `#`).
@@ -589,12 +588,7 @@ fn compare_part(
         .project(&index_of(&joined, &spine_columns).map_err(on_serving)?)
         .map_err(|e| on_serving(e.to_string()))?;
     let sampled = |kept: &mut PartMatched, rows: &RecordBatch, mask: &BooleanArray, tail: Tail| {
-        kept.rows += mask.true_count() as u64;
-        if mask.true_count() == 0 || limit == 0 {
-            return Ok(());
-        }
-        let rows = filter_record_batch(rows, mask).map_err(|e| e.to_string())?;
-        keep_first(&mut kept.sample, &rows, limit, tail)
+        count_matching(kept, rows, mask, limit, tail)
     };
 
     let unmatched = BooleanArray::from_iter((0..rows.len()).map(|row| Some(rows.is_null(row))));
