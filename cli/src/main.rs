@@ -112,7 +112,10 @@ fn emit(outcome: Outcome, out: &mut impl Write) -> CliResult<i32> {
             // Not 1, the code for findings: the gate could not deliver its result.
             .map_err(|e| CliError::usage(format!("cannot write the report to stdout: {e}")))?,
     }
-    Ok(outcome.exit_code)
+    match outcome.refusal {
+        Some(message) => Err(CliError::usage(message)),
+        None => Ok(outcome.exit_code),
+    }
 }
 
 async fn run(cli: Cli) -> CliResult<i32> {

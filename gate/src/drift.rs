@@ -22,6 +22,7 @@ use datafusion::arrow::array::{Array, Float64Array, Int64Array, StringArray};
 use datafusion::arrow::datatypes::DataType;
 use serde::{Deserialize, Serialize};
 
+use crate::from_store::StoreSources;
 use crate::{
     collect, ident, is_float, register, run_blocking, unreadable, value_expr, ByView, Data, TABLE,
 };
@@ -57,6 +58,10 @@ pub struct DriftSources {
     saved: Mutex<ReferenceProfile>,
     /// Views whose reference data could not be profiled in full.
     incomplete: Mutex<Vec<String>>,
+    /// Views given no current data read their store's batch source.
+    current_from_store: Option<StoreSources>,
+    /// Views given no reference data read their store's batch source.
+    reference_from_store: Option<StoreSources>,
 }
 
 impl DriftSources {
@@ -66,7 +71,22 @@ impl DriftSources {
             current: ByView::new(current),
             saved: Mutex::new(ReferenceProfile::default()),
             incomplete: Mutex::new(Vec::new()),
+            current_from_store: None,
+            reference_from_store: None,
         }
+    }
+
+    /// Views given no current data (`current`) or no reference data (`reference`) read
+    /// the file their store's batch source names, a relative one from the directory given
+    /// (the feature repo), as `check --data-from-store` does.
+    pub fn with_store_sources(
+        mut self,
+        current: Option<std::path::PathBuf>,
+        reference: Option<std::path::PathBuf>,
+    ) -> DriftSources {
+        self.current_from_store = current.map(StoreSources::new);
+        self.reference_from_store = reference.map(StoreSources::new);
+        self
     }
 
     /// The profile of the reference data read in this run, as `--save-reference` writes
@@ -78,13 +98,30 @@ impl DriftSources {
             .clone()
     }
 
-    /// Views whose reference data could not be profiled in full (a feature missing or of
-    /// another type): a profile saved now would be partial.
-    pub fn incomplete_views(&self) -> Vec<String> {
+    /// Why the profile of this run's reference data must not be saved: no view was
+    /// profiled, or a view's reference could not be profiled in full (a feature missing
+    /// or of another type, or no file its store names), so that a partial profile would
+    /// replace a complete one. `None`: it may be saved.
+    pub fn not_saved_because(&self) -> Option<String> {
+        let incomplete = self.incomplete.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(view) = incomplete.first() {
+            return Some(format!(
+                "the reference data of view `{}` could not be profiled in full (see the report); a partial profile would replace a complete one",
+                quote(view, 100)
+            ));
+        }
+        let saved = self.saved.lock().unwrap_or_else(|p| p.into_inner());
+        saved.views.is_empty().then(|| {
+            "no view was profiled (see the report: a schema file with errors is not compared)"
+                .to_string()
+        })
+    }
+
+    fn mark_incomplete(&self, view: &str) {
         self.incomplete
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .clone()
+            .push(view.to_string());
     }
 
     /// Views given by name that no schema file declared, with the flag that named them
@@ -110,6 +147,7 @@ impl DriftSources {
     fn reference_of(
         &self,
         file: &SchemaFile,
+        store: Option<&StoreView>,
         compared: &[DriftFeature],
     ) -> Result<Option<ViewReference>, Box<Check>> {
         let view = &file.spec.name;
@@ -145,8 +183,12 @@ impl DriftSources {
                 ))),
             },
             Reference::Data(by_view) => {
-                let Some(data) = by_view.get(view, "--reference")? else {
-                    return Ok(None);
+                let data = match (by_view.get(view, "--reference")?, &self.reference_from_store) {
+                    (Some(data), _) => data,
+                    (None, Some(sources)) => sources
+                        .data_of(view, store, "--reference", "reference data")
+                        .inspect_err(|_| self.mark_incomplete(view))?,
+                    (None, None) => return Ok(None),
                 };
                 let data = data.for_file(file);
                 let label = data.label().to_string();
@@ -165,10 +207,7 @@ impl DriftSources {
                     }
                 }
                 if !problems.is_empty() {
-                    self.incomplete
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .push(view.clone());
+                    self.mark_incomplete(view);
                 }
                 let mut saved = self.saved.lock().unwrap_or_else(|p| p.into_inner());
                 saved.views.insert(
@@ -193,16 +232,25 @@ impl DataSource for DriftSources {
     fn check(
         &self,
         file: &SchemaFile,
-        _store: Option<&StoreView>,
+        store: Option<&StoreView>,
         config: &Config,
     ) -> Option<Vec<Check>> {
         let view = &file.spec.name;
         let (compared, skipped) = features(file);
-        let current = match self.current.get(view, "--current") {
-            Ok(current) => current,
-            Err(refused) => return Some(vec![*refused]),
+        let current = match (
+            self.current.get(view, "--current"),
+            &self.current_from_store,
+        ) {
+            (Ok(None), Some(sources)) => {
+                match sources.data_of(view, store, "--current", "current data") {
+                    Ok(data) => Some(data),
+                    Err(finding) => return Some(vec![*finding]),
+                }
+            }
+            (Ok(current), _) => current,
+            (Err(refused), _) => return Some(vec![*refused]),
         };
-        let reference = match self.reference_of(file, &compared) {
+        let reference = match self.reference_of(file, store, &compared) {
             Ok(Some(found)) => found,
             Ok(None) if current.is_none() => return None,
             Ok(None) => {
@@ -213,10 +261,11 @@ impl DataSource for DriftSources {
                     Actual("none"),
                     Pos::UNKNOWN,
                     format!(
-                        "--current gives data of view `{}` but --reference does not: give --reference {}=PATH",
-                        quote(view, 100),
-                        quote(view, 100)
-                    ),
+                    "view `{}` has current data ({}) but no reference: give --reference {}=PATH",
+                    quote(view, 100),
+                    quote(current.as_ref().map_or("", |c| c.label()), 200),
+                    quote(view, 100)
+                ),
                 )])
             }
             Err(check) => return Some(vec![*check]),
@@ -266,11 +315,22 @@ impl DataSource for DriftSources {
     }
 
     fn label(&self) -> String {
+        const FROM_STORE: &str = "data at the store's batch sources";
         let reference = match &self.reference {
-            Reference::Data(by_view) => by_view.labels().join(", "),
+            Reference::Data(by_view) => {
+                let mut labels = by_view.labels();
+                if self.reference_from_store.is_some() {
+                    labels.push(FROM_STORE.to_string());
+                }
+                labels.join(", ")
+            }
             Reference::Profile { label, .. } => format!("the profile {label}"),
         };
-        let current = self.current.labels().join(", ");
+        let mut current = self.current.labels();
+        if self.current_from_store.is_some() {
+            current.push(FROM_STORE.to_string());
+        }
+        let current = current.join(", ");
         if current.is_empty() {
             return format!("reference {reference}");
         }

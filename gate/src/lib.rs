@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 pub mod drift;
+pub mod from_store;
 pub mod part;
 pub mod skew;
 
@@ -231,9 +232,8 @@ impl ByView {
 #[derive(Debug)]
 pub struct DataPaths {
     data: ByView,
-    /// Views without a path read their store's batch source, relative paths from this
-    /// directory (the feature repo).
-    from_store: Option<std::path::PathBuf>,
+    /// Views given no path read their store's batch source.
+    from_store: Option<from_store::StoreSources>,
     options: DataOptions,
     /// Bytes the queries may hold before they spill to disk (`None`: no limit).
     memory_limit: Option<usize>,
@@ -272,7 +272,7 @@ impl DataPaths {
     /// Views given no path read the file their store's batch source names (a Feast
     /// `FileSource`), a relative one from `repo`, as Feast reads it.
     pub fn with_store_sources(mut self, repo: std::path::PathBuf) -> DataPaths {
-        self.from_store = Some(repo);
+        self.from_store = Some(from_store::StoreSources::new(repo));
         self
     }
 
@@ -290,41 +290,17 @@ impl DataSource for DataPaths {
         _config: &arrowfeat_validator::config::Config,
     ) -> Option<Vec<Check>> {
         let view = &file.spec.name;
-        let from_store = || -> Option<String> {
-            let repo = self.from_store.as_ref()?;
-            let uri = store?.batch_source_path.as_deref()?;
-            let local = uri.strip_prefix("file://").unwrap_or(uri);
-            if uri.contains("://") && !uri.starts_with("file://") {
-                return Some(uri.to_string()); // read as given: the reader says it cannot
-            }
-            if local.is_empty() {
-                return Some(String::new()); // refused below: never the repo itself
-            }
-            let path = std::path::Path::new(local);
-            Some(match path.is_absolute() {
-                true => local.to_string(),
-                false => repo.join(path).to_string_lossy().into_owned(),
-            })
-        };
         let data = match self.data.get(view, "--data") {
             Ok(Some(data)) => data,
-            Ok(None) => Data::Path(from_store()?),
+            Ok(None) => match &self.from_store {
+                Some(sources) => match sources.data_of(view, store, "--data", "data") {
+                    Ok(data) => data,
+                    Err(finding) => return Some(vec![*finding]),
+                },
+                None => return None,
+            },
             Err(refused) => return Some(vec![*refused]),
         };
-        if matches!(&data, Data::Path(path) if path.is_empty()) {
-            return Some(vec![Check::fail(
-                Rule::DataUnreadable,
-                "data of the store's batch source",
-                Expected("a path"),
-                Actual("an empty path"),
-                arrowfeat_validator::yaml::Pos::UNKNOWN,
-                format!(
-                    "the store's batch source of view `{}` has an empty path: give --data {}=PATH",
-                    quote(view, 100),
-                    quote(view, 100)
-                ),
-            )]);
-        }
         let data = data.for_file(file);
         let path = data.label();
         let plan = plan(file, path, &self.options);

@@ -597,15 +597,26 @@ def _check_sample_rows(function: str, sample_rows: object) -> int:
     return sample_rows
 
 
-def _check_drift_arguments(reference: Any, reference_profile: Any, current: Any, save_reference: Any) -> None:
+def _check_drift_arguments(
+    reference: Any,
+    reference_profile: Any,
+    current: Any,
+    save_reference: Any,
+    current_from_store: bool = False,
+    reference_from_store: bool = False,
+) -> None:
     """The combinations `drift` takes, in process and in PySpark."""
     import os
 
-    if (reference is None) == (reference_profile is None):
+    if reference_profile is not None and (reference is not None or reference_from_store):
+        raise ArrowfeatValueError(
+            "drift: give the reference either as data (`reference`, `reference_from_store`) or as `reference_profile`, not both"
+        )
+    if reference is None and reference_profile is None and not reference_from_store:
         raise ArrowfeatValueError(
             "drift: give the reference: either `reference` (data) or `reference_profile` (a file saved by save_reference)"
         )
-    if current is None and save_reference is None:
+    if current is None and not current_from_store and save_reference is None:
         raise ArrowfeatValueError(
             "drift: give `current` to compare, or `save_reference` to save the reference's profile"
         )
@@ -666,23 +677,14 @@ def _native_error(function: str, error: ValueError) -> ArrowfeatValueError:
     return ArrowfeatValueError(message if message.startswith(f"{function}:") else f"{function}: {message}")
 
 
-def _save_reference(exit_code: int, profile: str, incomplete: list[str], save_reference: Any) -> None:
-    """Writes the reference's profile to `save_reference` when the run profiled every view
-    in full: a partial profile never replaces a complete one."""
-    import json
+def _save_reference(exit_code: int, profile: str, not_saved_because: str | None, save_reference: Any) -> None:
+    """Writes the reference's profile to `save_reference` unless the native run says why
+    not (a partial profile never replaces a complete one)."""
     import os
 
     if save_reference is not None and exit_code != 2:
-        if incomplete or json.loads(profile)["views"] == {}:
-            raise ArrowfeatValueError(
-                "drift: argument `save_reference`: not saved: "
-                + (
-                    f"the reference data of view `{_visible(incomplete[0], 100)}` lacks features the schema declares, "
-                    "or has them in another type (see report.render()); a partial profile would replace a complete one"
-                    if incomplete
-                    else "no view was profiled (a schema file with errors is not compared)"
-                )
-            )
+        if not_saved_because is not None:
+            raise ArrowfeatValueError(f"drift: argument `save_reference`: not saved: {not_saved_because}")
         try:
             with open(save_reference, "w", encoding="utf-8") as f:
                 f.write(profile)

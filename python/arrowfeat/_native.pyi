@@ -101,7 +101,12 @@ def drift(
     baseline: str | None = None,
     reference_parts: list[tuple[str | None, Any, list[tuple[str, list[str]]]]] = ...,
     current_parts: list[tuple[str | None, Any, list[tuple[str, list[str]]]]] = ...,
-) -> tuple[CheckReport, str, list[str]]: ...
+    registry: str | None = None,
+    registry_json: tuple[bytes, str] | None = None,
+    repo_dir: str = ".",
+    current_from_store: bool = False,
+    reference_from_store: bool = False,
+) -> tuple[CheckReport, str, str | None]: ...
 def drift_part(
     schema_label: str, schema_bytes: bytes, source: str, data: Any, *, reference_profile: str | None = None
 ) -> str: ...

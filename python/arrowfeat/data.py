@@ -21,6 +21,7 @@ from ._convert import (
     _type_name,
     _visible,
 )
+from ._registry import store_of
 from ._report import Report
 from .errors import ArrowfeatTypeError, ArrowfeatValueError
 
@@ -115,6 +116,10 @@ def drift(
     save_reference: _Path | None = None,
     config: _Path | None = None,
     baseline: _Path | None = None,
+    registry: _Path | None = None,
+    feast_repo: _Path | None = None,
+    current_from_store: bool = False,
+    reference_from_store: bool = False,
 ) -> Report:
     """How far each feature of ``current`` drifted from ``reference``, as ``arrowfeat
     drift --schemas SCHEMAS --reference ... --current ...`` (docs/drift.md): numeric
@@ -124,21 +129,41 @@ def drift(
     (``arrowfeat.toml``). ``current`` and ``reference`` are each one path or table (the
     schemas declare one view) or a mapping of view names to them. ``reference_profile``:
     a profile saved earlier with ``save_reference``, read instead of reference data.
-    ``current=None`` with ``save_reference`` only saves the profile."""
-    _check_drift_arguments(reference, reference_profile, current, save_reference)
+    ``current=None`` with ``save_reference`` only saves the profile.
+
+    ``current_from_store`` (``reference_from_store``): the current (reference) data of
+    every view not given is the file its batch source names in the store of ``registry``
+    (a ``feast registry-dump`` JSON file; relative paths from the working directory) or
+    of ``feast_repo`` (a feature repo, read with the Feast SDK; relative paths from it),
+    as ``arrowfeat drift --current-from-store`` reads them."""
+    _check_drift_arguments(
+        reference, reference_profile, current, save_reference, current_from_store, reference_from_store
+    )
+    store = store_of("drift", registry, feast_repo)
+    if (current_from_store or reference_from_store) != (store is not None):
+        raise ArrowfeatValueError(
+            "drift: `current_from_store` and `reference_from_store` need `registry` or `feast_repo`: their views' batch sources say where the data is"
+            if store is None
+            else "drift: `registry` and `feast_repo` say where each view's data is: add current_from_store=True or reference_from_store=True (arrowfeat.feast.validate_registry checks schemas against a store)"
+        )
     try:
-        native, profile, incomplete = _native.drift(
+        native, profile, not_saved_because = _native.drift(
             os.fspath(schemas),
             reference=_pairs("drift", "reference", reference),
             reference_profile=None if reference_profile is None else os.fspath(reference_profile),
             current=_pairs("drift", "current", current),
             config=None if config is None else os.fspath(config),
             baseline=None if baseline is None else os.fspath(baseline),
+            registry=None if store is None else store.registry,
+            registry_json=None if store is None else store.registry_json,
+            repo_dir="." if store is None else store.repo_dir,
+            current_from_store=current_from_store,
+            reference_from_store=reference_from_store,
         )
     except ValueError as e:
         raise _native_error("drift", e) from None
     report = Report(native)
-    _save_reference(report.exit_code, profile, incomplete, save_reference)
+    _save_reference(report.exit_code, profile, not_saved_because, save_reference)
     return report
 
 

@@ -37,6 +37,7 @@ from typing import Any, Literal
 from . import _native
 from ._convert import _visible
 from ._feast_training import get_historical_features
+from ._registry import repo_registry_json
 from ._report import FORMATS, Finding, Report
 from .errors import ArrowfeatKeyError
 
@@ -174,13 +175,9 @@ def validate_repo(
     written) and checks every schema file under ``schemas_dir`` against it. ``config``,
     ``baseline`` and ``write_baseline`` as in ``validate_feature_view``."""
     _feast()
-    from feast import FeatureStore
-
-    store = FeatureStore(repo_path=os.fspath(repo_path))
-    registry = store.registry.to_dict(project=store.project)
     return _check(
         schemas_dir,
-        json.dumps(registry).encode(),
+        repo_registry_json(repo_path),
         f"Feast repo {os.fspath(repo_path)}",
         config,
         baseline,

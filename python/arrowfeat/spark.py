@@ -723,7 +723,7 @@ def drift(
             if by_file:
                 parts[argument].append((view, _empty_table(df), by_file))
     try:
-        native, profile, incomplete = _native.drift(
+        native, profile, not_saved_because = _native.drift(
             os.fspath(schemas),
             reference_profile=None if reference_profile is None else os.fspath(reference_profile),
             config=None if config is None else os.fspath(config),
@@ -734,7 +734,7 @@ def drift(
     except ValueError as e:
         raise _native_error("drift", e) from None
     report = Report(native)
-    _save_reference(report.exit_code, profile, incomplete, save_reference)
+    _save_reference(report.exit_code, profile, not_saved_because, save_reference)
     return report
 
 

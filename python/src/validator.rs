@@ -465,9 +465,12 @@ fn sources_of(
 /// (pairs) or from `reference_profile` (a file `--save-reference` wrote). Returns the
 /// report, the reference data's profile as JSON (what `--save-reference` writes; no views
 /// when `reference_profile` is given) and the views whose reference could not be
-/// profiled in full.
+/// profiled in full. The store (a `registry` file, or `registry_json` with its label)
+/// names in its views' batch sources the current data of views `current` does not give
+/// (`current_from_store`) and the reference data of views `reference` does not give
+/// (`reference_from_store`), relative paths from `repo_dir`.
 #[pyfunction]
-#[pyo3(signature = (schemas, *, reference = Vec::new(), reference_profile = None, current = Vec::new(), config = None, baseline = None, reference_parts = Vec::new(), current_parts = Vec::new()))]
+#[pyo3(signature = (schemas, *, reference = Vec::new(), reference_profile = None, current = Vec::new(), config = None, baseline = None, reference_parts = Vec::new(), current_parts = Vec::new(), registry = None, registry_json = None, repo_dir = std::path::PathBuf::from("."), current_from_store = false, reference_from_store = false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn drift(
     py: Python<'_>,
@@ -479,7 +482,12 @@ pub(crate) fn drift(
     baseline: Option<std::path::PathBuf>,
     reference_parts: Vec<SummarizedView<'_>>,
     current_parts: Vec<SummarizedView<'_>>,
-) -> PyResult<(CheckReport, String, Vec<String>)> {
+    registry: Option<std::path::PathBuf>,
+    registry_json: Option<(Vec<u8>, String)>,
+    repo_dir: std::path::PathBuf,
+    current_from_store: bool,
+    reference_from_store: bool,
+) -> PyResult<(CheckReport, String, Option<String>)> {
     use arrowfeat_gate::drift::{DriftSources, Reference};
     use arrowfeat_validator::pipeline::Command;
     let reference = match reference_profile {
@@ -509,7 +517,21 @@ pub(crate) fn drift(
     };
     let mut current = sources_of("drift", "current", current)?;
     current.extend(summarized("current", current_parts)?);
-    let sources = DriftSources::new(reference, current);
+    use arrowfeat_validator::pipeline::StoreSource;
+    let store = match (registry, registry_json) {
+        (Some(path), _) => Some(StoreSource::File(path)),
+        (None, Some((json, label))) => Some(StoreSource::Json { json, label }),
+        (None, None) => None,
+    };
+    if (current_from_store || reference_from_store) && store.is_none() {
+        return Err(value_error(
+            "drift: `current_from_store` and `reference_from_store` need `registry` or `feast_repo`: their views' batch sources say where the data is",
+        ));
+    }
+    let sources = DriftSources::new(reference, current).with_store_sources(
+        current_from_store.then(|| repo_dir.clone()),
+        reference_from_store.then(|| repo_dir.clone()),
+    );
     let report = run_compare(
         py,
         "drift",
@@ -517,13 +539,14 @@ pub(crate) fn drift(
         schemas,
         config,
         baseline,
+        store,
         &sources,
         || sources.unused_views(),
     )?;
     Ok((
         report,
         sources.saved_profile().to_json(),
-        sources.incomplete_views(),
+        sources.not_saved_because(),
     ))
 }
 
@@ -661,6 +684,7 @@ pub(crate) fn skew(
         schemas,
         config,
         baseline,
+        None,
         &sources,
         || sources.unused_views(),
     )
@@ -726,6 +750,7 @@ fn run_compare(
     schemas: std::path::PathBuf,
     config: Option<std::path::PathBuf>,
     baseline: Option<std::path::PathBuf>,
+    store: Option<arrowfeat_validator::pipeline::StoreSource<'static>>,
     sources: &dyn arrowfeat_validator::run::DataSource,
     unused_views: impl Fn() -> Vec<(&'static str, String)>,
 ) -> PyResult<CheckReport> {
@@ -742,6 +767,7 @@ fn run_compare(
             None => BaselineSource::None,
         },
         data: Some(sources),
+        store,
         ..Inputs::check(schemas)
     };
     let run =

@@ -315,3 +315,164 @@ def test_data_of_the_feast_repo_sources_is_checked(tmp_path):
     rules = sorted({f[0] for f in found if f[2] == "driver_hourly_stats_v1.yaml"})
     assert code == 1, found
     assert rules == ["data-null", "data-out-of-range"], found
+
+
+def test_drift_of_every_view_of_the_feast_repo(tmp_path, monkeypatch):
+    """`drift --feast-repo REPO --reference-from-store --save-reference P` profiles every
+    view's batch source; `--current-from-store --reference-profile P` later compares each
+    view's source with it. A drifted source file is found in its view only; the schemas
+    are not checked against the store (that is `check`); Python (`feast_repo=`, and
+    `registry=` of a registry dump, relative paths from the working directory) reports
+    the same."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from arrowfeat.data import drift
+
+    repo = make_repo(tmp_path)
+    applied = run([FEAST, "apply"], cwd=repo)
+    assert applied.returncode == 0, applied.stderr
+    dump = run([FEAST, "registry-dump"], cwd=repo)
+    assert dump.returncode == 0, dump.stderr
+    (repo / "registry.json").write_text(dump.stdout)
+    profile = tmp_path / "profile.json"
+    store = ["--schemas", str(EXAMPLES), "--feast-repo", str(repo)]
+
+    saved = run([str(BINARY), "drift", *store, "--reference-from-store", "--save-reference", str(profile)])
+    assert saved.returncode == 0, saved.stdout + saved.stderr
+    assert "saved the reference profile of 3 view(s)" in saved.stderr
+    views = json.loads(profile.read_text())["views"]
+    assert sorted(views) == ["customer_profile_v2", "driver_customer_trips_v1", "driver_hourly_stats_v1"]
+    assert views["driver_hourly_stats_v1"]["source"].endswith("data/driver_stats.parquet")
+
+    def cli_drift():
+        out = run(
+            [
+                str(BINARY),
+                "drift",
+                *store,
+                "--current-from-store",
+                "--reference-profile",
+                str(profile),
+                "--format",
+                "json",
+            ]
+        )
+        report = json.loads(out.stdout)
+        return out.returncode, report
+
+    code, report = cli_drift()
+    assert code == 0, report
+    rules = {c["rule"] for f in report["files"] for c in f["checks"]}
+    assert {"drift-psi", "drift-ks", "drift-categories", "drift-null-rate"} <= rules, rules
+
+    def check_rules(*args):
+        out = run([str(BINARY), "check", "--schemas", str(EXAMPLES), *args, "--format", "json"])
+        return {c["rule"] for f in json.loads(out.stdout)["files"] for c in f["checks"]}
+
+    store_rules = check_rules("--feast-repo", str(repo)) - check_rules()
+    assert store_rules and not rules & store_rules, (rules, store_rules)
+    assert "store's batch sources" in report["against"]
+
+    stats = repo / "data" / "driver_stats.parquet"
+    table = pq.read_table(stats)
+    pq.write_table(
+        table.set_column(
+            table.schema.get_field_index("conv_rate"), "conv_rate", pa.array([5.0, 6.0, 7.0], pa.float32())
+        ),
+        stats,
+    )
+    code, report = cli_drift()
+    assert code == 1, report
+    # The subject names the data by its path, which differs with how the store was given.
+    found = sorted(
+        (Path(f["path"]).name, c["rule"], c["subject"].split(": ", 1)[1], c["actual"])
+        for f in report["files"]
+        for c in f["checks"]
+        if c["status"] != "pass"
+    )
+    assert {name for name, *_ in found} == {"driver_hourly_stats_v1.yaml"}, found
+    assert {"drift-psi", "drift-ks"} <= {rule for _, rule, *_ in found}, found
+    assert all(subject.startswith("feature `conv_rate`") for _, _, subject, _ in found), found
+
+    by_repo = drift(None, EXAMPLES, reference_profile=profile, feast_repo=repo, current_from_store=True)
+    monkeypatch.chdir(repo)  # a registry dump's relative paths start at the working directory
+    by_registry = drift(None, EXAMPLES, reference_profile=profile, registry="registry.json", current_from_store=True)
+    for report_py in (by_repo, by_registry):
+        assert report_py.exit_code == 1
+        assert (
+            sorted((Path(f.file).name, f.rule, f.subject.split(": ", 1)[1], f.actual) for f in report_py.findings)
+            == found
+        )
+
+    # The data of one view given by hand replaces its store source.
+    clean = tmp_path / "clean_stats.parquet"
+    pq.write_table(table, clean)
+    given = drift(
+        {"driver_hourly_stats_v1": clean},
+        EXAMPLES,
+        reference_profile=profile,
+        registry="registry.json",
+        current_from_store=True,
+    )
+    assert given.ok, given.findings
+
+
+def test_drift_from_the_store_refuses_what_it_cannot_read(applied, tmp_path, monkeypatch):
+    """The store flags go together; a view the store lacks, or whose batch source names no
+    file, is a warning naming the flag that gives its data instead."""
+    from arrowfeat.data import drift
+    from arrowfeat.errors import ArrowfeatValueError
+
+    repo, registry = applied
+    base = [str(BINARY), "drift", "--schemas", str(EXAMPLES)]
+    alone = run([*base, "--current-from-store", "--reference", "x.parquet"])
+    assert alone.returncode == 2
+    assert "--current-from-store and --reference-from-store need --registry or --feast-repo" in alone.stderr
+    unused = run([*base, "--registry", str(registry), "--reference", "x.parquet", "--current", "y.parquet"])
+    assert unused.returncode == 2
+    assert "add --current-from-store or --reference-from-store" in unused.stderr
+    both = run([*base, "--registry", str(registry), "--feast-repo", str(repo), "--current-from-store"])
+    assert both.returncode == 2 and "cannot be used with" in both.stderr
+    with pytest.raises(ArrowfeatValueError, match="need `registry` or `feast_repo`"):
+        drift(None, EXAMPLES, reference_profile=tmp_path / "p.json", current_from_store=True)
+    with pytest.raises(ArrowfeatValueError, match="add current_from_store=True"):
+        drift(tmp_path / "c.parquet", EXAMPLES, reference_profile=tmp_path / "p.json", registry=registry)
+
+    # A registry whose driver view reads another kind of source, and which lacks the
+    # customer view.
+    dump = json.loads(registry.read_text())
+    views = [v for v in dump["featureViews"] if v["spec"]["name"] != "customer_profile_v2"]
+    for view in views:
+        if view["spec"]["name"] == "driver_hourly_stats_v1":
+            view["spec"]["batchSource"].pop("fileOptions")
+    dump["featureViews"] = views
+    partial = tmp_path / "partial.json"
+    partial.write_text(json.dumps(dump))
+    out = run(
+        [
+            *base,
+            "--registry",
+            str(partial),
+            "--reference-from-store",
+            "--save-reference",
+            str(tmp_path / "p.json"),
+            "--format",
+            "json",
+        ],
+        cwd=repo,
+    )
+    report = json.loads(out.stdout)
+    warnings = sorted(
+        (Path(f["path"]).name, c["message"]) for f in report["files"] for c in f["checks"] if c["status"] == "warning"
+    )
+    assert [name for name, _ in warnings] == ["customer_profile_v2.yaml", "driver_hourly_stats_v1.yaml"], warnings
+    assert "the store has no feature view of that name; give --reference customer_profile_v2=PATH" in warnings[0][1]
+    assert "is not a file source" in warnings[1][1]
+    # The report is written; the profile, partial, is not.
+    assert out.returncode == 2, out.stderr
+    assert "not saved: the reference data of view `customer_profile_v2` could not be profiled in full" in out.stderr
+    assert not (tmp_path / "p.json").exists()
+    monkeypatch.chdir(repo)
+    with pytest.raises(ArrowfeatValueError, match="not saved: the reference data of view `customer_profile_v2`"):
+        drift(None, EXAMPLES, registry=partial, reference_from_store=True, save_reference=tmp_path / "p.json")

@@ -73,6 +73,7 @@ fn main() {
         let metadata = store::load(&root.join("registry.json")).unwrap();
         let loaded = run::load_path(&schemas).unwrap();
         let targets = Targets {
+            compare_store: true,
             data: None,
             store: Some(&metadata),
             previous: None,

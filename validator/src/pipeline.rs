@@ -413,8 +413,10 @@ fn run_inner(inputs: Inputs<'_>) -> Result<(Report, Config), String> {
             ));
         }
     }
+    // `drift` and `skew` read the store only for where each view's data is.
+    let compare_store = matches!(inputs.command, Command::Check | Command::Diff);
     let mut against = Vec::new();
-    if let Some((_, label)) = &store {
+    if let Some((_, label)) = store.as_ref().filter(|_| compare_store) {
         against.push(label.clone());
     }
     if let Some((_, label)) = &previous {
@@ -428,6 +430,7 @@ fn run_inner(inputs: Inputs<'_>) -> Result<(Report, Config), String> {
     }
     let targets = Targets {
         store: store.as_ref().map(|(metadata, _)| metadata),
+        compare_store,
         data: inputs.data,
         previous: previous.as_ref().map(|(loaded, _)| loaded.as_slice()),
         against: against.join(" and "),
@@ -468,7 +471,10 @@ fn run_inner(inputs: Inputs<'_>) -> Result<(Report, Config), String> {
         report.files.push(file);
     }
     report.against_detail = crate::report::AgainstDetail {
-        registry: store.as_ref().map(|(_, label)| label.clone()),
+        registry: store
+            .as_ref()
+            .filter(|_| compare_store)
+            .map(|(_, label)| label.clone()),
         revision: inputs.previous.clone(),
         revision_kind: previous
             .as_ref()

@@ -225,6 +225,9 @@ pub trait DataSource: Sync {
 /// What to check the schema files against.
 pub struct Targets<'a> {
     pub store: Option<&'a StoreMetadata>,
+    /// Whether the schema files are checked against `store`; when not, the store only
+    /// says where each view's data is (`drift --current-from-store`).
+    pub compare_store: bool,
     /// The views' data.
     pub data: Option<&'a dyn DataSource>,
     /// Earlier revisions of the schema files, matched by view name.
@@ -264,7 +267,7 @@ pub fn check(loaded: Vec<Loaded>, targets: &Targets, config: &Config) -> Report 
                 continue;
             }
             first_file_of_view.insert(file.spec.name.clone(), file.path.clone());
-            if let Some(store) = targets.store {
+            if let Some(store) = targets.store.filter(|_| targets.compare_store) {
                 report.checks.extend(check_against_store(file, store));
                 if store.views.contains_key(&file.spec.name) {
                     report

@@ -178,6 +178,7 @@ fn check_schema_bytes(bytes: &[u8]) {
     let loaded = vec![checks::load_bytes("fuzz.yaml", bytes)];
     let previous = vec![checks::load_bytes("old.yaml", SCHEMA.as_bytes())];
     let targets = Targets {
+        compare_store: true,
         data: None,
         store: Some(&store),
         previous: Some(&previous),
@@ -192,6 +193,7 @@ fn check_registry_bytes(bytes: &[u8]) {
         Ok(store) => {
             let loaded = vec![checks::load_bytes("x.yaml", SCHEMA.as_bytes())];
             let targets = Targets {
+                compare_store: true,
                 data: None,
                 store: Some(&store),
                 previous: None,

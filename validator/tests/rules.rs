@@ -55,6 +55,7 @@ fn check(schema: &str, store_json: &str, previous: Option<&str>) -> Report {
     let previous =
         previous.map(|old| vec![checks::load_bytes("old/trips_v1.yaml", old.as_bytes())]);
     let targets = Targets {
+        compare_store: true,
         data: None,
         store: Some(&store),
         previous: previous.as_deref(),
@@ -232,6 +233,7 @@ fn duplicate_view() {
     let report = run::check(
         loaded,
         &Targets {
+            compare_store: true,
             data: None,
             store: Some(&store),
             previous: None,
@@ -548,6 +550,7 @@ fn removed_view_breaks_compatibility() {
         SCHEMA.replace("trips_v1", "stats_v1").as_bytes(),
     )];
     let targets = Targets {
+        compare_store: true,
         data: None,
         store: None,
         previous: Some(&old),
@@ -653,6 +656,7 @@ fn data_rules_from_counts() {
     let run_with = |counts: DataCounts, unreadable: bool| {
         let source = Counted(counts, unreadable);
         let targets = Targets {
+            compare_store: true,
             data: Some(&source),
             store: None,
             previous: None,
@@ -933,6 +937,80 @@ fn skew_rules_from_counts() {
             .unwrap();
         assert!(mismatch.message.contains(says), "{}", mismatch.message);
     }
+}
+
+/// `data-not-read` (the store names no file for a view's data) is a warning about the
+/// data, not unreadable input: exit 0, or 1 when warnings are denied. A store given for
+/// the data's whereabouts only (`compare_store: false`, as `drift` reads it) is not
+/// compared with the schema files, but still reaches the data source.
+#[test]
+fn data_not_read_is_a_warning_and_a_store_for_data_only_is_not_compared() {
+    use arrowfeat_validator::report::{Actual, Check, Expected};
+    use arrowfeat_validator::spec::model::SchemaFile;
+    use arrowfeat_validator::store::StoreView;
+
+    struct NotRead;
+    impl run::DataSource for NotRead {
+        fn check(
+            &self,
+            _: &SchemaFile,
+            store: Option<&StoreView>,
+            _: &Config,
+        ) -> Option<Vec<Check>> {
+            Some(vec![Check::fail(
+                Rule::DataNotRead,
+                "data of the store's batch source",
+                Expected("a file source"),
+                Actual(match store {
+                    Some(_) => "another source",
+                    None => "no view",
+                }),
+                arrowfeat_validator::yaml::Pos::UNKNOWN,
+                "not read",
+            )])
+        }
+        fn label(&self) -> String {
+            "data of the store's batch sources".into()
+        }
+    }
+    // A store that disagrees with the schema (another type for `fare`).
+    let store: StoreMetadata = store::parse(
+        STORE
+            .replace(r#""type": "float64""#, r#""type": "int64""#)
+            .as_bytes(),
+    )
+    .unwrap();
+    let report = |compare_store: bool| {
+        run::check(
+            vec![checks::load_bytes("trips_v1.yaml", SCHEMA.as_bytes())],
+            &Targets {
+                compare_store,
+                data: Some(&NotRead),
+                store: Some(&store),
+                previous: None,
+                against: String::new(),
+            },
+            &Config::default(),
+        )
+    };
+    let compared = report(true);
+    assert_eq!(statuses(&compared, Rule::FeatureType), vec![Status::Error]);
+    let data_only = report(false);
+    assert_eq!(
+        data_only
+            .findings()
+            .map(|(_, c)| c.rule)
+            .collect::<Vec<_>>(),
+        vec![Rule::DataNotRead]
+    );
+    let (_, finding) = data_only.findings().next().unwrap();
+    assert_eq!(
+        finding.actual, "another source",
+        "the store reached the data source"
+    );
+    assert_eq!(finding.status, Status::Warning);
+    assert_eq!(data_only.exit_code(false), 0);
+    assert_eq!(data_only.exit_code(true), 1);
 }
 
 #[test]

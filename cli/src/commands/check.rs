@@ -69,25 +69,65 @@ pub enum ColorChoice {
     Never,
 }
 
+/// Where the feature store's metadata comes from (`check`, `drift`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct StoreArgs {
+    /// Feature-store metadata: `feast registry-dump` JSON or arrowfeat store metadata.
+    #[arg(long, value_name = "FILE", conflicts_with = "feast_repo")]
+    pub registry: Option<PathBuf>,
+    /// A Feast feature repo; its registry is read with the installed `feast` CLI.
+    #[arg(long, value_name = "DIR")]
+    pub feast_repo: Option<PathBuf>,
+    /// Seconds `feast registry-dump` (--feast-repo) may run before it is stopped.
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::commands::feast_repo::DEFAULT_TIMEOUT_SECS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub feast_timeout: u64,
+}
+
+impl StoreArgs {
+    /// The metadata to read, if any.
+    pub(crate) fn source(&self) -> Option<StoreSource<'static>> {
+        match (&self.registry, &self.feast_repo) {
+            (Some(path), _) => Some(StoreSource::File(path.clone())),
+            (None, Some(repo)) => {
+                let repo = repo.clone();
+                let timeout = std::time::Duration::from_secs(self.feast_timeout);
+                Some(StoreSource::Loader {
+                    label: format!("Feast repo {}", repo.display()),
+                    load: Box::new(move || {
+                        crate::commands::feast_repo::registry_of_repo_within(&repo, timeout)
+                            .map_err(|e| e.message)
+                    }),
+                })
+            }
+            (None, None) => None,
+        }
+    }
+
+    pub(crate) fn is_given(&self) -> bool {
+        self.registry.is_some() || self.feast_repo.is_some()
+    }
+
+    /// Where the batch sources' relative paths start: the feature repo, else the working
+    /// directory (as Feast reads a registry's relative paths).
+    pub(crate) fn repo_dir(&self) -> PathBuf {
+        self.feast_repo
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("."))
+    }
+}
+
 /// `arrowfeat check`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct CheckArgs {
     /// A schema file, or a directory searched for *.yaml / *.yml.
     #[arg(long, value_name = "PATH")]
     pub schemas: PathBuf,
-    /// Feature-store metadata: `feast registry-dump` JSON or arrowfeat store metadata.
-    #[arg(long, value_name = "FILE")]
-    pub registry: Option<PathBuf>,
-    /// A Feast feature repo; its registry is read with the installed `feast` CLI.
-    #[arg(long, value_name = "DIR")]
-    pub feast_repo: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// Earlier revision to check compatibility against: a directory or a git revision.
     #[arg(long, value_name = "DIR|GIT-REF")]
     pub against: Option<String>,
-    /// Seconds `feast registry-dump` (--feast-repo) may run before it is stopped.
-    #[arg(long, value_name = "SECONDS", default_value_t = crate::commands::feast_repo::DEFAULT_TIMEOUT_SECS,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub feast_timeout: u64,
     /// The data of a view, checked against its schema: VIEW=PATH (repeat for several
     /// views), or PATH when the schemas declare one view. A Parquet, CSV or JSON file or a
     /// directory of them. Replaces `[data]` of arrowfeat.toml, which is checked otherwise.
@@ -139,6 +179,9 @@ pub struct Outcome {
     pub rendered: String,
     pub exit_code: i32,
     pub output: Option<PathBuf>,
+    /// What the command could not do after the run (`drift --save-reference`): the report
+    /// is still written, then this is the error (exit code 2).
+    pub refusal: Option<String>,
 }
 
 fn color_wanted(choice: ColorChoice, output: Option<&Path>) -> bool {
@@ -209,6 +252,7 @@ impl ReportArgs {
                     },
                     exit_code: run.exit_code(),
                     output: self.output.clone(),
+                    refusal: None,
                 })
             }
             Err(error) => Err(self.error_report(error)),
@@ -237,31 +281,10 @@ impl ReportArgs {
     }
 }
 
-fn store_source(args: &CheckArgs) -> CliResult<Option<StoreSource<'static>>> {
-    match (&args.registry, &args.feast_repo) {
-        (Some(_), Some(_)) => Err(CliError::usage(
-            "give either --registry or --feast-repo, not both",
-        )),
-        (Some(path), None) => Ok(Some(StoreSource::File(path.clone()))),
-        (None, Some(repo)) => {
-            let repo = repo.clone();
-            let timeout = std::time::Duration::from_secs(args.feast_timeout);
-            Ok(Some(StoreSource::Loader {
-                label: format!("Feast repo {}", repo.display()),
-                load: Box::new(move || {
-                    crate::commands::feast_repo::registry_of_repo_within(&repo, timeout)
-                        .map_err(|e| e.message)
-                }),
-            }))
-        }
-        (None, None) => Ok(None),
-    }
-}
-
 pub fn check(args: &CheckArgs) -> CliResult<Outcome> {
     let data = data_paths(args)?;
-    let inputs = store_source(args).map(|store| Inputs {
-        store,
+    let inputs = Ok(Inputs {
+        store: args.store.source(),
         previous: args.against.clone(),
         data: data
             .as_ref()
@@ -310,7 +333,7 @@ fn data_paths(args: &CheckArgs) -> CliResult<Option<(arrowfeat_gate::DataPaths, 
         }
         return Ok(None);
     }
-    if args.data_from_store && args.registry.is_none() && args.feast_repo.is_none() {
+    if args.data_from_store && !args.store.is_given() {
         return Err(CliError::usage(
             "--data-from-store needs --registry or --feast-repo: their views' batch sources say where the data is",
         ));
@@ -348,10 +371,9 @@ fn data_paths(args: &CheckArgs) -> CliResult<Option<(arrowfeat_gate::DataPaths, 
         args.memory_limit
             .map(|bytes| usize::try_from(bytes).unwrap_or(usize::MAX)),
     );
-    let data = match (args.data_from_store, &args.feast_repo) {
-        (true, Some(repo)) => data.with_store_sources(repo.clone()),
-        (true, None) => data.with_store_sources(PathBuf::from(".")),
-        (false, _) => data,
+    let data = match args.data_from_store {
+        true => data.with_store_sources(args.store.repo_dir()),
+        false => data,
     };
     Ok(Some((data, configured)))
 }

@@ -10,7 +10,7 @@ use arrowfeat_validator::checks::drift::ReferenceProfile;
 use arrowfeat_validator::pipeline::{self, Inputs};
 use arrowfeat_validator::run::LoadOptions;
 
-use crate::commands::check::{view_paths, Outcome, ReportArgs};
+use crate::commands::check::{view_paths, Outcome, ReportArgs, StoreArgs};
 use crate::{CliError, CliResult};
 
 /// A saved profile larger than this is refused (a profile of 100 views of 50 features
@@ -38,6 +38,19 @@ pub struct DriftArgs {
     /// points) to FILE, for later runs' --reference-profile.
     #[arg(long, value_name = "FILE", conflicts_with = "reference_profile")]
     pub save_reference: Option<PathBuf>,
+    /// The current data of every view --current does not give is the file its store's
+    /// batch source names (a Feast FileSource; relative paths from --feast-repo, or from
+    /// the working directory with --registry).
+    #[arg(long)]
+    pub current_from_store: bool,
+    /// The reference data of every view --reference does not give is the file its
+    /// store's batch source names (to save with --save-reference, for example).
+    #[arg(long, conflicts_with = "reference_profile")]
+    pub reference_from_store: bool,
+    // The store whose batch sources --current-from-store / --reference-from-store read
+    // (the schema files are not checked against it: that is `arrowfeat check`).
+    #[command(flatten)]
+    pub store: StoreArgs,
     #[command(flatten)]
     pub report: ReportArgs,
 }
@@ -52,7 +65,17 @@ pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
             .map(|(view, path)| (view, Data::Path(path)))
             .collect())
     };
-    let reference = match (&args.reference_profile, args.reference.is_empty()) {
+    let from_store = args.current_from_store || args.reference_from_store;
+    if from_store != args.store.is_given() {
+        return Err(CliError::usage(match from_store {
+            true => "--current-from-store and --reference-from-store need --registry or --feast-repo: their views' batch sources say where the data is",
+            false => "--registry and --feast-repo are read by drift only for where each view's data is: add --current-from-store or --reference-from-store (`arrowfeat check` checks the schemas against the store)",
+        }));
+    }
+    let reference = match (
+        &args.reference_profile,
+        args.reference.is_empty() && !args.reference_from_store,
+    ) {
         (Some(path), _) => Reference::Profile {
             label: arrowfeat_common::clean(&path.display().to_string()),
             profile: read_profile(path)?,
@@ -60,7 +83,7 @@ pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
         (None, false) => Reference::Data(ByView::new(data("--reference", &args.reference)?)),
         (None, true) => {
             return Err(CliError::usage(
-                "give the reference: --reference [VIEW=]PATH (data) or --reference-profile FILE (saved by --save-reference)",
+                "give the reference: --reference [VIEW=]PATH (data), --reference-profile FILE (saved by --save-reference) or --reference-from-store",
             ))
         }
     };
@@ -83,13 +106,19 @@ pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
             arrowfeat_common::clean(&path.display().to_string())
         )));
     }
-    if args.current.is_empty() && args.save_reference.is_none() {
+    if args.current.is_empty() && !args.current_from_store && args.save_reference.is_none() {
         return Err(CliError::usage(
-            "give --current [VIEW=]PATH to compare with the reference, or --save-reference FILE to save its profile",
+            "give --current [VIEW=]PATH or --current-from-store to compare with the reference, or --save-reference FILE to save its profile",
         ));
     }
-    let sources = DriftSources::new(reference, data("--current", &args.current)?);
+    let repo = args.store.repo_dir();
+    let sources = DriftSources::new(reference, data("--current", &args.current)?)
+        .with_store_sources(
+            args.current_from_store.then(|| repo.clone()),
+            args.reference_from_store.then(|| repo.clone()),
+        );
     let inputs = Inputs {
+        store: args.store.source(),
         data: Some(&sources as &dyn arrowfeat_validator::run::DataSource),
         ..args.report.apply(Inputs::check(&args.schemas))
     };
@@ -98,7 +127,7 @@ pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
         names: pipeline::Names::cli(pipeline::Command::Drift),
         ..inputs
     };
-    let outcome = args.report.run(Ok(inputs), pipeline::Command::Drift)?;
+    let mut outcome = args.report.run(Ok(inputs), pipeline::Command::Drift)?;
     if let Some((flag, view)) = sources.unused_views().first() {
         return Err(CliError::usage(format!(
             "{flag} {}=...: no schema file declares feature view `{}`",
@@ -109,21 +138,14 @@ pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
     // Not when the reference could not be read: a partial profile must not replace a
     // good one.
     if let (Some(path), false) = (&args.save_reference, outcome.exit_code == 2) {
-        let profile = sources.saved_profile();
-        let incomplete = sources.incomplete_views();
-        if profile.views.is_empty() || !incomplete.is_empty() {
-            return Err(CliError::usage(format!(
-                "--save-reference {}: not saved: {}",
+        if let Some(why) = sources.not_saved_because() {
+            outcome.refusal = Some(format!(
+                "--save-reference {}: not saved: {why}",
                 arrowfeat_common::clean(&path.display().to_string()),
-                match incomplete.first() {
-                    Some(view) => format!(
-                        "the reference data of view `{}` lacks features the schema declares, or has them in another type (see the report); a partial profile would replace a complete one",
-                        arrowfeat_common::quote(view, 100)
-                    ),
-                    None => "no view was profiled (see the report: a schema file with errors is not compared)".to_string(),
-                }
-            )));
+            ));
+            return Ok(outcome);
         }
+        let profile = sources.saved_profile();
         let shown = arrowfeat_common::clean(&path.display().to_string());
         std::fs::write(path, profile.to_json()).map_err(|e| {
             CliError::usage(format!(
