@@ -62,6 +62,10 @@ pub struct DriftSources {
     current_from_store: Option<StoreSources>,
     /// Views given no reference data read their store's batch source.
     reference_from_store: Option<StoreSources>,
+    /// The reference's profile is to be saved: a view without current data is only
+    /// profiled, and one whose reference is not profiled in full says the profile is not
+    /// saved.
+    saving: bool,
 }
 
 impl DriftSources {
@@ -73,20 +77,31 @@ impl DriftSources {
             incomplete: Mutex::new(Vec::new()),
             current_from_store: None,
             reference_from_store: None,
+            saving: false,
         }
     }
 
+    /// The reference's profile is to be saved (`--save-reference`).
+    pub fn saving(mut self, saving: bool) -> DriftSources {
+        self.saving = saving;
+        self
+    }
+
     /// Views given no current data (`current`) or no reference data (`reference`) read
-    /// the file their store's batch source names, a relative one from the directory given
-    /// (the feature repo), as `check --data-from-store` does.
+    /// the file their store's batch source names, as `check --data-from-store` does.
+    /// Refused for both: the store names one source per view, which would be compared
+    /// with itself.
     pub fn with_store_sources(
         mut self,
-        current: Option<std::path::PathBuf>,
-        reference: Option<std::path::PathBuf>,
-    ) -> DriftSources {
-        self.current_from_store = current.map(StoreSources::new);
-        self.reference_from_store = reference.map(StoreSources::new);
-        self
+        current: Option<StoreSources>,
+        reference: Option<StoreSources>,
+    ) -> Result<DriftSources, String> {
+        if current.is_some() && reference.is_some() {
+            return Err("the current and the reference data cannot both come from the store: it names one source per view, which would be compared with itself (compare the store's sources with a profile saved earlier, or with reference data given by path)".to_string());
+        }
+        self.current_from_store = current;
+        self.reference_from_store = reference;
+        Ok(self)
     }
 
     /// The profile of the reference data read in this run, as `--save-reference` writes
@@ -115,6 +130,14 @@ impl DriftSources {
             "no view was profiled (see the report: a schema file with errors is not compared)"
                 .to_string()
         })
+    }
+
+    fn is_incomplete(&self, view: &str) -> bool {
+        self.incomplete
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .any(|v| v == view)
     }
 
     fn mark_incomplete(&self, view: &str) {
@@ -183,18 +206,24 @@ impl DriftSources {
                 ))),
             },
             Reference::Data(by_view) => {
-                let data = match (by_view.get(view, "--reference")?, &self.reference_from_store) {
-                    (Some(data), _) => data,
-                    (None, Some(sources)) => sources
-                        .data_of(view, store, "--reference", "reference data")
-                        .inspect_err(|_| self.mark_incomplete(view))?,
+                let (data, hint) = match (
+                    by_view.get(view, "--reference")?,
+                    &self.reference_from_store,
+                ) {
+                    (Some(data), _) => (data, String::new()),
+                    (None, Some(sources)) => (
+                        sources
+                            .data_of(view, store, "--reference", "reference data")
+                            .inspect_err(|_| self.mark_incomplete(view))?,
+                        sources.unreadable_hint(view, "--reference"),
+                    ),
                     (None, None) => return Ok(None),
                 };
                 let data = data.for_file(file);
                 let label = data.label().to_string();
                 let summaries = run_blocking(summarize(&data, compared))
                     .and_then(|s| s)
-                    .map_err(|message| Box::new(unreadable(&label, message)))?;
+                    .map_err(|message| Box::new(unreadable(&label, message + &hint)))?;
                 let mut profiles = BTreeMap::new();
                 let mut problems = Vec::new();
                 for feature in compared {
@@ -237,50 +266,68 @@ impl DataSource for DriftSources {
     ) -> Option<Vec<Check>> {
         let view = &file.spec.name;
         let (compared, skipped) = features(file);
-        let current = match (
+        // `Some(Err)`: the store names no current data for the view.
+        let (current, hint) = match (
             self.current.get(view, "--current"),
             &self.current_from_store,
         ) {
-            (Ok(None), Some(sources)) => {
-                match sources.data_of(view, store, "--current", "current data") {
-                    Ok(data) => Some(data),
-                    Err(finding) => return Some(vec![*finding]),
-                }
-            }
-            (Ok(current), _) => current,
+            (Ok(None), Some(sources)) => (
+                Some(sources.data_of(view, store, "--current", "current data")),
+                sources.unreadable_hint(view, "--current"),
+            ),
+            (Ok(current), _) => (current.map(Ok), String::new()),
             (Err(refused), _) => return Some(vec![*refused]),
         };
-        let reference = match self.reference_of(file, store, &compared) {
+        // The reference first, even when the current data is not read: a view whose
+        // reference is not profiled in full stops the save.
+        let reference = self.reference_of(file, store, &compared);
+        let mut out = Vec::new();
+        if self.saving && self.is_incomplete(view) {
+            out.push(not_saved(view));
+        }
+        let reference = match reference {
             Ok(Some(found)) => found,
-            Ok(None) if current.is_none() => return None,
             Ok(None) => {
-                return Some(vec![Check::fail(
-                    Rule::DriftReference,
-                    format!("drift: view `{}`", quote(view, 100)),
-                    Expected("reference data of the view"),
-                    Actual("none"),
-                    Pos::UNKNOWN,
-                    format!(
-                    "view `{}` has current data ({}) but no reference: give --reference {}=PATH",
-                    quote(view, 100),
-                    quote(current.as_ref().map_or("", |c| c.label()), 200),
-                    quote(view, 100)
-                ),
-                )])
+                return match current {
+                    None => None,
+                    Some(Err(finding)) => Some(vec![*finding]),
+                    Some(Ok(current)) => Some(vec![no_pair(
+                        view,
+                        "reference data",
+                        current.label(),
+                        "--reference",
+                    )]),
+                };
             }
-            Err(check) => return Some(vec![*check]),
+            Err(check) => {
+                out.push(*check);
+                out.extend(current.and_then(Result::err).map(|f| *f));
+                return Some(out);
+            }
         };
-        let Some(current) = current else {
+        out.extend(reference.problems.iter().cloned());
+        let current = match current {
+            Some(Ok(current)) => current,
+            Some(Err(finding)) => {
+                out.push(*finding);
+                return Some(out);
+            }
             // Only saving: the reference's own problems are the report.
-            return Some(reference.problems);
+            None if self.saving => return Some(out),
+            None => {
+                out.push(no_pair(view, "current data", &reference.label, "--current"));
+                return Some(out);
+            }
         };
         let current = current.for_file(file);
         let label = current.label().to_string();
         let summaries = match run_blocking(summarize(&current, &compared)).and_then(|s| s) {
             Ok(summaries) => summaries,
-            Err(message) => return Some(vec![unreadable(&label, message)]),
+            Err(message) => {
+                out.push(unreadable(&label, message + &hint));
+                return Some(out);
+            }
         };
-        let mut out = reference.problems.clone();
         for feature in &compared {
             let profiled = reference.features.get(&feature.name);
             if profiled.is_none() && reference.raw {
@@ -315,27 +362,66 @@ impl DataSource for DriftSources {
     }
 
     fn label(&self) -> String {
-        const FROM_STORE: &str = "data at the store's batch sources";
+        let from_store = |sources: &StoreSources| {
+            format!(
+                "data at the batch sources of {}",
+                quote(sources.label(), 200)
+            )
+        };
         let reference = match &self.reference {
             Reference::Data(by_view) => {
                 let mut labels = by_view.labels();
-                if self.reference_from_store.is_some() {
-                    labels.push(FROM_STORE.to_string());
-                }
+                labels.extend(self.reference_from_store.as_ref().map(from_store));
                 labels.join(", ")
             }
             Reference::Profile { label, .. } => format!("the profile {label}"),
         };
         let mut current = self.current.labels();
-        if self.current_from_store.is_some() {
-            current.push(FROM_STORE.to_string());
-        }
+        current.extend(self.current_from_store.as_ref().map(from_store));
         let current = current.join(", ");
         if current.is_empty() {
             return format!("reference {reference}");
         }
         format!("reference {reference} and current {current}")
     }
+}
+
+/// The finding of a view given one side of the comparison only: `missing` ("reference
+/// data"), the side it has (`given`, named), and the flag that gives the other.
+fn no_pair(view: &str, missing: &'static str, given: &str, flag: &str) -> Check {
+    Check::fail(
+        Rule::DriftReference,
+        format!("drift: view `{}`", quote(view, 100)),
+        Expected(format!("{missing} of the view")),
+        Actual("none"),
+        Pos::UNKNOWN,
+        format!(
+            "view `{}` has {} ({}) but no {missing}, so it was not compared: give {flag} {}=PATH",
+            quote(view, 100),
+            match missing {
+                "reference data" => "current data",
+                _ => "reference data",
+            },
+            quote(given, 200),
+            quote(view, 100)
+        ),
+    )
+}
+
+/// The finding that the reference profile is not saved because `view`'s reference was
+/// not profiled in full.
+fn not_saved(view: &str) -> Check {
+    Check::fail(
+        Rule::DriftReference,
+        format!("drift: view `{}`: reference profile", quote(view, 100)),
+        Expected("a complete profile to save"),
+        Actual("incomplete"),
+        Pos::UNKNOWN,
+        format!(
+            "the reference profile is not saved: the reference data of view `{}` could not be profiled in full (the findings of the view say why), and a partial profile would replace a complete one",
+            quote(view, 100)
+        ),
+    )
 }
 
 /// A feature's summary over one part of the data, as text (numbers as [`Float`]).

@@ -17,18 +17,28 @@ use crate::Data;
 #[derive(Debug, Clone)]
 pub struct StoreSources {
     repo: PathBuf,
+    /// How reports name the store ("Feast repo feature_repo", a registry path).
+    label: String,
 }
 
 impl StoreSources {
-    pub fn new(repo: PathBuf) -> StoreSources {
-        StoreSources { repo }
+    pub fn new(repo: PathBuf, label: impl Into<String>) -> StoreSources {
+        StoreSources {
+            repo,
+            label: label.into(),
+        }
+    }
+
+    /// How reports name the store.
+    pub fn label(&self) -> &str {
+        &self.label
     }
 
     /// The data of `view` at the path its batch source names. A finding instead when the
-    /// store has no such view or its batch source names no file (`data-not-read`), or
-    /// names an empty path (`data-unreadable`). `flag`, `role`: the option that
-    /// gives the path instead (`--data`) and what the data is for ("data", "current
-    /// data").
+    /// store has no such view or its batch source has no file path (`data-not-read`), or
+    /// a path that names no file (empty, `.`: `data-unreadable`). `flag`, `role`: the
+    /// option that gives the path instead (`--data`) and what the data is for ("data",
+    /// "current data").
     pub fn data_of(
         &self,
         view: &str,
@@ -36,11 +46,11 @@ impl StoreSources {
         flag: &str,
         role: &str,
     ) -> Result<Data, Box<Check>> {
-        let not_read = |found: &'static str, why: &str| {
+        let not_read = |expected: &'static str, found: &'static str, why: &str| {
             Box::new(Check::fail(
                 Rule::DataNotRead,
                 format!("{role} of the store's batch source"),
-                Expected("a file source"),
+                Expected(expected),
                 Actual(found),
                 Pos::UNKNOWN,
                 format!(
@@ -52,43 +62,72 @@ impl StoreSources {
         };
         let Some(store) = store else {
             return Err(not_read(
+                "a view of that name",
                 "no view",
-                "the store has no feature view of that name",
+                &format!(
+                    "{} has no feature view of that name",
+                    quote(&self.label, 200)
+                ),
             ));
         };
         let Some(uri) = store.batch_source_path.as_deref() else {
             return Err(not_read(
-                "another source",
-                "its batch source is not a file source (FileSource) with a path",
+                "a file path",
+                "none",
+                &format!(
+                    "its batch source in {} names no file path (a Feast FileSource has one; other sources and arrowfeat store metadata do not)",
+                    quote(&self.label, 200)
+                ),
             ));
         };
-        if uri.contains("://") && !uri.starts_with("file://") {
-            // Read as given: the file reading says which schemes it cannot read.
-            return Ok(Data::Path(uri.to_string()));
-        }
         let local = uri.strip_prefix("file://").unwrap_or(uri);
-        if local.is_empty() {
-            // Never the repo itself.
+        // Never the repo itself.
+        if matches!(local.trim().trim_end_matches('/'), "" | ".") {
             return Err(Box::new(Check::fail(
                 Rule::DataUnreadable,
                 format!("{role} of the store's batch source"),
-                Expected("a path"),
-                Actual("an empty path"),
+                Expected("the path of a file or directory of data"),
+                Actual(format!("'{}'", quote(uri, 60))),
                 Pos::UNKNOWN,
                 format!(
-                    "the store's batch source of view `{}` has an empty path: give {flag} {}=PATH",
+                    "the batch source of view `{}` in {} names no file ('{}'): give {flag} {}=PATH",
                     quote(view, 100),
+                    quote(&self.label, 200),
+                    quote(uri, 60),
                     quote(view, 100)
                 ),
             )));
         }
-        let path = Path::new(local);
+        // A URL is read as given, as `{flag}` reads one: the file reading decodes it, or
+        // says which schemes and hosts it cannot read.
+        if uri.contains("://") {
+            return Ok(Data::Path(uri.to_string()));
+        }
+        let path = Path::new(uri);
         Ok(Data::Path(
             match path.is_absolute() || self.repo == Path::new(".") {
-                true => local.to_string(),
+                true => uri.to_string(),
                 false => self.repo.join(path).to_string_lossy().into_owned(),
             },
         ))
+    }
+
+    /// What an unreadable finding on data read from `view`'s batch source adds: where
+    /// the path came from, and the flag that gives another.
+    pub fn unreadable_hint(&self, view: &str, flag: &str) -> String {
+        format!(
+            " (the path is the batch source of view `{}` in {}{}; give {flag} {}=PATH to read other data)",
+            quote(view, 100),
+            quote(&self.label, 200),
+            match self.repo == Path::new(".") {
+                true => ", read from the working directory".to_string(),
+                false => format!(
+                    ", read from {}",
+                    quote(&self.repo.display().to_string(), 200)
+                ),
+            },
+            quote(view, 100)
+        )
     }
 }
 
@@ -120,29 +159,34 @@ mod tests {
 
     #[test]
     fn relative_paths_resolve_from_the_repo_and_others_stay() {
-        let sources = StoreSources::new(PathBuf::from("/repo"));
+        let sources = StoreSources::new(PathBuf::from("/repo"), "Feast repo /repo");
         let of = |p| sources.data_of("v", Some(&view(Some(p))), "--data", "data");
         assert_eq!(path_of(of("data/x.parquet")), "/repo/data/x.parquet");
-        assert_eq!(path_of(of("file:///abs/x.parquet")), "/abs/x.parquet");
-        assert_eq!(path_of(of("file://rel/x.parquet")), "/repo/rel/x.parquet");
+        // URLs as given, as the file reading takes them from the command line.
+        assert_eq!(
+            path_of(of("file:///abs/x.parquet")),
+            "file:///abs/x.parquet"
+        );
+        assert_eq!(path_of(of("file://rel/x.parquet")), "file://rel/x.parquet");
         assert_eq!(path_of(of("/abs/y.parquet")), "/abs/y.parquet");
         assert_eq!(
             path_of(of("s3://bucket/x.parquet")),
             "s3://bucket/x.parquet"
         );
         // From the working directory: the path as the store names it.
-        let here = StoreSources::new(PathBuf::from("."));
+        let here = StoreSources::new(PathBuf::from("."), "registry.json");
         let found = here.data_of("v", Some(&view(Some("data/x.parquet"))), "--data", "data");
         assert_eq!(path_of(found), "data/x.parquet");
     }
 
     #[test]
     fn a_view_it_cannot_read_is_a_finding_naming_the_flag() {
-        let sources = StoreSources::new(PathBuf::from("."));
+        let sources = StoreSources::new(PathBuf::from("."), "registry.json");
         let missing = sources
             .data_of("v", None, "--current", "current data")
             .unwrap_err();
         assert_eq!(missing.rule, Rule::DataNotRead);
+        assert_eq!(missing.expected, "a view of that name");
         assert!(
             missing.message.contains("give --current v=PATH"),
             "{}",
@@ -152,17 +196,17 @@ mod tests {
             .data_of("v", Some(&view(None)), "--data", "data")
             .unwrap_err();
         assert!(
-            other.message.contains("not a file source"),
+            other.message.contains("names no file path"),
             "{}",
             other.message
         );
-        for empty in ["", "file://"] {
+        for empty in ["", "file://", ".", "./", " "] {
             let refused = sources
                 .data_of("v", Some(&view(Some(empty))), "--data", "data")
                 .unwrap_err();
             assert_eq!(refused.rule, Rule::DataUnreadable);
             assert!(
-                refused.message.contains("empty path"),
+                refused.message.contains("names no file"),
                 "{}",
                 refused.message
             );

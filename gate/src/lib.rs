@@ -3,9 +3,9 @@
 //! The validator says what to count ([`arrowfeat_validator::checks::data::plan`]) and
 //! what the counts mean ([`arrowfeat_validator::checks::data::findings`]); this crate
 //! reads the data with arrowfeat's file reading (the same checks as `arrowfeat sql`) and
-//! counts in DataFusion SQL: one scan for every value check and one aggregation each for
-//! duplicates and stale keys, whose results stream through a bounded sample of rows for
-//! each finding.
+//! counts in DataFusion SQL: one scan for every value check; for duplicates, the keys and
+//! event times of two rows or more, then the whole rows of those only; for stale keys, one
+//! aggregation. The results stream through a bounded sample of rows for each finding.
 
 use std::collections::BTreeMap;
 
@@ -49,6 +49,9 @@ const VERSIONS: &str = "\"#versions\"";
 const VERSIONS_NAME: &str = "#versions";
 const SURPLUS: &str = "\"#surplus\"";
 const SURPLUS_NAME: &str = "#surplus";
+/// Table aliases of the duplicate search: no schema identifier can take them.
+const CANDIDATE: &str = "\"#candidate\"";
+const ROW: &str = "\"#row\"";
 
 /// The data of one view: files, or a table in memory (from Python).
 #[derive(Debug, Clone)]
@@ -263,16 +266,17 @@ impl DataPaths {
     }
 
     /// The queries hold at most `bytes` in memory, spilling past it to temporary files
-    /// (slower, but bounded: exact duplicate detection holds every distinct row).
+    /// (slower, but bounded: duplicate detection holds every distinct pair of entity keys
+    /// and event time).
     pub fn with_memory_limit(mut self, bytes: Option<usize>) -> DataPaths {
         self.memory_limit = bytes;
         self
     }
 
     /// Views given no path read the file their store's batch source names (a Feast
-    /// `FileSource`), a relative one from `repo`, as Feast reads it.
-    pub fn with_store_sources(mut self, repo: std::path::PathBuf) -> DataPaths {
-        self.from_store = Some(from_store::StoreSources::new(repo));
+    /// `FileSource`).
+    pub fn with_store_sources(mut self, sources: from_store::StoreSources) -> DataPaths {
+        self.from_store = Some(sources);
         self
     }
 
@@ -290,11 +294,12 @@ impl DataSource for DataPaths {
         _config: &arrowfeat_validator::config::Config,
     ) -> Option<Vec<Check>> {
         let view = &file.spec.name;
-        let data = match self.data.get(view, "--data") {
-            Ok(Some(data)) => data,
+        // The unreadable finding of data read from the store says where its path came from.
+        let (data, hint) = match self.data.get(view, "--data") {
+            Ok(Some(data)) => (data, String::new()),
             Ok(None) => match &self.from_store {
                 Some(sources) => match sources.data_of(view, store, "--data", "data") {
-                    Ok(data) => data,
+                    Ok(data) => (data, sources.unreadable_hint(view, "--data")),
                     Err(finding) => return Some(vec![*finding]),
                 },
                 None => return None,
@@ -319,7 +324,7 @@ impl DataSource for DataPaths {
                     ),
                 )]
             }
-            Err(message) => vec![unreadable(path, message)],
+            Err(message) => vec![unreadable(path, message + &hint)],
         })
     }
 
@@ -502,14 +507,36 @@ pub async fn count_part(
             .collect();
         let keys: Vec<String> = keys_and_time.iter().map(|c| ident(c)).collect();
         let normalized = format!("SELECT {} FROM {TABLE}", declared.join(", "));
-        // One aggregation for both findings: the distinct rows with their multiplicity,
-        // then per keys and time how many distinct rows (versions) and copies there are.
-        // Only groups with a finding leave the engine; each is counted and offered to the
-        // bounded samples as it streams.
+        // Only keys and times of two rows or more can hold duplicates or conflicts: they
+        // are found first (a hash table of keys and times, not of whole rows), and only
+        // their rows are grouped whole. The candidates are the join's build side (left),
+        // the data streams past them; nulls match nulls, as they group together.
+        let candidates = format!(
+            "SELECT {keys} FROM ({normalized}) GROUP BY {keys} HAVING count(*) > 1",
+            keys = keys.join(", ")
+        );
+        let matched = keys
+            .iter()
+            .map(|k| format!("({CANDIDATE}.{k} IS NOT DISTINCT FROM {ROW}.{k})"))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        // Then one aggregation for both findings: the distinct rows with their
+        // multiplicity, then per keys and time how many distinct rows (versions) and
+        // copies there are. Only groups with a finding leave the engine; each is counted
+        // and offered to the bounded samples as it streams.
         let distinct = format!(
-            "SELECT {keys}, count(*) AS {MULTIPLICITY} FROM ({normalized}) GROUP BY {columns}",
-            keys = keys.join(", "),
-            columns = columns.join(", ")
+            "SELECT {keys}, count(*) AS {MULTIPLICITY} FROM ({candidates}) {CANDIDATE} \
+             JOIN ({normalized}) {ROW} ON {matched} GROUP BY {columns}",
+            keys = keys
+                .iter()
+                .map(|k| format!("{ROW}.{k} AS {k}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            columns = columns
+                .iter()
+                .map(|c| format!("{ROW}.{c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         let query = format!(
             "SELECT {keys}, count(*) AS {VERSIONS}, sum({MULTIPLICITY}) - count(*) AS {SURPLUS}, \

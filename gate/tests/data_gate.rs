@@ -543,3 +543,134 @@ fn a_memory_limit_changes_no_finding_and_too_small_a_limit_says_so() {
         "{starved:#?}"
     );
 }
+
+/// Exact duplicates and conflicting rows against a naive count, over two keys (one of
+/// them text), null keys, and float values where -0.0 equals 0.0 and every NaN is one
+/// value: the candidates-then-rows search finds what grouping every row would.
+mod duplicates_against_a_naive_count {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use arrowfeat_gate::Data;
+    use arrowfeat_validator::checks::data::{plan, DataOptions};
+    use datafusion::arrow::array::{
+        Float64Array, Int64Array, StringArray, TimestampMicrosecondArray,
+    };
+    use datafusion::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+    use datafusion::arrow::record_batch::RecordBatch;
+    use proptest::prelude::*;
+
+    const YAML: &str = "\
+name: v
+schema_version: 1.0.0
+entities: [{name: user, join_key: k, type: int64}, {name: shop, join_key: g, type: string}]
+event_timestamp: {name: ts, type: timestamp, unit: us, tz: UTC}
+features:
+  - {name: x, type: float64}
+";
+
+    type Row = (Option<i64>, Option<&'static str>, i64, Option<f64>);
+
+    fn value() -> impl Strategy<Value = Option<f64>> {
+        prop_oneof![
+            Just(None),
+            Just(Some(0.0)),
+            Just(Some(-0.0)),
+            Just(Some(1.0)),
+            Just(Some(f64::NAN)),
+            Just(Some(-f64::NAN)),
+        ]
+    }
+
+    fn row() -> impl Strategy<Value = Row> {
+        (
+            prop_oneof![Just(None), (0i64..3).prop_map(Some)],
+            prop_oneof![Just(None), Just(Some("a")), Just(Some("b"))],
+            0i64..2,
+            value(),
+        )
+    }
+
+    /// (duplicate rows, conflicting key-and-time groups), counted by hand.
+    fn naive(rows: &[Row]) -> (u64, u64) {
+        // -0.0 is 0.0, every NaN one value, null its own value.
+        let canonical = |x: Option<f64>| {
+            x.map(|x| match x {
+                x if x.is_nan() => u64::MAX,
+                x => (x + 0.0).to_bits(),
+            })
+        };
+        // Per (k, g, ts): the canonical values of its rows.
+        type Group = (Option<i64>, Option<&'static str>, i64);
+        let mut groups: BTreeMap<Group, Vec<Option<u64>>> = BTreeMap::new();
+        for (k, g, ts, x) in rows {
+            groups.entry((*k, *g, *ts)).or_default().push(canonical(*x));
+        }
+        let (mut duplicates, mut conflicting) = (0, 0);
+        for values in groups.values() {
+            let mut distinct = values.clone();
+            distinct.sort();
+            distinct.dedup();
+            duplicates += (values.len() - distinct.len()) as u64;
+            conflicting += u64::from(distinct.len() > 1);
+        }
+        (duplicates, conflicting)
+    }
+
+    fn table(rows: &[Row], batches: usize) -> Data {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("k", DataType::Int64, true),
+            Field::new("g", DataType::Utf8, true),
+            Field::new(
+                "ts",
+                DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+                false,
+            ),
+            Field::new("x", DataType::Float64, true),
+        ]));
+        let size = rows.len().div_ceil(batches.max(1)).max(1);
+        let batches = rows
+            .chunks(size)
+            .map(|chunk| {
+                RecordBatch::try_new(
+                    schema.clone(),
+                    vec![
+                        Arc::new(chunk.iter().map(|r| r.0).collect::<Int64Array>()),
+                        Arc::new(chunk.iter().map(|r| r.1).collect::<StringArray>()),
+                        Arc::new(
+                            chunk
+                                .iter()
+                                .map(|r| Some(r.2))
+                                .collect::<TimestampMicrosecondArray>()
+                                .with_timezone("UTC"),
+                        ),
+                        Arc::new(chunk.iter().map(|r| r.3).collect::<Float64Array>()),
+                    ],
+                )
+                .unwrap()
+            })
+            .collect();
+        Data::Table {
+            label: "rows".into(),
+            schema,
+            batches,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn counts_equal_the_naive_ones(rows in proptest::collection::vec(row(), 0..40), batches in 1usize..4) {
+            let (_, file) = arrowfeat_validator::checks::load_bytes("v.yaml", YAML.as_bytes());
+            let options = DataOptions { as_of_nanos: 0, sample_rows: 3 };
+            let plan = plan(&file.unwrap(), "rows", &options);
+            let runtime = tokio::runtime::Runtime::new().unwrap();
+            let counts = runtime
+                .block_on(arrowfeat_gate::count(&plan, &table(&rows, batches), None))
+                .unwrap();
+            let (duplicates, conflicting) = naive(&rows);
+            prop_assert_eq!(counts.exact_duplicates.map(|m| m.rows), Some(duplicates));
+            prop_assert_eq!(counts.conflicting.map(|m| m.rows), Some(conflicting));
+        }
+    }
+}

@@ -608,17 +608,22 @@ def _check_drift_arguments(
     """The combinations `drift` takes, in process and in PySpark."""
     import os
 
+    for name, flag in (("current_from_store", current_from_store), ("reference_from_store", reference_from_store)):
+        if not isinstance(flag, bool):
+            raise ArrowfeatTypeError(f"drift: argument `{name}`: expected True or False, found {type(flag).__name__}")
     if reference_profile is not None and (reference is not None or reference_from_store):
         raise ArrowfeatValueError(
             "drift: give the reference either as data (`reference`, `reference_from_store`) or as `reference_profile`, not both"
         )
     if reference is None and reference_profile is None and not reference_from_store:
         raise ArrowfeatValueError(
-            "drift: give the reference: either `reference` (data) or `reference_profile` (a file saved by save_reference)"
+            "drift: give the reference: `reference` (data), `reference_profile` (a file saved by save_reference) "
+            "or reference_from_store=True (with `registry` or `feast_repo`)"
         )
     if current is None and not current_from_store and save_reference is None:
         raise ArrowfeatValueError(
-            "drift: give `current` to compare, or `save_reference` to save the reference's profile"
+            "drift: give `current` or current_from_store=True (with `registry` or `feast_repo`) to compare, "
+            "or `save_reference` to save the reference's profile"
         )
     if save_reference is not None and reference_profile is not None:
         raise ArrowfeatValueError(
@@ -677,14 +682,19 @@ def _native_error(function: str, error: ValueError) -> ArrowfeatValueError:
     return ArrowfeatValueError(message if message.startswith(f"{function}:") else f"{function}: {message}")
 
 
-def _save_reference(exit_code: int, profile: str, not_saved_because: str | None, save_reference: Any) -> None:
+def _save_reference(report: Any, profile: str, not_saved_because: str | None, save_reference: Any) -> None:
     """Writes the reference's profile to `save_reference` unless the native run says why
-    not (a partial profile never replaces a complete one)."""
+    not (a partial profile never replaces a complete one): then the error carries the
+    run's `report`, whose findings say why."""
     import os
 
-    if save_reference is not None and exit_code != 2:
+    if save_reference is not None and report.exit_code != 2:
         if not_saved_because is not None:
-            raise ArrowfeatValueError(f"drift: argument `save_reference`: not saved: {not_saved_because}")
+            error = ArrowfeatValueError(
+                f"drift: argument `save_reference`: not saved: {not_saved_because} (the error's `report`)"
+            )
+            error.report = report
+            raise error
         try:
             with open(save_reference, "w", encoding="utf-8") as f:
                 f.write(profile)

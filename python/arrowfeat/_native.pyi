@@ -106,6 +106,7 @@ def drift(
     repo_dir: str = ".",
     current_from_store: bool = False,
     reference_from_store: bool = False,
+    saving: bool = False,
 ) -> tuple[CheckReport, str, str | None]: ...
 def drift_part(
     schema_label: str, schema_bytes: bytes, source: str, data: Any, *, reference_profile: str | None = None

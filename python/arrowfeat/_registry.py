@@ -9,7 +9,7 @@ import json
 import os
 from typing import NamedTuple
 
-from .errors import ArrowfeatValueError
+from .errors import ArrowfeatTypeError, ArrowfeatValueError
 
 _Path = str | os.PathLike[str]
 
@@ -26,24 +26,42 @@ class StoreArguments(NamedTuple):
     directory (as Feast reads a registry's relative paths)."""
 
 
-def repo_registry_json(repo_path: _Path) -> bytes:
+def _path(argument: str, value: object) -> str:
+    if not isinstance(value, (str, os.PathLike)):
+        raise ArrowfeatTypeError(f"{argument}: expected a path, found {type(value).__name__}")
+    path = os.fspath(value)
+    if not isinstance(path, str):
+        raise ArrowfeatTypeError(f"{argument}: expected a text path, found bytes")
+    return path
+
+
+def repo_registry_json(repo_path: _Path, argument: str) -> bytes:
     """The registry of the feature repo at ``repo_path`` (``feast apply`` has written it),
-    through the Feast SDK."""
+    through the Feast SDK. ``argument`` names it in errors ("drift: argument
+    `feast_repo`")."""
+    repo = _path(argument, repo_path)
+    if not os.path.isfile(os.path.join(repo, "feature_store.yaml")):
+        from ._convert import _visible
+
+        raise ArrowfeatValueError(
+            f"{argument}: {_visible(repo, 200)} is not a Feast feature repo (it has no feature_store.yaml)"
+        )
     try:
         from feast import FeatureStore
     except ImportError as e:  # pragma: no cover - exercised by users without Feast
         raise ImportError("reading a Feast feature repo needs Feast: pip install feast") from e
-    store = FeatureStore(repo_path=os.fspath(repo_path))
+    store = FeatureStore(repo_path=repo)
     return json.dumps(store.registry.to_dict(project=store.project)).encode()
 
 
-def store_of(function: str, registry: _Path | None, feast_repo: _Path | None) -> StoreArguments | None:
+def store_of(function: str, registry: object, feast_repo: object) -> StoreArguments | None:
     """The store of ``registry`` or ``feast_repo``; None without either."""
     if registry is not None and feast_repo is not None:
         raise ArrowfeatValueError(f"{function}: give either `registry` or `feast_repo`, not both")
     if feast_repo is not None:
-        repo = os.fspath(feast_repo)
-        return StoreArguments(None, (repo_registry_json(repo), f"Feast repo {repo}"), repo)
+        repo = _path(f"{function}: argument `feast_repo`", feast_repo)
+        json_bytes = repo_registry_json(repo, f"{function}: argument `feast_repo`")
+        return StoreArguments(None, (json_bytes, f"Feast repo {repo}"), repo)
     if registry is not None:
-        return StoreArguments(os.fspath(registry), None, ".")
+        return StoreArguments(_path(f"{function}: argument `registry`", registry), None, ".")
     return None

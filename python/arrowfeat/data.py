@@ -159,11 +159,12 @@ def drift(
             repo_dir="." if store is None else store.repo_dir,
             current_from_store=current_from_store,
             reference_from_store=reference_from_store,
+            saving=save_reference is not None,
         )
     except ValueError as e:
         raise _native_error("drift", e) from None
     report = Report(native)
-    _save_reference(report.exit_code, profile, not_saved_because, save_reference)
+    _save_reference(report, profile, not_saved_because, save_reference)
     return report
 
 

@@ -6,6 +6,8 @@ keeps working.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["ArrowfeatError", "ArrowfeatInternalError", "ArrowfeatKeyError", "ArrowfeatTypeError", "ArrowfeatValueError"]
 
 
@@ -16,6 +18,11 @@ class ArrowfeatError(Exception):
 class ArrowfeatValueError(ArrowfeatError, ValueError):
     """An argument has the right type but a value the function does not accept (a zero
     standard deviation, an unknown aggregation, a bad schema file, ...)."""
+
+    report: Any = None
+    """The run's ``Report`` when the run finished but what was asked after it could not be
+    done (``drift(save_reference=...)`` refusing a partial profile): its findings say
+    why."""
 
 
 class ArrowfeatTypeError(ArrowfeatError, TypeError):

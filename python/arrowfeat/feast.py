@@ -177,7 +177,7 @@ def validate_repo(
     _feast()
     return _check(
         schemas_dir,
-        repo_registry_json(repo_path),
+        repo_registry_json(repo_path, "validate_repo: argument `repo_path`"),
         f"Feast repo {os.fspath(repo_path)}",
         config,
         baseline,

@@ -730,11 +730,12 @@ def drift(
             baseline=None if baseline is None else os.fspath(baseline),
             reference_parts=parts["reference"],
             current_parts=parts["current"],
+            saving=save_reference is not None,
         )
     except ValueError as e:
         raise _native_error("drift", e) from None
     report = Report(native)
-    _save_reference(report.exit_code, profile, not_saved_because, save_reference)
+    _save_reference(report, profile, not_saved_because, save_reference)
     return report
 
 

@@ -468,9 +468,10 @@ fn sources_of(
 /// profiled in full. The store (a `registry` file, or `registry_json` with its label)
 /// names in its views' batch sources the current data of views `current` does not give
 /// (`current_from_store`) and the reference data of views `reference` does not give
-/// (`reference_from_store`), relative paths from `repo_dir`.
+/// (`reference_from_store`), relative paths from `repo_dir`. `saving`: the reference's
+/// profile is to be saved (a view without current data is only profiled).
 #[pyfunction]
-#[pyo3(signature = (schemas, *, reference = Vec::new(), reference_profile = None, current = Vec::new(), config = None, baseline = None, reference_parts = Vec::new(), current_parts = Vec::new(), registry = None, registry_json = None, repo_dir = std::path::PathBuf::from("."), current_from_store = false, reference_from_store = false))]
+#[pyo3(signature = (schemas, *, reference = Vec::new(), reference_profile = None, current = Vec::new(), config = None, baseline = None, reference_parts = Vec::new(), current_parts = Vec::new(), registry = None, registry_json = None, repo_dir = std::path::PathBuf::from("."), current_from_store = false, reference_from_store = false, saving = false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn drift(
     py: Python<'_>,
@@ -487,6 +488,7 @@ pub(crate) fn drift(
     repo_dir: std::path::PathBuf,
     current_from_store: bool,
     reference_from_store: bool,
+    saving: bool,
 ) -> PyResult<(CheckReport, String, Option<String>)> {
     use arrowfeat_gate::drift::{DriftSources, Reference};
     use arrowfeat_validator::pipeline::Command;
@@ -518,20 +520,38 @@ pub(crate) fn drift(
     let mut current = sources_of("drift", "current", current)?;
     current.extend(summarized("current", current_parts)?);
     use arrowfeat_validator::pipeline::StoreSource;
-    let store = match (registry, registry_json) {
-        (Some(path), _) => Some(StoreSource::File(path)),
-        (None, Some((json, label))) => Some(StoreSource::Json { json, label }),
-        (None, None) => None,
+    let (store, store_label) = match (registry, registry_json) {
+        (Some(path), _) => {
+            let label = path.display().to_string();
+            (Some(StoreSource::File(path)), label)
+        }
+        (None, Some((json, label))) => (
+            Some(StoreSource::Json {
+                json,
+                label: label.clone(),
+            }),
+            label,
+        ),
+        (None, None) => (None, String::new()),
     };
     if (current_from_store || reference_from_store) && store.is_none() {
         return Err(value_error(
             "drift: `current_from_store` and `reference_from_store` need `registry` or `feast_repo`: their views' batch sources say where the data is",
         ));
     }
-    let sources = DriftSources::new(reference, current).with_store_sources(
-        current_from_store.then(|| repo_dir.clone()),
-        reference_from_store.then(|| repo_dir.clone()),
-    );
+    let sources = |wanted: bool| {
+        wanted.then(|| {
+            arrowfeat_gate::from_store::StoreSources::new(repo_dir.clone(), store_label.clone())
+        })
+    };
+    let sources = DriftSources::new(reference, current)
+        .saving(saving)
+        .with_store_sources(sources(current_from_store), sources(reference_from_store))
+        .map_err(|e| {
+            value_error(format!(
+                "drift: `current_from_store` with `reference_from_store`: {e}"
+            ))
+        })?;
     let report = run_compare(
         py,
         "drift",

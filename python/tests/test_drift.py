@@ -225,7 +225,7 @@ def test_bad_input_is_refused_with_a_clear_error(schema: Path, tmp_path: Path) -
         run = cli("--schemas", str(schema), "--reference-profile", str(profile), "--current", str(tmp_path))
         assert run.returncode == 2 and "--reference-profile" in run.stderr, run.stderr
         assert "panicked" not in run.stderr
-    with pytest.raises(ArrowfeatValueError, match="either `reference`"):
+    with pytest.raises(ArrowfeatValueError, match=r"give the reference: `reference` \(data\)"):
         drift(data, schema)
     # A missing column and unreadable data are findings; exit code 2 for the unreadable.
     report = drift(data.drop_columns(["plan"]), schema, reference=data)

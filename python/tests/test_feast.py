@@ -372,7 +372,7 @@ def test_drift_of_every_view_of_the_feast_repo(tmp_path, monkeypatch):
 
     store_rules = check_rules("--feast-repo", str(repo)) - check_rules()
     assert store_rules and not rules & store_rules, (rules, store_rules)
-    assert "store's batch sources" in report["against"]
+    assert f"current data at the batch sources of Feast repo {repo}" in report["against"]
 
     stats = repo / "data" / "driver_stats.parquet"
     table = pq.read_table(stats)
@@ -419,10 +419,12 @@ def test_drift_of_every_view_of_the_feast_repo(tmp_path, monkeypatch):
 
 
 def test_drift_from_the_store_refuses_what_it_cannot_read(applied, tmp_path, monkeypatch):
-    """The store flags go together; a view the store lacks, or whose batch source names no
-    file, is a warning naming the flag that gives its data instead."""
+    """The store flags go together, and the two from-store flags never together; a view
+    the store lacks, or whose batch source has no file path, is a warning naming the flag
+    that gives its data instead, and stops a save of the reference's profile (the report
+    says so, whichever side failed first); a view given one side only is a finding."""
     from arrowfeat.data import drift
-    from arrowfeat.errors import ArrowfeatValueError
+    from arrowfeat.errors import ArrowfeatTypeError, ArrowfeatValueError
 
     repo, registry = applied
     base = [str(BINARY), "drift", "--schemas", str(EXAMPLES)]
@@ -434,10 +436,20 @@ def test_drift_from_the_store_refuses_what_it_cannot_read(applied, tmp_path, mon
     assert "add --current-from-store or --reference-from-store" in unused.stderr
     both = run([*base, "--registry", str(registry), "--feast-repo", str(repo), "--current-from-store"])
     assert both.returncode == 2 and "cannot be used with" in both.stderr
+    itself = run([*base, "--registry", str(registry), "--current-from-store", "--reference-from-store"])
+    assert itself.returncode == 2 and "would be compared with itself" in itself.stderr, itself.stderr
     with pytest.raises(ArrowfeatValueError, match="need `registry` or `feast_repo`"):
         drift(None, EXAMPLES, reference_profile=tmp_path / "p.json", current_from_store=True)
     with pytest.raises(ArrowfeatValueError, match="add current_from_store=True"):
         drift(tmp_path / "c.parquet", EXAMPLES, reference_profile=tmp_path / "p.json", registry=registry)
+    with pytest.raises(ArrowfeatValueError, match="would be compared with itself"):
+        drift(None, EXAMPLES, registry=registry, current_from_store=True, reference_from_store=True)
+    with pytest.raises(ArrowfeatTypeError, match="argument `current_from_store`: expected True or False, found str"):
+        drift(None, EXAMPLES, reference_profile=tmp_path / "p.json", registry=registry, current_from_store="yes")
+    with pytest.raises(ArrowfeatTypeError, match="argument `registry`: expected a path, found int"):
+        drift(None, EXAMPLES, reference_profile=tmp_path / "p.json", registry=5, current_from_store=True)
+    with pytest.raises(ArrowfeatValueError, match="argument `feast_repo`: nope is not a Feast feature repo"):
+        drift(None, EXAMPLES, reference_profile=tmp_path / "p.json", feast_repo="nope", current_from_store=True)
 
     # A registry whose driver view reads another kind of source, and which lacks the
     # customer view.
@@ -449,30 +461,86 @@ def test_drift_from_the_store_refuses_what_it_cannot_read(applied, tmp_path, mon
     dump["featureViews"] = views
     partial = tmp_path / "partial.json"
     partial.write_text(json.dumps(dump))
-    out = run(
+    profile = tmp_path / "p.json"
+    profile.write_text("complete")  # a partial profile never replaces it
+    for current in ([], ["--current", "driver_customer_trips_v1=data/driver_customer_trips.parquet"]):
+        out = run(
+            [
+                *base,
+                "--registry",
+                str(partial),
+                "--reference-from-store",
+                *current,
+                "--save-reference",
+                str(profile),
+                "--format",
+                "json",
+            ],
+            cwd=repo,
+        )
+        report = json.loads(out.stdout)
+        found = sorted(
+            (Path(f["path"]).name, c["rule"], c["status"], c["message"])
+            for f in report["files"]
+            for c in f["checks"]
+            if c["status"] != "pass"
+        )
+        assert [(name, rule, status) for name, rule, status, _ in found] == [
+            ("customer_profile_v2.yaml", "data-not-read", "warning"),
+            ("customer_profile_v2.yaml", "drift-reference", "error"),
+            ("driver_hourly_stats_v1.yaml", "data-not-read", "warning"),
+            ("driver_hourly_stats_v1.yaml", "drift-reference", "error"),
+        ], found
+        assert "partial.json has no feature view of that name; give --reference customer_profile_v2=PATH" in found[0][3]
+        assert "the reference profile is not saved" in found[1][3]
+        assert "names no file path" in found[2][3]
+        # The report is written; the profile, partial, is not.
+        assert out.returncode == 2, out.stderr
+        assert "not saved: the reference data of view `customer_profile_v2` could not be profiled in full" in out.stderr
+        assert profile.read_text() == "complete"
+
+    # Reference data from the store for every view, current data for one: the others
+    # are findings, not silently left out.
+    one = run(
         [
             *base,
             "--registry",
-            str(partial),
+            str(registry),
             "--reference-from-store",
-            "--save-reference",
-            str(tmp_path / "p.json"),
             "--format",
             "json",
+            "--current",
+            "driver_hourly_stats_v1=data/driver_stats.parquet",
         ],
         cwd=repo,
     )
-    report = json.loads(out.stdout)
-    warnings = sorted(
-        (Path(f["path"]).name, c["message"]) for f in report["files"] for c in f["checks"] if c["status"] == "warning"
+    report = json.loads(one.stdout)
+    unpaired = sorted(
+        Path(f["path"]).name for f in report["files"] for c in f["checks"] if c["rule"] == "drift-reference"
     )
-    assert [name for name, _ in warnings] == ["customer_profile_v2.yaml", "driver_hourly_stats_v1.yaml"], warnings
-    assert "the store has no feature view of that name; give --reference customer_profile_v2=PATH" in warnings[0][1]
-    assert "is not a file source" in warnings[1][1]
-    # The report is written; the profile, partial, is not.
-    assert out.returncode == 2, out.stderr
-    assert "not saved: the reference data of view `customer_profile_v2` could not be profiled in full" in out.stderr
-    assert not (tmp_path / "p.json").exists()
+    assert unpaired == ["customer_profile_v2.yaml", "driver_customer_trips_v1.yaml"], report
+    assert one.returncode == 1
+
+    # A path the store names that cannot be read says where it came from.
+    dump = json.loads(registry.read_text())
+    for view in dump["featureViews"]:
+        view["spec"]["batchSource"]["fileOptions"] = {"uri": "data/missing.parquet"}
+    missing = tmp_path / "missing.json"
+    missing.write_text(json.dumps(dump))
+    given = ["--reference", "driver_hourly_stats_v1=data/driver_stats.parquet", "--current-from-store"]
+    out = run([*base, "--registry", str(missing), *given], cwd=repo)
+    assert out.returncode == 2
+    assert "the path is the batch source of view `driver_hourly_stats_v1` in" in out.stdout, out.stdout
+    # A path of another JSON type is a registry error.
+    view = dump["featureViews"][0]
+    view["spec"]["batchSource"]["fileOptions"] = {"uri": 5}
+    missing.write_text(json.dumps(dump))
+    out = run([*base, "--registry", str(missing), *given], cwd=repo)
+    assert out.returncode == 2
+    assert "fileOptions.uri: expected a path or URI string, found a number" in out.stderr, out.stderr
+
     monkeypatch.chdir(repo)
-    with pytest.raises(ArrowfeatValueError, match="not saved: the reference data of view `customer_profile_v2`"):
-        drift(None, EXAMPLES, registry=partial, reference_from_store=True, save_reference=tmp_path / "p.json")
+    with pytest.raises(ArrowfeatValueError, match="not saved: the reference data of view `customer_profile_v2`") as e:
+        drift(None, EXAMPLES, registry=partial, reference_from_store=True, save_reference=profile)
+    assert {f.rule for f in e.value.report.findings} == {"data-not-read", "drift-reference"}
+    assert profile.read_text() == "complete"

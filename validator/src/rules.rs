@@ -193,7 +193,7 @@ rules! {
     DriftCategories = "drift-categories", Drift, Error,
         "The share of one category of a categorical feature changed by more than `[drift] categories` (default 0.1): the L-infinity distance; new categories are named.";
     DriftReference = "drift-reference", Drift, Error,
-        "The saved reference profile (`--reference-profile`) has no profile of a feature the schema declares, or profiles it as another kind (numeric or categorical): save it again.";
+        "The reference and the current data of a view do not pair up: the saved reference profile (`--reference-profile`) has no profile of the view or of a feature the schema declares, or profiles it as another kind (numeric or categorical), so save it again; or a view has current data but no reference, or reference data but no current data (outside `--save-reference`); or, with `--save-reference`, a view's reference could not be profiled in full, so the profile is not saved.";
     SkewMismatch = "skew-mismatch", Skew, Error,
         "A feature's served value differs from its training value (beyond the value tolerance) in rows matched on the entity keys and, as of the serving time, within the time tolerance.";
     SkewMissing = "skew-missing", Skew, Error,

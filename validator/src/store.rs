@@ -456,6 +456,20 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
                     .map(str::to_string)
             };
             let timestamp_field = text_of("timestampField");
+            // Kept as written, empty too: the data gate refuses a path that names no file.
+            let batch_source_path = match source
+                .and_then(|s| s.get("fileOptions"))
+                .and_then(|o| o.get("uri"))
+            {
+                None | Some(Value::Null) => None,
+                Some(Value::String(uri)) => Some(uri.clone()),
+                Some(other) => {
+                    return Err(format!(
+                        "{context}.spec.batchSource.fileOptions.uri: expected a path or URI string, found {}",
+                        json_kind(other)
+                    ))
+                }
+            };
             let ttl_seconds = match spec.get("ttl") {
                 None => Some(0),
                 Some(Value::String(text)) => Some(
@@ -507,12 +521,7 @@ fn parse_feast(value: &Value) -> Result<StoreMetadata, String> {
                     .map(|_| FeatureType::feast_timestamp()),
                 timestamp_field,
                 created_timestamp_column: text_of("createdTimestampColumn"),
-                batch_source_path: source
-                    .and_then(|s| s.get("fileOptions"))
-                    .and_then(|o| o.get("uri"))
-                    .and_then(Value::as_str)
-                    .filter(|uri| !uri.is_empty())
-                    .map(str::to_string),
+                batch_source_path,
             };
             views.insert(name, store_view);
         }

@@ -93,7 +93,7 @@ impl StoreArgs {
                 let repo = repo.clone();
                 let timeout = std::time::Duration::from_secs(self.feast_timeout);
                 Some(StoreSource::Loader {
-                    label: format!("Feast repo {}", repo.display()),
+                    label: self.label(),
                     load: Box::new(move || {
                         crate::commands::feast_repo::registry_of_repo_within(&repo, timeout)
                             .map_err(|e| e.message)
@@ -102,6 +102,21 @@ impl StoreArgs {
             }
             (None, None) => None,
         }
+    }
+
+    /// How reports name the store: the registry file, or the Feast repo.
+    pub(crate) fn label(&self) -> String {
+        match (&self.registry, &self.feast_repo) {
+            (Some(path), _) => path.display().to_string(),
+            (None, Some(repo)) => format!("Feast repo {}", repo.display()),
+            (None, None) => String::new(),
+        }
+    }
+
+    /// The store's batch sources, when the store is given.
+    pub(crate) fn sources(&self) -> Option<arrowfeat_gate::from_store::StoreSources> {
+        self.is_given()
+            .then(|| arrowfeat_gate::from_store::StoreSources::new(self.repo_dir(), self.label()))
     }
 
     pub(crate) fn is_given(&self) -> bool {
@@ -148,8 +163,8 @@ pub struct CheckArgs {
           value_parser = clap::value_parser!(u16).range(0..=10_000))]
     pub data_sample: u16,
     /// Memory the data checks may hold (512MiB, 2GB); past it they spill to temporary
-    /// files: slower, but bounded (exact duplicate detection holds every distinct row).
-    /// Default: no limit.
+    /// files: slower, but bounded (duplicate detection holds every distinct pair of
+    /// entity keys and event time). Default: no limit.
     #[arg(long, value_name = "SIZE", value_parser = memory_size)]
     pub memory_limit: Option<u64>,
     #[command(flatten)]
@@ -371,9 +386,9 @@ fn data_paths(args: &CheckArgs) -> CliResult<Option<(arrowfeat_gate::DataPaths, 
         args.memory_limit
             .map(|bytes| usize::try_from(bytes).unwrap_or(usize::MAX)),
     );
-    let data = match args.data_from_store {
-        true => data.with_store_sources(args.store.repo_dir()),
-        false => data,
+    let data = match args.store.sources().filter(|_| args.data_from_store) {
+        Some(sources) => data.with_store_sources(sources),
+        None => data,
     };
     Ok(Some((data, configured)))
 }

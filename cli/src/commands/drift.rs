@@ -111,12 +111,17 @@ pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
             "give --current [VIEW=]PATH or --current-from-store to compare with the reference, or --save-reference FILE to save its profile",
         ));
     }
-    let repo = args.store.repo_dir();
     let sources = DriftSources::new(reference, data("--current", &args.current)?)
+        .saving(args.save_reference.is_some())
         .with_store_sources(
-            args.current_from_store.then(|| repo.clone()),
-            args.reference_from_store.then(|| repo.clone()),
-        );
+            args.store.sources().filter(|_| args.current_from_store),
+            args.store.sources().filter(|_| args.reference_from_store),
+        )
+        .map_err(|e| {
+            CliError::usage(format!(
+                "--current-from-store with --reference-from-store: {e}"
+            ))
+        })?;
     let inputs = Inputs {
         store: args.store.source(),
         data: Some(&sources as &dyn arrowfeat_validator::run::DataSource),

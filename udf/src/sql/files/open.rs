@@ -78,6 +78,9 @@ pub const PARQUET_UNREADABLE: &str = "a Parquet file cannot be read: ";
 pub fn error_message(e: &DataFusionError) -> String {
     match error_cause(e) {
         ErrorCause::Parquet(detail) => format!("{PARQUET_UNREADABLE}{detail}"),
+        ErrorCause::Other(message) if message.starts_with("Object Store error") => {
+            listing_words(&message)
+        }
         ErrorCause::Other(message) => message,
     }
 }
@@ -221,10 +224,28 @@ pub fn input_error(what: &str, path: &Path, e: &DataFusionError) -> FileError {
                 false if message.contains("Fail to merge schema field") => {
                     differing_text_types(path)
                 }
+                false if message.starts_with("Object Store error") => Some(listing_words(&message)),
                 false => None,
             };
             FileError::unreadable(format!("{what}: {}", found.unwrap_or(message)))
         }
+    }
+}
+
+/// The file listing's errors in the user's words, without the names of the layers below.
+fn listing_words(message: &str) -> String {
+    if message.contains("File system loop found") {
+        "cannot list the directory: a symbolic link in it leads back to a directory above (a loop)"
+            .to_string()
+    } else if message.contains("invalid path") {
+        "cannot list the directory: a name in it, or in its path, has characters the file listing does not take (control characters, for example)".to_string()
+    } else {
+        let detail = message
+            .trim_start_matches("Object Store error:")
+            .trim_start()
+            .trim_start_matches("Generic LocalFileSystem error:")
+            .trim_start();
+        format!("cannot list the directory: {}", quote(detail, 300))
     }
 }
 
@@ -341,4 +362,31 @@ pub fn unreadable_file_note(dirs: &[PathBuf]) -> String {
             )
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::listing_words;
+
+    #[test]
+    fn listing_errors_lose_the_layer_names_and_keep_their_cause() {
+        let loop_found = listing_words(
+            "Object Store error: Generic LocalFileSystem error: Unable to walk dir: File system loop found: /proc/self/task/1/cwd points to an ancestor /",
+        );
+        assert!(loop_found.contains("(a loop)"), "{loop_found}");
+        let invalid = listing_words(
+            "Object Store error: Encountered object with invalid path: Error parsing Path \"a\u{1b}b\"",
+        );
+        assert!(invalid.contains("control characters"), "{invalid}");
+        let other = listing_words(
+            "Object Store error: Generic LocalFileSystem error: Permission denied \u{1b}[31m",
+        );
+        assert_eq!(
+            other,
+            "cannot list the directory: Permission denied \\u{1b}[31m"
+        );
+        for words in [loop_found, invalid, other] {
+            assert!(!words.contains("Object Store") && !words.contains("LocalFileSystem"));
+        }
+    }
 }
