@@ -47,6 +47,9 @@ def check(
     sample_rows: int = 5,
     counted: list[tuple[str | None, list[tuple[str, list[str]]]]] = ...,
     memory_limit: str | None = None,
+    registry: str | None = None,
+    repo_dir: str = ".",
+    data_from_store: bool = False,
 ) -> CheckReport: ...
 def schema_views(schemas: str) -> list[tuple[str | None, str, bytes, list[str], str]]: ...
 def count_part(

@@ -50,7 +50,7 @@ def _stream(argument: str, obj: Any, function: str = "check_data") -> Any:
 
 
 def check_data(
-    data: Any | Mapping[str, Any],
+    data: Any | Mapping[str, Any] | None,
     schemas: _Path,
     *,
     as_of: dt.datetime | str | None = None,
@@ -58,6 +58,9 @@ def check_data(
     config: _Path | None = None,
     baseline: _Path | Literal[False] | None = None,
     memory_limit: int | str | None = None,
+    registry: _Path | None = None,
+    feast_repo: _Path | None = None,
+    data_from_store: bool = False,
 ) -> Report:
     """Checks feature data against its schema file(s), as ``arrowfeat check --schemas
     SCHEMAS --data ...``: ``data`` is one path or table (the schemas declare one view), or
@@ -65,16 +68,38 @@ def check_data(
     point-in-time checks (default: the current time; naive times are UTC).
     ``memory_limit`` (bytes, or a size such as "512MiB"): past it the checks spill to
     temporary files, as ``--memory-limit``. Returns the same ``Report`` as
-    ``arrowfeat.feast`` (findings, ``render(format)``, ``exit_code``)."""
+    ``arrowfeat.feast`` (findings, ``render(format)``, ``exit_code``).
+
+    ``registry`` (a ``feast registry-dump`` JSON file) or ``feast_repo`` (a feature repo,
+    read with the Feast SDK): the schemas are checked against that store too, as ``arrowfeat
+    check --registry`` does; with ``data_from_store=True`` every view that ``data`` does not
+    give is read at the path its batch source names (``--data-from-store``; ``data`` may
+    then be None)."""
+    if not isinstance(data_from_store, bool):
+        raise ArrowfeatTypeError(
+            f"check_data: argument `data_from_store`: expected True or False, found {type(data_from_store).__name__}"
+        )
     pairs: list[tuple[str | None, Any]]
     if isinstance(data, Mapping):
         pairs = [(str(view), _stream(f"data[{view!r}]", obj)) for view, obj in data.items()]
+    elif data is None and data_from_store:
+        pairs = []
     else:
         pairs = [(None, _stream("data", data))]
     _check_sample_rows("check_data", sample_rows)
+    store = store_of("check_data", registry, feast_repo)
+    if data_from_store and store is None:
+        raise ArrowfeatValueError(
+            "check_data: `data_from_store` needs `registry` or `feast_repo`: their views' batch sources say where the data is"
+        )
     try:
         native = _native.check(
             os.fspath(schemas),
+            None if store is None or store.registry_json is None else store.registry_json[0],
+            "" if store is None or store.registry_json is None else store.registry_json[1],
+            registry=None if store is None else store.registry,
+            repo_dir="." if store is None else store.repo_dir,
+            data_from_store=data_from_store,
             config=None if config is None else os.fspath(config),
             baseline=baseline if baseline is None or isinstance(baseline, bool) else os.fspath(baseline),
             data=pairs,

@@ -70,10 +70,13 @@ impl CheckReport {
 /// `--no-baseline`. `write_baseline`: write today's findings there, then check with them.
 /// `data`: (view or None, a path or an Arrow table through the C stream interface) pairs,
 /// checked against their schemas as `--data` (`as_of` in ns since the epoch, default
-/// now; at most `sample_rows` rows shown per finding).
+/// now; at most `sample_rows` rows shown per finding). `registry`: a store metadata file,
+/// read instead of `registry_json`. `data_from_store`: views `data` does not give are
+/// read at their store's batch source, relative paths from `repo_dir`
+/// (`--data-from-store`).
 /// Unreadable top-level input or configuration raises ValueError (the CLI's exit code 2).
 #[pyfunction]
-#[pyo3(signature = (schemas, registry_json = None, against = String::new(), *, previous = None, config = None, compatibility = None, deny_warnings = false, follow_symlinks = false, baseline = None, write_baseline = None, data = Vec::new(), as_of = None, sample_rows = 5, counted = Vec::new(), memory_limit = None))]
+#[pyo3(signature = (schemas, registry_json = None, against = String::new(), *, previous = None, config = None, compatibility = None, deny_warnings = false, follow_symlinks = false, baseline = None, write_baseline = None, data = Vec::new(), as_of = None, sample_rows = 5, counted = Vec::new(), memory_limit = None, registry = None, repo_dir = std::path::PathBuf::from("."), data_from_store = false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn check(
     py: Python<'_>,
@@ -92,6 +95,9 @@ pub(crate) fn check(
     sample_rows: usize,
     counted: Vec<CountedView>,
     memory_limit: Option<String>,
+    registry: Option<std::path::PathBuf>,
+    repo_dir: std::path::PathBuf,
+    data_from_store: bool,
 ) -> PyResult<CheckReport> {
     let memory_limit = memory_limit
         .map(|text| match arrowfeat_common::size::parse_size(&text) {
@@ -100,8 +106,25 @@ pub(crate) fn check(
         })
         .transpose()
         .map_err(|e| value_error(format!("argument `memory_limit`: {e}")))?;
-    let data = data_sources(data, counted, as_of, sample_rows)?.map(|data| {
-        data.with_memory_limit(memory_limit.map(|b| usize::try_from(b).unwrap_or(usize::MAX)))
+    let store_label = match &registry {
+        Some(path) => path.display().to_string(),
+        None => against.clone(),
+    };
+    if data_from_store && registry.is_none() && registry_json.is_none() {
+        return Err(value_error(
+            "argument `data_from_store`: needs `registry` or `feast_repo`: their views' batch sources say where the data is",
+        ));
+    }
+    let data = data_sources(data, counted, as_of, sample_rows, data_from_store)?.map(|data| {
+        let data =
+            data.with_memory_limit(memory_limit.map(|b| usize::try_from(b).unwrap_or(usize::MAX)));
+        match data_from_store {
+            true => data.with_store_sources(arrowfeat_gate::from_store::StoreSources::new(
+                repo_dir,
+                store_label,
+            )),
+            false => data,
+        }
     });
     use arrowfeat_validator::compat::Mode;
     use arrowfeat_validator::pipeline::{
@@ -141,10 +164,13 @@ pub(crate) fn check(
         })
         .transpose()?;
     let inputs = Inputs {
-        store: registry_json.map(|json| StoreSource::Json {
-            json,
-            label: against,
-        }),
+        store: match registry {
+            Some(path) => Some(StoreSource::File(path)),
+            None => registry_json.map(|json| StoreSource::Json {
+                json,
+                label: against,
+            }),
+        },
         previous,
         config: match config {
             Some(path) => ConfigSource::File(path),
@@ -384,8 +410,9 @@ fn data_sources(
     counted: Vec<CountedView>,
     as_of: Option<i64>,
     sample_rows: usize,
+    from_store: bool,
 ) -> PyResult<Option<arrowfeat_gate::DataPaths>> {
-    if data.is_empty() && counted.is_empty() {
+    if data.is_empty() && counted.is_empty() && !from_store {
         return Ok(None);
     }
     let mut sources = sources_of("check_data", "data", data)?;

@@ -289,7 +289,7 @@ def test_baselines_as_in_the_cli(tmp_path, monkeypatch):
         validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS, baseline=False, write_baseline=tmp_path / "b.json")
 
 
-def test_data_of_the_feast_repo_sources_is_checked(tmp_path):
+def test_data_of_the_feast_repo_sources_is_checked(tmp_path, monkeypatch):
     """`check --feast-repo REPO --data-from-store`: each view's data is read from its
     FileSource path (relative to the repo, as Feast reads it). The repo's own data passes
     its schemas' data checks; a drifted source file is found."""
@@ -315,6 +315,24 @@ def test_data_of_the_feast_repo_sources_is_checked(tmp_path):
     rules = sorted({f[0] for f in found if f[2] == "driver_hourly_stats_v1.yaml"})
     assert code == 1, found
     assert rules == ["data-null", "data-out-of-range"], found
+
+    # Python: the same findings, the store read with the Feast SDK or from a registry dump
+    # (relative paths from the working directory), the data of one view given by hand.
+    from arrowfeat.data import check_data
+
+    as_of = "2026-01-01T03:00:00Z"
+    by_repo = check_data(None, EXAMPLES, feast_repo=repo, data_from_store=True, as_of=as_of)
+    assert by_repo.exit_code == code and api_findings(by_repo) == found
+    dump = run([FEAST, "registry-dump"], cwd=repo)
+    (repo / "registry.json").write_text(dump.stdout)
+    monkeypatch.chdir(repo)
+    by_registry = check_data(None, EXAMPLES, registry="registry.json", data_from_store=True, as_of=as_of)
+    assert api_findings(by_registry) == found
+    clean = {"driver_hourly_stats_v1": table}
+    given = check_data(clean, EXAMPLES, registry="registry.json", data_from_store=True, as_of=as_of)
+    assert not [f for f in given.findings if f.rule.startswith("data-")], given.findings
+    with pytest.raises(ValueError, match="`data_from_store` needs `registry` or `feast_repo`"):
+        check_data(None, EXAMPLES, data_from_store=True)
 
 
 def test_drift_of_every_view_of_the_feast_repo(tmp_path, monkeypatch):
