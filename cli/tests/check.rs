@@ -1355,7 +1355,7 @@ fn data_against_its_schema() {
     assert_eq!(clean.status.code(), Some(0), "{}", stdout(&clean));
     insta::assert_snapshot!(stdout(&clean), @r"
     arrowfeat check against data examples/data/events.parquet (as of 2026-11-02T00:00:00Z): passed
-    1 file(s), 1 view(s), 42 check(s): 42 passed, 0 error(s), 0 warning(s), 0 info
+    1 file(s), 1 view(s), 45 check(s): 45 passed, 0 error(s), 0 warning(s), 0 info
     ");
 
     let dir = tempdir("data-gate");

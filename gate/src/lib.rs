@@ -665,6 +665,23 @@ fn condition<'a>(
 ) -> Option<String> {
     let (c, data_type) = value_expr(column, type_of(column)?);
     let c = c.as_str();
+    // A list or embedding of floats: the rows holding a non-finite element. Its largest
+    // and smallest elements in the total order are NaN when any element is (+NaN sorts
+    // last, -NaN first); infinities are matched exactly.
+    if list_element(data_type).is_some_and(is_float) {
+        match predicate {
+            Predicate::NaN => {
+                return Some(format!("(isnan(array_max({c})) OR isnan(array_min({c})))"))
+            }
+            Predicate::PositiveInfinity => {
+                return Some(format!("array_has({c}, CAST('inf' AS DOUBLE))"))
+            }
+            Predicate::NegativeInfinity => {
+                return Some(format!("array_has({c}, CAST('-inf' AS DOUBLE))"))
+            }
+            _ => {}
+        }
+    }
     let float = is_float(data_type);
     let number = float || data_type.is_integer();
     // A bound on a float32 column is the float32 value nearest it, as a float32 value
@@ -809,6 +826,16 @@ fn not_nan(float: bool, c: &str) -> String {
         format!(" AND NOT isnan({c})")
     } else {
         String::new()
+    }
+}
+
+/// The element type of a list or fixed-size list.
+fn list_element(data_type: &DataType) -> Option<&DataType> {
+    match data_type {
+        DataType::List(field) | DataType::LargeList(field) | DataType::FixedSizeList(field, _) => {
+            Some(field.data_type())
+        }
+        _ => None,
     }
 }
 

@@ -674,3 +674,130 @@ features:
         }
     }
 }
+
+/// NaN (of either sign), +inf and -inf inside lists and embeddings: each row holding one
+/// counts once per kind; null lists, null elements and empty lists hold none.
+#[test]
+fn non_finite_elements_of_lists_and_embeddings_are_counted_per_row() {
+    use std::sync::Arc;
+
+    use arrowfeat_gate::Data;
+    use arrowfeat_validator::checks::data::{findings, plan};
+    use datafusion::arrow::array::{
+        FixedSizeListArray, Float32Array, Float64Array, Int64Array, ListArray,
+        TimestampMicrosecondArray,
+    };
+    use datafusion::arrow::buffer::OffsetBuffer;
+    use datafusion::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+    use datafusion::arrow::record_batch::RecordBatch;
+
+    let yaml = format!(
+        "{ONE_FEATURE}  - {{name: l, type: \"list<float32>\"}}\n  - {{name: e, type: \"embedding[2, float64]\"}}\n"
+    );
+    let negative_nan = f64::from_bits(0xfff8_0000_0000_0000);
+    let nan = f64::NAN;
+    let inf = f64::INFINITY;
+    // Rows: [1, NaN] [1, -NaN] [inf, NaN] [-inf] [null, 2] null [] [-NaN, inf]
+    let l_values: Vec<Option<f32>> = vec![
+        Some(1.0),
+        Some(f32::NAN),
+        Some(1.0),
+        Some(-f32::NAN),
+        Some(f32::INFINITY),
+        Some(f32::NAN),
+        Some(f32::NEG_INFINITY),
+        None,
+        Some(2.0),
+        Some(-f32::NAN),
+        Some(f32::INFINITY),
+    ];
+    let offsets = OffsetBuffer::from_lengths([2, 2, 2, 1, 2, 0, 0, 2]);
+    let l_field = Arc::new(Field::new("item", DataType::Float32, true));
+    let l = ListArray::new(
+        l_field.clone(),
+        offsets,
+        Arc::new(l_values.into_iter().collect::<Float32Array>()),
+        Some(vec![true, true, true, true, true, false, true, true].into()),
+    );
+    let e_values: Vec<Option<f64>> = vec![
+        Some(1.0),
+        Some(nan),
+        Some(1.0),
+        Some(negative_nan),
+        Some(inf),
+        Some(nan),
+        Some(-inf),
+        Some(0.0),
+        None,
+        Some(2.0),
+        Some(0.0),
+        Some(0.0),
+        Some(0.0),
+        Some(0.0),
+        Some(negative_nan),
+        Some(inf),
+    ];
+    let e_field = Arc::new(Field::new("item", DataType::Float64, true));
+    let e = FixedSizeListArray::new(
+        e_field.clone(),
+        2,
+        Arc::new(e_values.into_iter().collect::<Float64Array>()),
+        Some(vec![true, true, true, true, true, false, true, true].into()),
+    );
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("k", DataType::Int64, false),
+        Field::new(
+            "ts",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            false,
+        ),
+        Field::new("l", DataType::List(l_field), true),
+        Field::new("e", DataType::FixedSizeList(e_field, 2), true),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new((0..8).collect::<Int64Array>()),
+            Arc::new(
+                (0..8)
+                    .map(Some)
+                    .collect::<TimestampMicrosecondArray>()
+                    .with_timezone("UTC"),
+            ),
+            Arc::new(l),
+            Arc::new(e),
+        ],
+    )
+    .unwrap();
+    let data = Data::Table {
+        label: "rows".into(),
+        schema,
+        batches: vec![batch.slice(0, 3), batch.slice(3, 5)],
+    };
+    let (_, file) = load_bytes("v.yaml", yaml.as_bytes());
+    let options = DataOptions {
+        as_of_nanos: AS_OF,
+        sample_rows: 2,
+    };
+    let plan = plan(&file.unwrap(), "rows", &options);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let counts = runtime
+        .block_on(arrowfeat_gate::count(&plan, &data, None))
+        .unwrap();
+    let found: Vec<String> = findings(&plan, &counts)
+        .into_iter()
+        .filter(|c| c.rule == Rule::DataNonFinite)
+        .map(|c| c.message)
+        .collect();
+    for column in ["l", "e"] {
+        for (what, rows) in [("NaN", 4), ("+inf", 2), ("-inf", 1)] {
+            let expected = format!("{rows} of 8 rows");
+            assert!(
+                found.iter().any(|m| m.contains(&expected)
+                    && m.contains(&format!("{what} values"))
+                    && m.contains(&format!("`{column}`"))),
+                "{column} {what}: {found:#?}"
+            );
+        }
+    }
+}

@@ -167,7 +167,7 @@ rules! {
     DataNull = "data-null", Data, Error,
         "Null values in an entity key, the event timestamp or a feature declared `nullable: false` (counted apart from NaN and infinities).";
     DataNonFinite = "data-non-finite", Data, Warning,
-        "NaN, +inf or -inf values in a float column (each counted apart).";
+        "NaN, +inf or -inf values in a float column (each counted apart), or rows of a list or embedding of floats holding such an element.";
     DataOutOfRange = "data-out-of-range", Data, Error,
         "Values below the feature's `min` or above its `max`.";
     DataNotAllowed = "data-not-allowed", Data, Error,

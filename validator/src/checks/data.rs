@@ -172,10 +172,12 @@ pub fn plan(file: &SchemaFile, source: &str, options: &DataOptions) -> DataPlan 
                 pos: column.pos,
             });
         }
-        if matches!(
-            column.declared,
-            Some(FeatureType::Float32 | FeatureType::Float64)
-        ) {
+        // Floats, and the float elements of lists and embeddings (a row counts once).
+        let float = |t: &FeatureType| matches!(t, FeatureType::Float32 | FeatureType::Float64);
+        if column.declared.as_ref().is_some_and(|t| match t {
+            FeatureType::List(element) | FeatureType::Embedding { element, .. } => float(element),
+            t => float(t),
+        }) {
             for predicate in [
                 Predicate::NaN,
                 Predicate::PositiveInfinity,
