@@ -523,21 +523,29 @@ pub async fn count_part(
         // Then one aggregation for both findings: the distinct rows with their
         // multiplicity, then per keys and time how many distinct rows (versions) and
         // copies there are. Only groups with a finding leave the engine; each is counted
-        // and offered to the bounded samples as it streams.
-        let distinct = format!(
-            "SELECT {keys}, count(*) AS {MULTIPLICITY} FROM ({candidates}) {CANDIDATE} \
-             JOIN ({normalized}) {ROW} ON {matched} GROUP BY {columns}",
-            keys = keys
-                .iter()
-                .map(|k| format!("{ROW}.{k} AS {k}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            columns = columns
-                .iter()
-                .map(|c| format!("{ROW}.{c}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        // and offered to the bounded samples as it streams. Under a memory limit every
+        // row is grouped whole instead: aggregations spill, a join's build side cannot.
+        let distinct = match memory_limit {
+            None => format!(
+                "SELECT {keys}, count(*) AS {MULTIPLICITY} FROM ({candidates}) {CANDIDATE} \
+                 JOIN ({normalized}) {ROW} ON {matched} GROUP BY {columns}",
+                keys = keys
+                    .iter()
+                    .map(|k| format!("{ROW}.{k} AS {k}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                columns = columns
+                    .iter()
+                    .map(|c| format!("{ROW}.{c}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Some(_) => format!(
+                "SELECT {keys}, count(*) AS {MULTIPLICITY} FROM ({normalized}) GROUP BY {columns}",
+                keys = keys.join(", "),
+                columns = columns.join(", ")
+            ),
+        };
         let query = format!(
             "SELECT {keys}, count(*) AS {VERSIONS}, sum({MULTIPLICITY}) - count(*) AS {SURPLUS}, \
              sum(CASE WHEN {MULTIPLICITY} > 1 THEN {MULTIPLICITY} ELSE 0 END) AS {COPIES} \

@@ -546,7 +546,8 @@ fn a_memory_limit_changes_no_finding_and_too_small_a_limit_says_so() {
 
 /// Exact duplicates and conflicting rows against a naive count, over two keys (one of
 /// them text), null keys, and float values where -0.0 equals 0.0 and every NaN is one
-/// value: the candidates-then-rows search finds what grouping every row would.
+/// value: the candidates-then-rows search (and, under a memory limit, grouping every
+/// row) finds what a naive count does.
 mod duplicates_against_a_naive_count {
     use std::collections::BTreeMap;
     use std::sync::Arc;
@@ -665,12 +666,16 @@ features:
             let options = DataOptions { as_of_nanos: 0, sample_rows: 3 };
             let plan = plan(&file.unwrap(), "rows", &options);
             let runtime = tokio::runtime::Runtime::new().unwrap();
-            let counts = runtime
-                .block_on(arrowfeat_gate::count(&plan, &table(&rows, batches), None))
-                .unwrap();
             let (duplicates, conflicting) = naive(&rows);
-            prop_assert_eq!(counts.exact_duplicates.map(|m| m.rows), Some(duplicates));
-            prop_assert_eq!(counts.conflicting.map(|m| m.rows), Some(conflicting));
+            // Without a memory limit (candidates, then their rows) and with one (every
+            // row grouped whole, spilling past the limit).
+            for limit in [None, Some(64 << 20)] {
+                let counts = runtime
+                    .block_on(arrowfeat_gate::count(&plan, &table(&rows, batches), limit))
+                    .unwrap();
+                prop_assert_eq!(counts.exact_duplicates.map(|m| m.rows), Some(duplicates));
+                prop_assert_eq!(counts.conflicting.map(|m| m.rows), Some(conflicting));
+            }
         }
     }
 }
