@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 
+mod canonical;
 pub mod drift;
 pub mod from_store;
 pub mod part;
@@ -389,6 +390,7 @@ async fn register(
     memory_limit: Option<usize>,
 ) -> Result<(SessionContext, datafusion::arrow::datatypes::SchemaRef), String> {
     let ctx = files::session_within(memory_limit).map_err(|e| files::error_message(&e))?;
+    ctx.register_udf(canonical::CanonicalFloats::udf());
     let table: std::sync::Arc<dyn datafusion::catalog::TableProvider> = match data {
         Data::Path(path) => {
             let what = format!("'{}'", quote(path, 200));
@@ -476,25 +478,25 @@ pub async fn count_part(
         .collect();
 
     // Duplicates over the declared columns the data has, when it has the keys and time.
-    let keys_and_time: Vec<&str> = plan
-        .keys
-        .iter()
-        .map(String::as_str)
-        .chain([plan.event_time.as_str()])
-        .collect();
+    // A column named twice (two entities sharing a join key, a key named as the event
+    // time) is one column here: `duplicate-feature` reports the schema.
+    let mut keys_and_time: Vec<&str> = Vec::new();
+    for column in plan.keys.iter().chain([&plan.event_time]) {
+        if !keys_and_time.contains(&column.as_str()) {
+            keys_and_time.push(column);
+        }
+    }
     if keys_and_time.iter().all(|c| type_of(c).is_some()) {
-        // Every NaN is one value here (a sign or payload bit changes no feature).
+        // -0.0 is 0.0 and every NaN one value here, inside lists too (a sign or payload
+        // bit changes no feature).
         let declared: Vec<String> = plan
             .columns
             .iter()
             .filter_map(|c| type_of(&c.name).map(|t| (c, t)))
             .map(|(c, t)| {
                 let (expr, t) = value_expr(&c.name, t);
-                match is_float(t) {
-                    true => format!(
-                        "CASE WHEN isnan({expr}) THEN CAST('NaN' AS DOUBLE) ELSE {expr} END AS {}",
-                        ident(&c.name)
-                    ),
+                match canonical::holds_floats(t) {
+                    true => format!("{}({expr}) AS {}", canonical::NAME, ident(&c.name)),
                     false => format!("{expr} AS {}", ident(&c.name)),
                 }
             })

@@ -292,7 +292,12 @@ struct Layout<'a> {
 impl<'a> Layout<'a> {
     fn of(file: &'a SchemaFile, options: &'a SkewOptions) -> Layout<'a> {
         let spec = &file.spec;
-        let keys: Vec<&str> = spec.entities.iter().map(|e| e.join_key.as_str()).collect();
+        let mut keys: Vec<&str> = Vec::new();
+        for entity in &spec.entities {
+            if !keys.contains(&entity.join_key.as_str()) {
+                keys.push(&entity.join_key);
+            }
+        }
         let event_time = spec.event_timestamp.name.as_str();
         let mut features: Vec<&str> = Vec::new();
         for feature in &spec.features {

@@ -410,6 +410,44 @@ fn nans_of_another_sign_are_one_value_for_duplicates() {
     assert!(!rules.contains(&Rule::DataConflictingRows), "{found:#?}");
 }
 
+/// A column declared twice (two entities sharing a join key, a key named as the event
+/// time) is read once: duplicates and stale keys are counted, never a query error.
+#[test]
+fn a_column_declared_twice_is_read_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("twice.parquet");
+    write_select(
+        &path,
+        "SELECT CAST(column1 AS BIGINT) AS k,
+                arrow_cast(arrow_cast(column2, 'Int64'), 'Timestamp(µs, \"UTC\")') AS ts,
+                column3 AS x
+         FROM (VALUES (1, 1767265200000000, 1.0), (1, 1767265200000000, 1.0), (2, 1767265200000000, 2.0))",
+    );
+    let shared_key = "\
+name: v
+schema_version: 1.0.0
+entities: [{name: a, join_key: k, type: int64}, {name: b, join_key: k, type: int64}]
+event_timestamp: {name: ts, type: timestamp, unit: us, tz: UTC}
+ttl: 30m
+features: [{name: x, type: float64}]
+";
+    let key_is_time = shared_key.replace(
+        "[{name: a, join_key: k, type: int64}, {name: b, join_key: k, type: int64}]",
+        "[{name: a, join_key: ts, type: timestamp}]",
+    );
+    for yaml in [shared_key, key_is_time.as_str()] {
+        let found = findings(&check_yaml(yaml, &path));
+        let rules: Vec<Rule> = found.iter().map(|(r, _)| *r).collect();
+        assert!(!rules.contains(&Rule::DataUnreadable), "{found:#?}");
+        let duplicates = found
+            .iter()
+            .find(|(r, _)| *r == Rule::DataDuplicateRows)
+            .expect("duplicates");
+        assert!(duplicates.1.starts_with("1 of 3 rows"), "{duplicates:?}");
+        assert!(rules.contains(&Rule::DataStaleKeys), "{found:#?}");
+    }
+}
+
 #[test]
 fn key_names_like_our_result_columns_and_extreme_times_read() {
     let dir = tempfile::tempdir().unwrap();
@@ -545,9 +583,9 @@ fn a_memory_limit_changes_no_finding_and_too_small_a_limit_says_so() {
 }
 
 /// Exact duplicates and conflicting rows against a naive count, over two keys (one of
-/// them text), null keys, and float values where -0.0 equals 0.0 and every NaN is one
-/// value: the candidates-then-rows search (and, under a memory limit, grouping every
-/// row) finds what a naive count does.
+/// them text), null keys, and float values, alone and in lists, where -0.0 equals 0.0 and
+/// every NaN is one value: the candidates-then-rows search (and, under a memory limit,
+/// grouping every row) finds what a naive count does.
 mod duplicates_against_a_naive_count {
     use std::collections::BTreeMap;
     use std::sync::Arc;
@@ -555,7 +593,8 @@ mod duplicates_against_a_naive_count {
     use arrowfeat_gate::Data;
     use arrowfeat_validator::checks::data::{plan, DataOptions};
     use datafusion::arrow::array::{
-        Float64Array, Int64Array, StringArray, TimestampMicrosecondArray,
+        Float64Array, Float64Builder, Int64Array, ListBuilder, StringArray,
+        TimestampMicrosecondArray,
     };
     use datafusion::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
     use datafusion::arrow::record_batch::RecordBatch;
@@ -568,9 +607,11 @@ entities: [{name: user, join_key: k, type: int64}, {name: shop, join_key: g, typ
 event_timestamp: {name: ts, type: timestamp, unit: us, tz: UTC}
 features:
   - {name: x, type: float64}
+  - {name: l, type: \"list<float64>\"}
 ";
 
-    type Row = (Option<i64>, Option<&'static str>, i64, Option<f64>);
+    type List = Option<Vec<Option<f64>>>;
+    type Row = (Option<i64>, Option<&'static str>, i64, Option<f64>, List);
 
     fn value() -> impl Strategy<Value = Option<f64>> {
         prop_oneof![
@@ -583,12 +624,17 @@ features:
         ]
     }
 
+    fn list() -> impl Strategy<Value = List> {
+        prop::option::of(prop::collection::vec(value(), 0..2))
+    }
+
     fn row() -> impl Strategy<Value = Row> {
         (
             prop_oneof![Just(None), (0i64..3).prop_map(Some)],
             prop_oneof![Just(None), Just(Some("a")), Just(Some("b"))],
             0i64..2,
             value(),
+            list(),
         )
     }
 
@@ -603,9 +649,16 @@ features:
         };
         // Per (k, g, ts): the canonical values of its rows.
         type Group = (Option<i64>, Option<&'static str>, i64);
-        let mut groups: BTreeMap<Group, Vec<Option<u64>>> = BTreeMap::new();
-        for (k, g, ts, x) in rows {
-            groups.entry((*k, *g, *ts)).or_default().push(canonical(*x));
+        type Values = (Option<u64>, Option<Vec<Option<u64>>>);
+        let mut groups: BTreeMap<Group, Vec<Values>> = BTreeMap::new();
+        for (k, g, ts, x, l) in rows {
+            let l = l
+                .as_ref()
+                .map(|l| l.iter().map(|x| canonical(*x)).collect());
+            groups
+                .entry((*k, *g, *ts))
+                .or_default()
+                .push((canonical(*x), l));
         }
         let (mut duplicates, mut conflicting) = (0, 0);
         for values in groups.values() {
@@ -628,6 +681,7 @@ features:
                 false,
             ),
             Field::new("x", DataType::Float64, true),
+            Field::new("l", DataType::new_list(DataType::Float64, true), true),
         ]));
         let size = rows.len().div_ceil(batches.max(1)).max(1);
         let batches = rows
@@ -646,6 +700,16 @@ features:
                                 .with_timezone("UTC"),
                         ),
                         Arc::new(chunk.iter().map(|r| r.3).collect::<Float64Array>()),
+                        Arc::new({
+                            let mut lists = ListBuilder::new(Float64Builder::new());
+                            for row in chunk {
+                                match &row.4 {
+                                    Some(l) => lists.append_value(l.iter().copied()),
+                                    None => lists.append_null(),
+                                }
+                            }
+                            lists.finish()
+                        }),
                     ],
                 )
                 .unwrap()

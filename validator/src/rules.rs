@@ -109,7 +109,7 @@ rules! {
     TypeSyntax = "type-syntax", Schema, Error,
         "A `type` is not in the type vocabulary (docs/schema-format.md#types).";
     DuplicateFeature = "duplicate-feature", Schema, Error,
-        "Two features (or a feature and an entity join key, or two entities) share a name; the comparison with an earlier revision then compares each declaration.";
+        "Two features (or a feature and an entity join key, two entities, or a timestamp and any of these) share a name; the comparison with an earlier revision then compares each declaration.";
     DuplicateView = "duplicate-view", Schema, Error,
         "Two schema files declare the same feature view.";
     ConstraintInvalid = "constraint-invalid", Schema, Error,

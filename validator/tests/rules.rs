@@ -221,6 +221,21 @@ fn duplicate_feature() {
         &schema_with("name: city", "name: driver_id"),
         STORE,
     );
+    // A timestamp named as a key, a feature or the other timestamp: one column read as two.
+    for (from, to) in [
+        ("name: event_ts", "name: driver_id"),
+        ("name: event_ts", "name: fare"),
+        ("name: created", "name: event_ts"),
+    ] {
+        let report = check(&schema_with(from, to), STORE, None);
+        let messages: Vec<String> = report
+            .findings()
+            .filter(|(_, c)| c.rule == Rule::DuplicateFeature)
+            .map(|(_, c)| c.message.clone())
+            .collect();
+        assert_eq!(messages.len(), 1, "{to}: {messages:?}");
+        assert!(messages[0].contains("has the same name as"), "{messages:?}");
+    }
 }
 
 #[test]

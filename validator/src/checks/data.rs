@@ -245,7 +245,13 @@ pub fn plan(file: &SchemaFile, source: &str, options: &DataOptions) -> DataPlan 
         source: source.to_string(),
         columns,
         checks,
-        keys: spec.entities.iter().map(|e| e.join_key.clone()).collect(),
+        // Two entities sharing a join key share its column (`duplicate-feature` says so).
+        keys: spec.entities.iter().fold(Vec::new(), |mut keys, e| {
+            if !keys.contains(&e.join_key) {
+                keys.push(e.join_key.clone());
+            }
+            keys
+        }),
         event_time: event.name.clone(),
         created: spec.created_timestamp.as_ref().map(|c| c.name.clone()),
         feature_columns: spec.features.iter().map(|f| f.name.clone()).collect(),

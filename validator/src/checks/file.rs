@@ -214,12 +214,45 @@ fn file_checks(file: &SchemaFile, text: &str) -> Vec<Check> {
             ));
         }
     }
+    let names = seen.len();
+    // The timestamps are columns of the same rows: a key or feature of the same name
+    // would be one column read as two things.
+    let times = [
+        Some((
+            &spec.event_timestamp.name,
+            "/event_timestamp",
+            "event timestamp",
+        )),
+        spec.created_timestamp
+            .as_ref()
+            .map(|c| (&c.name, "/created_timestamp", "created timestamp")),
+    ];
+    for (name, pointer, what) in times.into_iter().flatten() {
+        if !seen.insert(name) {
+            duplicates += 1;
+            let other = if join_keys.contains(name.as_str()) {
+                "an entity join key"
+            } else if spec.features.iter().any(|f| &f.name == name) {
+                "a feature"
+            } else {
+                "the event timestamp"
+            };
+            checks.push(Check::fail(
+                Rule::DuplicateFeature,
+                what,
+                Expected("unique names"),
+                Actual(format!("`{}` again", short(name))),
+                root.locate(&format!("{pointer}/name")),
+                format!("{what} `{}` has the same name as {other}", short(name)),
+            ));
+        }
+    }
     if duplicates == 0 {
         checks.push(Check::pass(
             Rule::DuplicateFeature,
             "feature names",
             Expected("unique"),
-            Actual(format!("{} unique", seen.len())),
+            Actual(format!("{names} unique")),
             root.locate_key("", "features"),
         ));
     }
