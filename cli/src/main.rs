@@ -112,8 +112,13 @@ fn emit(outcome: Outcome, out: &mut impl Write) -> CliResult<i32> {
             // Not 1, the code for findings: the gate could not deliver its result.
             .map_err(|e| CliError::usage(format!("cannot write the report to stdout: {e}")))?,
     }
+    // A refused request fails the run, with the report's own exit code when it has one
+    // (its findings say why).
     match outcome.refusal {
-        Some(message) => Err(CliError::usage(message)),
+        Some(message) => Err(CliError {
+            message,
+            exit_code: outcome.exit_code.max(1),
+        }),
         None => Ok(outcome.exit_code),
     }
 }

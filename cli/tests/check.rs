@@ -1630,6 +1630,50 @@ fn drift_reports_formats_and_usage_errors() {
         *error = error.replace(events, "EVENTS");
     }
     insta::assert_snapshot!("drift_usage_errors", errors.join(""));
+
+    // A usage error leaves a machine-readable report too: on stdout, or in --output.
+    for (command, args) in [
+        ("drift", vec!["--current-from-store", "--reference", events]),
+        (
+            "drift",
+            vec!["--reference", events, "--current", "other_view=x.parquet"],
+        ),
+        ("check", vec!["--data-from-store"]),
+        (
+            "skew",
+            vec![
+                "--time-tolerance=-1s",
+                "--serving",
+                events,
+                "--training",
+                events,
+            ],
+        ),
+    ] {
+        let mut all = vec![command, "--schemas", schema_arg];
+        all.extend(args.iter().copied());
+        let run = arrowfeat_in(
+            dir.path(),
+            &[all.as_slice(), &["--format", "json"]].concat(),
+        );
+        assert_eq!(run.status.code(), Some(2), "{all:?}");
+        let report: serde_json::Value = serde_json::from_str(&stdout(&run)).unwrap();
+        assert_eq!(report["exit_code"], 2, "{all:?}");
+        assert_eq!(report["command"], command, "{all:?}");
+        assert!(
+            stderr(&run).contains(report["error"].as_str().unwrap()),
+            "{all:?}: {report}"
+        );
+        let written = arrowfeat_in(
+            dir.path(),
+            &[all.as_slice(), &["--format", "sarif", "-o", "usage.sarif"]].concat(),
+        );
+        assert_eq!(written.status.code(), Some(2), "{all:?}");
+        assert_eq!(stdout(&written), "", "{all:?}");
+        let sarif = std::fs::read_to_string(dir.path().join("usage.sarif")).unwrap();
+        assert!(sarif.contains("\"version\": \"2.1.0\""), "{all:?}: {sarif}");
+        std::fs::remove_file(dir.path().join("usage.sarif")).unwrap();
+    }
 }
 
 /// `[data]` in `arrowfeat.toml`: each view's data, relative to the file's directory, is

@@ -113,11 +113,18 @@ impl DriftSources {
             .clone()
     }
 
-    /// Why the profile of this run's reference data must not be saved: no view was
-    /// profiled, or a view's reference could not be profiled in full (a feature missing
-    /// or of another type, or no file its store names), so that a partial profile would
-    /// replace a complete one. `None`: it may be saved.
-    pub fn not_saved_because(&self) -> Option<String> {
+    /// Why the profile of this run's reference data must not be saved: some input could
+    /// not be read (`input_unreadable`: the run's exit code is 2), no view was profiled,
+    /// or a view's reference could not be profiled in full (a feature missing or of
+    /// another type, or no file its store names), so that a partial profile would replace
+    /// a complete one. `None`: it may be saved.
+    pub fn not_saved_because(&self, input_unreadable: bool) -> Option<String> {
+        if input_unreadable {
+            return Some(
+                "some input could not be read (see the report), and a profile without it would replace a complete one"
+                    .into(),
+            );
+        }
         let incomplete = self.incomplete.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(view) = incomplete.first() {
             return Some(format!(

@@ -688,7 +688,7 @@ def _save_reference(report: Any, profile: str, not_saved_because: str | None, sa
     run's `report`, whose findings say why."""
     import os
 
-    if save_reference is not None and report.exit_code != 2:
+    if save_reference is not None:
         if not_saved_because is not None:
             error = ArrowfeatValueError(
                 f"drift: argument `save_reference`: not saved: {not_saved_because} (the error's `report`)"

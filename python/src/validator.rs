@@ -590,11 +590,8 @@ pub(crate) fn drift(
         &sources,
         || sources.unused_views(),
     )?;
-    Ok((
-        report,
-        sources.saved_profile().to_json(),
-        sources.not_saved_because(),
-    ))
+    let not_saved_because = sources.not_saved_because(report.run.exit_code_with(false) == 2);
+    Ok((report, sources.saved_profile().to_json(), not_saved_because))
 }
 
 /// `skew`'s options from its arguments, checked.

@@ -438,7 +438,7 @@ def test_drift_of_every_view_of_the_feast_repo(tmp_path, monkeypatch):
 
 def test_drift_from_the_store_refuses_what_it_cannot_read(applied, tmp_path, monkeypatch):
     """The store flags go together, and the two from-store flags never together; a view
-    the store lacks, or whose batch source has no file path, is a warning naming the flag
+    the store lacks, or whose batch source has no file path, is an error naming the flag
     that gives its data instead, and stops a save of the reference's profile (the report
     says so, whichever side failed first); a view given one side only is a finding."""
     from arrowfeat.data import drift
@@ -504,16 +504,17 @@ def test_drift_from_the_store_refuses_what_it_cannot_read(applied, tmp_path, mon
             if c["status"] != "pass"
         )
         assert [(name, rule, status) for name, rule, status, _ in found] == [
-            ("customer_profile_v2.yaml", "data-not-read", "warning"),
+            ("customer_profile_v2.yaml", "data-not-read", "error"),
             ("customer_profile_v2.yaml", "drift-reference", "error"),
-            ("driver_hourly_stats_v1.yaml", "data-not-read", "warning"),
+            ("driver_hourly_stats_v1.yaml", "data-not-read", "error"),
             ("driver_hourly_stats_v1.yaml", "drift-reference", "error"),
         ], found
         assert "partial.json has no feature view of that name; give --reference customer_profile_v2=PATH" in found[0][3]
         assert "the reference profile is not saved" in found[1][3]
         assert "names no file path" in found[2][3]
-        # The report is written; the profile, partial, is not.
-        assert out.returncode == 2, out.stderr
+        # The report is written, and its exit code is the process's; the profile,
+        # partial, is not.
+        assert out.returncode == report["exit_code"] == 1, out.stderr
         assert "not saved: the reference data of view `customer_profile_v2` could not be profiled in full" in out.stderr
         assert profile.read_text() == "complete"
 
@@ -561,4 +562,14 @@ def test_drift_from_the_store_refuses_what_it_cannot_read(applied, tmp_path, mon
     with pytest.raises(ArrowfeatValueError, match="not saved: the reference data of view `customer_profile_v2`") as e:
         drift(None, EXAMPLES, registry=partial, reference_from_store=True, save_reference=profile)
     assert {f.rule for f in e.value.report.findings} == {"data-not-read", "drift-reference"}
+    assert profile.read_text() == "complete"
+
+    # Reference data that cannot be read (exit 2) stops the save too, and says so.
+    missing_reference = "driver_hourly_stats_v1=data/missing.parquet"
+    unread = run([*base, "--reference", missing_reference, "--save-reference", str(profile)], cwd=repo)
+    assert unread.returncode == 2, unread.stderr
+    assert "not saved: some input could not be read (see the report)" in unread.stderr, unread.stderr
+    with pytest.raises(ArrowfeatValueError, match="not saved: some input could not be read") as e:
+        drift(None, EXAMPLES, reference={"driver_hourly_stats_v1": "data/missing.parquet"}, save_reference=profile)
+    assert e.value.report.exit_code == 2
     assert profile.read_text() == "complete"

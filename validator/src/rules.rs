@@ -158,7 +158,7 @@ rules! {
         "A change between revisions that the version bump allows, listed for review.";
     DataUnreadable = "data-unreadable", Input, Error,
         "The data given for a view (`--data`) cannot be read: a missing path, a corrupt or truncated Parquet file, a CSV or JSON file that does not parse, files of a directory that disagree.";
-    DataNotRead = "data-not-read", Data, Warning,
+    DataNotRead = "data-not-read", Data, Error,
         "The store names no file to read for a view whose data comes from it (`--data-from-store`, `--current-from-store`, `--reference-from-store`): it has no view of that name, or the view's batch source is not a file source. The view's data was not read; give its path instead.";
     DataColumnMissing = "data-column-missing", Data, Error,
         "A column the schema declares (an entity key, the event or created timestamp, a feature) is not in the data.";

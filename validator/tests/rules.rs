@@ -954,12 +954,12 @@ fn skew_rules_from_counts() {
     }
 }
 
-/// `data-not-read` (the store names no file for a view's data) is a warning about the
-/// data, not unreadable input: exit 0, or 1 when warnings are denied. A store given for
+/// `data-not-read` (the store names no file for a view's data) is an error about the
+/// data, not unreadable input: exit 1, not 2. A store given for
 /// the data's whereabouts only (`compare_store: false`, as `drift` reads it) is not
 /// compared with the schema files, but still reaches the data source.
 #[test]
-fn data_not_read_is_a_warning_and_a_store_for_data_only_is_not_compared() {
+fn data_not_read_is_an_error_and_a_store_for_data_only_is_not_compared() {
     use arrowfeat_validator::report::{Actual, Check, Expected};
     use arrowfeat_validator::spec::model::SchemaFile;
     use arrowfeat_validator::store::StoreView;
@@ -1023,9 +1023,8 @@ fn data_not_read_is_a_warning_and_a_store_for_data_only_is_not_compared() {
         finding.actual, "another source",
         "the store reached the data source"
     );
-    assert_eq!(finding.status, Status::Warning);
-    assert_eq!(data_only.exit_code(false), 0);
-    assert_eq!(data_only.exit_code(true), 1);
+    assert_eq!(finding.status, Status::Error);
+    assert_eq!(data_only.exit_code(false), 1);
 }
 
 #[test]

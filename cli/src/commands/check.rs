@@ -195,7 +195,7 @@ pub struct Outcome {
     pub exit_code: i32,
     pub output: Option<PathBuf>,
     /// What the command could not do after the run (`drift --save-reference`): the report
-    /// is still written, then this is the error (exit code 2).
+    /// is still written, then this is the error, with the report's exit code (at least 1).
     pub refusal: Option<String>,
 }
 
@@ -296,8 +296,14 @@ impl ReportArgs {
     }
 }
 
+/// Errors before and after the run leave a report in the requested format, as the run's
+/// own errors do ([`ReportArgs::run`]).
 pub fn check(args: &CheckArgs) -> CliResult<Outcome> {
-    let data = data_paths(args)?;
+    let refuse = |e: CliError| args.report.run(Err(e), pipeline::Command::Check);
+    let data = match data_paths(args) {
+        Ok(data) => data,
+        Err(e) => return refuse(e),
+    };
     let inputs = Ok(Inputs {
         store: args.store.source(),
         previous: args.against.clone(),
@@ -323,7 +329,7 @@ pub fn check(args: &CheckArgs) -> CliResult<Outcome> {
                 ),
                 false => format!("--data {}=...", arrowfeat_common::quote(view, 100)),
             };
-            return Err(CliError::usage(format!(
+            return refuse(CliError::usage(format!(
                 "{given}: no schema file declares feature view `{}`",
                 arrowfeat_common::quote(view, 100)
             )));

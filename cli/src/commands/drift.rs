@@ -55,7 +55,60 @@ pub struct DriftArgs {
     pub report: ReportArgs,
 }
 
+/// Errors before and after the run leave a report in the requested format, as the run's
+/// own errors do ([`ReportArgs::run`]).
 pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
+    let refuse = |e: CliError| args.report.run(Err(e), pipeline::Command::Drift);
+    let sources = match sources(args) {
+        Ok(sources) => sources,
+        Err(e) => return refuse(e),
+    };
+    let inputs = Inputs {
+        store: args.store.source(),
+        data: Some(&sources as &dyn arrowfeat_validator::run::DataSource),
+        ..args.report.apply(Inputs::check(&args.schemas))
+    };
+    let inputs = Inputs {
+        command: pipeline::Command::Drift,
+        names: pipeline::Names::cli(pipeline::Command::Drift),
+        ..inputs
+    };
+    let mut outcome = args.report.run(Ok(inputs), pipeline::Command::Drift)?;
+    if let Some((flag, view)) = sources.unused_views().first() {
+        return refuse(CliError::usage(format!(
+            "{flag} {}=...: no schema file declares feature view `{}`",
+            arrowfeat_common::quote(view, 100),
+            arrowfeat_common::quote(view, 100)
+        )));
+    }
+    // Not when any input could not be read: a partial profile must not replace a good one.
+    if let Some(path) = &args.save_reference {
+        if let Some(why) = sources.not_saved_because(outcome.exit_code == 2) {
+            outcome.refusal = Some(format!(
+                "--save-reference {}: not saved: {why}",
+                arrowfeat_common::clean(&path.display().to_string()),
+            ));
+            return Ok(outcome);
+        }
+        let profile = sources.saved_profile();
+        let shown = arrowfeat_common::clean(&path.display().to_string());
+        if let Err(e) = std::fs::write(path, profile.to_json()) {
+            return refuse(CliError::usage(format!(
+                "--save-reference {shown}: {}",
+                arrowfeat_common::io_message(&e)
+            )));
+        }
+        let features: usize = profile.views.values().map(|v| v.features.len()).sum();
+        eprintln!(
+            "saved the reference profile of {} view(s), {features} feature(s), to {shown}",
+            profile.views.len()
+        );
+    }
+    Ok(outcome)
+}
+
+/// The reference and current data the flags give, checked before anything is read.
+fn sources(args: &DriftArgs) -> CliResult<DriftSources> {
     let load = LoadOptions {
         follow_symlinks: args.report.follow_symlinks,
     };
@@ -111,7 +164,7 @@ pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
             "give --current [VIEW=]PATH or --current-from-store to compare with the reference, or --save-reference FILE to save its profile",
         ));
     }
-    let sources = DriftSources::new(reference, data("--current", &args.current)?)
+    DriftSources::new(reference, data("--current", &args.current)?)
         .saving(args.save_reference.is_some())
         .with_store_sources(
             args.store.sources().filter(|_| args.current_from_store),
@@ -121,51 +174,7 @@ pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
             CliError::usage(format!(
                 "--current-from-store with --reference-from-store: {e}"
             ))
-        })?;
-    let inputs = Inputs {
-        store: args.store.source(),
-        data: Some(&sources as &dyn arrowfeat_validator::run::DataSource),
-        ..args.report.apply(Inputs::check(&args.schemas))
-    };
-    let inputs = Inputs {
-        command: pipeline::Command::Drift,
-        names: pipeline::Names::cli(pipeline::Command::Drift),
-        ..inputs
-    };
-    let mut outcome = args.report.run(Ok(inputs), pipeline::Command::Drift)?;
-    if let Some((flag, view)) = sources.unused_views().first() {
-        return Err(CliError::usage(format!(
-            "{flag} {}=...: no schema file declares feature view `{}`",
-            arrowfeat_common::quote(view, 100),
-            arrowfeat_common::quote(view, 100)
-        )));
-    }
-    // Not when the reference could not be read: a partial profile must not replace a
-    // good one.
-    if let (Some(path), false) = (&args.save_reference, outcome.exit_code == 2) {
-        if let Some(why) = sources.not_saved_because() {
-            outcome.refusal = Some(format!(
-                "--save-reference {}: not saved: {why}",
-                arrowfeat_common::clean(&path.display().to_string()),
-            ));
-            return Ok(outcome);
-        }
-        let profile = sources.saved_profile();
-        let shown = arrowfeat_common::clean(&path.display().to_string());
-        std::fs::write(path, profile.to_json()).map_err(|e| {
-            CliError::usage(format!(
-                "--save-reference {}: {}",
-                arrowfeat_common::clean(&path.display().to_string()),
-                arrowfeat_common::io_message(&e)
-            ))
-        })?;
-        let features: usize = profile.views.values().map(|v| v.features.len()).sum();
-        eprintln!(
-            "saved the reference profile of {} view(s), {features} feature(s), to {shown}",
-            profile.views.len()
-        );
-    }
-    Ok(outcome)
+        })
 }
 
 fn read_profile(path: &std::path::Path) -> CliResult<ReferenceProfile> {

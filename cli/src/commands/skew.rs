@@ -53,7 +53,37 @@ pub struct SkewArgs {
     pub report: ReportArgs,
 }
 
+/// Errors before and after the run leave a report in the requested format, as the run's
+/// own errors do ([`ReportArgs::run`]).
 pub fn skew(args: &SkewArgs) -> CliResult<Outcome> {
+    let refuse = |e: CliError| args.report.run(Err(e), pipeline::Command::Skew);
+    let sources = match sources(args) {
+        Ok(sources) => sources,
+        Err(e) => return refuse(e),
+    };
+    let inputs = Inputs {
+        data: Some(&sources as &dyn arrowfeat_validator::run::DataSource),
+        ..args.report.apply(Inputs::check(&args.schemas))
+    };
+    let inputs = Inputs {
+        command: pipeline::Command::Skew,
+        names: pipeline::Names::cli(pipeline::Command::Skew),
+        ..inputs
+    };
+    let outcome = args.report.run(Ok(inputs), pipeline::Command::Skew)?;
+    if let Some((flag, view)) = sources.unused_views().first() {
+        return refuse(CliError::usage(format!(
+            "{flag} {}=...: no schema file declares feature view `{}`",
+            arrowfeat_common::quote(view, 100),
+            arrowfeat_common::quote(view, 100)
+        )));
+    }
+    Ok(outcome)
+}
+
+/// The serving and training data and the tolerances the flags give, checked before
+/// anything is read.
+fn sources(args: &SkewArgs) -> CliResult<SkewSources> {
     let load = LoadOptions {
         follow_symlinks: args.report.follow_symlinks,
     };
@@ -81,7 +111,7 @@ pub fn skew(args: &SkewArgs) -> CliResult<Outcome> {
         })?;
     let values = Tolerance::new(args.absolute_tolerance, args.relative_tolerance, args.ulps)
         .map_err(|e| CliError::usage(format!("--{}-tolerance: {}", e.argument, e.message)))?;
-    let sources = SkewSources::new(
+    Ok(SkewSources::new(
         serving,
         training,
         SkewOptions {
@@ -91,23 +121,5 @@ pub fn skew(args: &SkewArgs) -> CliResult<Outcome> {
             serving_time: args.serving_time.clone(),
             sample_rows: usize::from(args.sample),
         },
-    );
-    let inputs = Inputs {
-        data: Some(&sources as &dyn arrowfeat_validator::run::DataSource),
-        ..args.report.apply(Inputs::check(&args.schemas))
-    };
-    let inputs = Inputs {
-        command: pipeline::Command::Skew,
-        names: pipeline::Names::cli(pipeline::Command::Skew),
-        ..inputs
-    };
-    let outcome = args.report.run(Ok(inputs), pipeline::Command::Skew)?;
-    if let Some((flag, view)) = sources.unused_views().first() {
-        return Err(CliError::usage(format!(
-            "{flag} {}=...: no schema file declares feature view `{}`",
-            arrowfeat_common::quote(view, 100),
-            arrowfeat_common::quote(view, 100)
-        )));
-    }
-    Ok(outcome)
+    ))
 }
