@@ -1275,9 +1275,28 @@ pub(crate) fn render_batch(
         Tail::Count(_) => 1,
         Tail::Compared => 2,
     });
+    // Text in double quotes (`\"` and `\\` escaped), so that the text "null" or "" never
+    // reads as a null or as nothing.
+    let texts: Vec<bool> = batch
+        .columns()
+        .iter()
+        .map(|c| is_text(c.data_type()))
+        .collect();
     let mut out = Vec::with_capacity(batch.num_rows());
     for row in 0..batch.num_rows() {
-        let value = |i: usize| quote(&formatters[i].value(row).to_string(), SAMPLE_VALUE_CHARS);
+        let value = |i: usize| {
+            let shown = formatters[i].value(row).to_string();
+            match texts[i] && batch.column(i).is_valid(row) {
+                true => format!(
+                    "\"{}\"",
+                    quote(
+                        &shown.replace('\\', "\\\\").replace('"', "\\\""),
+                        SAMPLE_VALUE_CHARS
+                    )
+                ),
+                false => quote(&shown, SAMPLE_VALUE_CHARS),
+            }
+        };
         let mut text = (0..named)
             .map(|i| format!("{}={}", quote(schema.field(i).name(), 60), value(i)))
             .collect::<Vec<_>>()

@@ -85,6 +85,32 @@ mod first_rows {
         )
     }
 
+    /// Text shows in double quotes: the text "null" or "" never reads as a null or as
+    /// nothing, and a quote inside stays inside.
+    #[test]
+    fn text_is_quoted_and_null_is_not() {
+        let rows = [
+            (Some(1), Some("null".to_string()), None),
+            (Some(2), None, Some(0.5)),
+            (Some(3), Some(String::new()), Some(f64::NAN)),
+            (Some(4), Some("a\"b\\".to_string()), Some(1.0)),
+        ];
+        let shown: Vec<String> = render_batch(&batch(&rows), Tail::Nothing)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.text)
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                r#"k=1, t="null", x=null"#,
+                "k=2, t=null, x=0.5",
+                r#"k=3, t="", x=NaN"#,
+                r#"k=4, t="a\"b\\", x=1.0"#,
+            ]
+        );
+    }
+
     proptest! {
         /// Rows offered batch by batch keep what sorting all of them by their sort key
         /// and cutting keeps: the same keys, and for each key a row that shows as one of

@@ -177,7 +177,7 @@ fn each_fault_is_found_with_its_count_and_a_sample() {
     // -0.5 and -inf below; 10.5 and +inf above; NaN in neither.
     assert!(message(Rule::DataOutOfRange, "below min 0").starts_with("2 of 16 rows"));
     assert!(message(Rule::DataOutOfRange, "above max 10").starts_with("2 of 16 rows"));
-    assert!(message(Rule::DataNotAllowed, "allowed_values").contains("c=zz"));
+    assert!(message(Rule::DataNotAllowed, "allowed_values").contains("c=\"zz\""));
     assert!(message(Rule::DataFutureEvent, "2026-01-01T12:00:00Z").starts_with("1 of 16"));
     assert!(message(Rule::DataCreatedBeforeEvent, "created").contains("k=11"));
     assert!(message(Rule::DataDuplicateRows, "repeat")
