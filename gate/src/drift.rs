@@ -24,7 +24,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::from_store::StoreSources;
 use crate::{
-    collect, ident, is_float, register, run_blocking, unreadable, value_expr, ByView, Data, TABLE,
+    collect, ident, is_float, register, run_blocking, unreadable, value_expr, ByView, Data, Given,
+    InputNames, TABLE,
 };
 
 /// Where the reference comes from.
@@ -66,6 +67,7 @@ pub struct DriftSources {
     /// profiled, and one whose reference is not profiled in full says the profile is not
     /// saved.
     saving: bool,
+    names: InputNames,
 }
 
 impl DriftSources {
@@ -78,7 +80,14 @@ impl DriftSources {
             current_from_store: None,
             reference_from_store: None,
             saving: false,
+            names: InputNames::Flags,
         }
+    }
+
+    /// Findings name the inputs as `names` spells them (the CLI's by default).
+    pub fn named(mut self, names: InputNames) -> DriftSources {
+        self.names = names;
+        self
     }
 
     /// The reference's profile is to be saved (`--save-reference`).
@@ -213,16 +222,17 @@ impl DriftSources {
                 ))),
             },
             Reference::Data(by_view) => {
+                let given = self.names.given("--reference");
                 let (data, hint) = match (
-                    by_view.get(view, "--reference")?,
+                    by_view.get(view, given)?,
                     &self.reference_from_store,
                 ) {
                     (Some(data), _) => (data, String::new()),
                     (None, Some(sources)) => (
                         sources
-                            .data_of(view, store, "--reference", "reference data")
+                            .data_of(view, store, given, "reference data")
                             .inspect_err(|_| self.mark_incomplete(view))?,
-                        sources.unreadable_hint(view, "--reference"),
+                        sources.unreadable_hint(view, given),
                     ),
                     (None, None) => return Ok(None),
                 };
@@ -274,13 +284,11 @@ impl DataSource for DriftSources {
         let view = &file.spec.name;
         let (compared, skipped) = features(file);
         // `Some(Err)`: the store names no current data for the view.
-        let (current, hint) = match (
-            self.current.get(view, "--current"),
-            &self.current_from_store,
-        ) {
+        let given = self.names.given("--current");
+        let (current, hint) = match (self.current.get(view, given), &self.current_from_store) {
             (Ok(None), Some(sources)) => (
-                Some(sources.data_of(view, store, "--current", "current data")),
-                sources.unreadable_hint(view, "--current"),
+                Some(sources.data_of(view, store, given, "current data")),
+                sources.unreadable_hint(view, given),
             ),
             (Ok(current), _) => (current.map(Ok), String::new()),
             (Err(refused), _) => return Some(vec![*refused]),
@@ -302,7 +310,7 @@ impl DataSource for DriftSources {
                         view,
                         "reference data",
                         current.label(),
-                        "--reference",
+                        self.names.given("--reference"),
                     )]),
                 };
             }
@@ -322,7 +330,7 @@ impl DataSource for DriftSources {
             // Only saving: the reference's own problems are the report.
             None if self.saving => return Some(out),
             None => {
-                out.push(no_pair(view, "current data", &reference.label, "--current"));
+                out.push(no_pair(view, "current data", &reference.label, given));
                 return Some(out);
             }
         };
@@ -395,7 +403,7 @@ impl DataSource for DriftSources {
 
 /// The finding of a view given one side of the comparison only: `missing` ("reference
 /// data"), the side it has (`given`, named), and the flag that gives the other.
-fn no_pair(view: &str, missing: &'static str, given: &str, flag: &str) -> Check {
+fn no_pair(view: &str, missing: &'static str, given: &str, lacking: Given) -> Check {
     Check::fail(
         Rule::DriftReference,
         format!("drift: view `{}`", quote(view, 100)),
@@ -403,14 +411,14 @@ fn no_pair(view: &str, missing: &'static str, given: &str, flag: &str) -> Check 
         Actual("none"),
         Pos::UNKNOWN,
         format!(
-            "view `{}` has {} ({}) but no {missing}, so it was not compared: give {flag} {}=PATH",
+            "view `{}` has {} ({}) but no {missing}, so it was not compared: give {}",
             quote(view, 100),
             match missing {
                 "reference data" => "current data",
                 _ => "reference data",
             },
             quote(given, 200),
-            quote(view, 100)
+            lacking.for_view(view)
         ),
     )
 }

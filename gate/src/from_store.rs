@@ -10,7 +10,7 @@ use arrowfeat_validator::rules::Rule;
 use arrowfeat_validator::store::StoreView;
 use arrowfeat_validator::yaml::Pos;
 
-use crate::Data;
+use crate::{Data, Given};
 
 /// The batch sources of a store's views, relative paths resolved from `repo` (the
 /// feature repo; the working directory for a registry file given alone).
@@ -36,14 +36,14 @@ impl StoreSources {
 
     /// The data of `view` at the path its batch source names. A finding instead when the
     /// store has no such view or its batch source has no file path (`data-not-read`), or
-    /// a path that names no file (empty, `.`: `data-unreadable`). `flag`, `role`: the
-    /// option that gives the path instead (`--data`) and what the data is for ("data",
+    /// a path that names no file (empty, `.`: `data-unreadable`). `given`, `role`: the
+    /// input that gives the path instead (`--data`) and what the data is for ("data",
     /// "current data").
     pub fn data_of(
         &self,
         view: &str,
         store: Option<&StoreView>,
-        flag: &str,
+        given: Given,
         role: &str,
     ) -> Result<Data, Box<Check>> {
         let not_read = |expected: &'static str, found: &'static str, why: &str| {
@@ -54,9 +54,9 @@ impl StoreSources {
                 Actual(found),
                 Pos::UNKNOWN,
                 format!(
-                    "the {role} of view `{}` was not read: {why}; give {flag} {}=PATH",
+                    "the {role} of view `{}` was not read: {why}; give {}",
                     quote(view, 100),
-                    quote(view, 100)
+                    given.for_view(view)
                 ),
             ))
         };
@@ -90,15 +90,15 @@ impl StoreSources {
                 Actual(format!("'{}'", quote(uri, 60))),
                 Pos::UNKNOWN,
                 format!(
-                    "the batch source of view `{}` in {} names no file ('{}'): give {flag} {}=PATH",
+                    "the batch source of view `{}` in {} names no file ('{}'): give {}",
                     quote(view, 100),
                     quote(&self.label, 200),
                     quote(uri, 60),
-                    quote(view, 100)
+                    given.for_view(view)
                 ),
             )));
         }
-        // A URL is read as given, as `{flag}` reads one: the file reading decodes it, or
+        // A URL is read as given, as a path given by the user is: the file reading decodes it, or
         // says which schemes and hosts it cannot read.
         if uri.contains("://") {
             return Ok(Data::Path(uri.to_string()));
@@ -114,9 +114,9 @@ impl StoreSources {
 
     /// What an unreadable finding on data read from `view`'s batch source adds: where
     /// the path came from, and the flag that gives another.
-    pub fn unreadable_hint(&self, view: &str, flag: &str) -> String {
+    pub fn unreadable_hint(&self, view: &str, given: Given) -> String {
         format!(
-            " (the path is the batch source of view `{}` in {}{}; give {flag} {}=PATH to read other data)",
+            " (the path is the batch source of view `{}` in {}{}; give {} to read other data)",
             quote(view, 100),
             quote(&self.label, 200),
             match self.repo == Path::new(".") {
@@ -126,7 +126,7 @@ impl StoreSources {
                     quote(&self.repo.display().to_string(), 200)
                 ),
             },
-            quote(view, 100)
+            given.for_view(view)
         )
     }
 }
@@ -134,6 +134,7 @@ impl StoreSources {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::InputNames::{Arguments, Flags};
 
     fn view(path: Option<&str>) -> StoreView {
         StoreView {
@@ -160,7 +161,7 @@ mod tests {
     #[test]
     fn relative_paths_resolve_from_the_repo_and_others_stay() {
         let sources = StoreSources::new(PathBuf::from("/repo"), "Feast repo /repo");
-        let of = |p| sources.data_of("v", Some(&view(Some(p))), "--data", "data");
+        let of = |p| sources.data_of("v", Some(&view(Some(p))), Flags.given("--data"), "data");
         assert_eq!(path_of(of("data/x.parquet")), "/repo/data/x.parquet");
         // URLs as given, as the file reading takes them from the command line.
         assert_eq!(
@@ -175,7 +176,12 @@ mod tests {
         );
         // From the working directory: the path as the store names it.
         let here = StoreSources::new(PathBuf::from("."), "registry.json");
-        let found = here.data_of("v", Some(&view(Some("data/x.parquet"))), "--data", "data");
+        let found = here.data_of(
+            "v",
+            Some(&view(Some("data/x.parquet"))),
+            Flags.given("--data"),
+            "data",
+        );
         assert_eq!(path_of(found), "data/x.parquet");
     }
 
@@ -183,7 +189,7 @@ mod tests {
     fn a_view_it_cannot_read_is_a_finding_naming_the_flag() {
         let sources = StoreSources::new(PathBuf::from("."), "registry.json");
         let missing = sources
-            .data_of("v", None, "--current", "current data")
+            .data_of("v", None, Flags.given("--current"), "current data")
             .unwrap_err();
         assert_eq!(missing.rule, Rule::DataNotRead);
         assert_eq!(missing.expected, "a view of that name");
@@ -192,8 +198,17 @@ mod tests {
             "{}",
             missing.message
         );
+        // Python's arguments, in Python.
+        let in_python = sources
+            .data_of("v", None, Arguments.given("--current"), "current data")
+            .unwrap_err();
+        assert!(
+            in_python.message.contains(r#"give current={"v": data}"#),
+            "{}",
+            in_python.message
+        );
         let other = sources
-            .data_of("v", Some(&view(None)), "--data", "data")
+            .data_of("v", Some(&view(None)), Flags.given("--data"), "data")
             .unwrap_err();
         assert!(
             other.message.contains("names no file path"),
@@ -202,7 +217,7 @@ mod tests {
         );
         for empty in ["", "file://", ".", "./", " "] {
             let refused = sources
-                .data_of("v", Some(&view(Some(empty))), "--data", "data")
+                .data_of("v", Some(&view(Some(empty))), Flags.given("--data"), "data")
                 .unwrap_err();
             assert_eq!(refused.rule, Rule::DataUnreadable);
             assert!(

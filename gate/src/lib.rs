@@ -140,6 +140,54 @@ impl Data {
     }
 }
 
+/// How findings name the inputs given per view: the CLI's flags (`--current VIEW=PATH`)
+/// or the Python arguments (`current={"VIEW": data}`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum InputNames {
+    #[default]
+    Flags,
+    Arguments,
+}
+
+impl InputNames {
+    /// The input `flag` (`--current`) as these names spell it.
+    pub fn given(self, flag: &'static str) -> Given {
+        Given { flag, names: self }
+    }
+}
+
+/// One input given per view (`--data`, `--current`, `--reference`, `--serving`,
+/// `--training`), spelled as the front end the user called spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Given {
+    flag: &'static str,
+    names: InputNames,
+}
+
+impl Given {
+    /// How to give `view` its data: `--current v=PATH` or `current={"v": data}`.
+    pub fn for_view(self, view: &str) -> String {
+        match self.names {
+            InputNames::Flags => format!("{} {}=PATH", self.flag, quote(view, 100)),
+            InputNames::Arguments => format!(
+                "{}={{\"{}\": data}}",
+                self.flag.trim_start_matches('-'),
+                quote(view, 100)
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for Given {
+    /// `--current`, or `` `current` ``.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.names {
+            InputNames::Flags => f.write_str(self.flag),
+            InputNames::Arguments => write!(f, "`{}`", self.flag.trim_start_matches('-')),
+        }
+    }
+}
+
 /// Data given per view name, or one source for the one view the schemas declare.
 #[derive(Debug)]
 pub struct ByView {
@@ -176,7 +224,7 @@ impl ByView {
 
     /// The data of `view`, `Ok(None)` when none is given for it; a finding when the one
     /// source given without a view is asked for a second view (`flag` names the option).
-    pub fn get(&self, view: &str, flag: &str) -> Result<Option<Data>, Box<Check>> {
+    pub fn get(&self, view: &str, given: Given) -> Result<Option<Data>, Box<Check>> {
         let from_any = !self.by_view.contains_key(view) && self.any_view.is_some();
         let Some(data) = self.by_view.get(view).or(self.any_view.as_ref()) else {
             return Ok(None);
@@ -201,10 +249,11 @@ impl ByView {
                 Actual("several views"),
                 arrowfeat_validator::yaml::Pos::UNKNOWN,
                 format!(
-                    "{flag} {} is given without a view, but the schemas declare several views (`{}` and `{}`): give {flag} VIEW=PATH",
+                    "{given} {} is given without a view, but the schemas declare several views (`{}` and `{}`): give {}",
                     quote(path, 200),
                     quote(&others[0], 100),
-                    quote(view, 100)
+                    quote(view, 100),
+                    given.for_view("VIEW")
                 ),
             )));
         }
@@ -241,6 +290,7 @@ pub struct DataPaths {
     options: DataOptions,
     /// Bytes the queries may hold before they spill to disk (`None`: no limit).
     memory_limit: Option<usize>,
+    names: InputNames,
 }
 
 impl DataPaths {
@@ -263,7 +313,14 @@ impl DataPaths {
             from_store: None,
             options,
             memory_limit: None,
+            names: InputNames::Flags,
         }
+    }
+
+    /// Findings name the inputs as `names` spells them (the CLI's by default).
+    pub fn named(mut self, names: InputNames) -> DataPaths {
+        self.names = names;
+        self
     }
 
     /// The queries hold at most `bytes` in memory, spilling past it to temporary files
@@ -296,11 +353,12 @@ impl DataSource for DataPaths {
     ) -> Option<Vec<Check>> {
         let view = &file.spec.name;
         // The unreadable finding of data read from the store says where its path came from.
-        let (data, hint) = match self.data.get(view, "--data") {
+        let given = self.names.given("--data");
+        let (data, hint) = match self.data.get(view, given) {
             Ok(Some(data)) => (data, String::new()),
             Ok(None) => match &self.from_store {
-                Some(sources) => match sources.data_of(view, store, "--data", "data") {
-                    Ok(data) => (data, sources.unreadable_hint(view, "--data")),
+                Some(sources) => match sources.data_of(view, store, given, "data") {
+                    Ok(data) => (data, sources.unreadable_hint(view, given)),
                     Err(finding) => return Some(vec![*finding]),
                 },
                 None => return None,

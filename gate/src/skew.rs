@@ -26,7 +26,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::part::PartMatched;
 use crate::{
-    collect, count_matching, ident, register, run_blocking, unreadable, ByView, Data, Tail, TABLE,
+    collect, count_matching, ident, register, run_blocking, unreadable, ByView, Data, InputNames,
+    Tail, TABLE,
 };
 
 /// The name of the training row index carried through the join (no schema name has `#`).
@@ -53,6 +54,7 @@ pub struct SkewSources {
     serving: ByView,
     training: ByView,
     options: SkewOptions,
+    names: InputNames,
 }
 
 impl SkewSources {
@@ -65,7 +67,14 @@ impl SkewSources {
             serving: ByView::new(serving),
             training: ByView::new(training),
             options,
+            names: InputNames::Flags,
         }
+    }
+
+    /// Findings name the inputs as `names` spells them (the CLI's by default).
+    pub fn named(mut self, names: InputNames) -> SkewSources {
+        self.names = names;
+        self
     }
 
     /// Views given by name that no schema file declared, with the flag that named them.
@@ -112,11 +121,13 @@ impl DataSource for SkewSources {
         _config: &Config,
     ) -> Option<Vec<Check>> {
         let view = &file.spec.name;
-        let serving = match self.serving.get(view, "--serving") {
+        let serving_given = self.names.given("--serving");
+        let training_given = self.names.given("--training");
+        let serving = match self.serving.get(view, serving_given) {
             Ok(found) => found,
             Err(refused) => return Some(vec![*refused]),
         };
-        let training = match self.training.get(view, "--training") {
+        let training = match self.training.get(view, training_given) {
             Ok(found) => found,
             Err(refused) => return Some(vec![*refused]),
         };
@@ -125,8 +136,8 @@ impl DataSource for SkewSources {
             (Some(serving), Some(training)) => (serving, training),
             (serving, _) => {
                 let (given, lacking) = match serving {
-                    Some(_) => ("--serving", "--training"),
-                    None => ("--training", "--serving"),
+                    Some(_) => (serving_given, training_given),
+                    None => (training_given, serving_given),
                 };
                 return Some(vec![Check::fail(
                     Rule::SkewMissing,
@@ -135,9 +146,9 @@ impl DataSource for SkewSources {
                     Actual(format!("only {given}")),
                     arrowfeat_validator::yaml::Pos::UNKNOWN,
                     format!(
-                        "{given} gives data of view `{}` but {lacking} does not: give {lacking} {}=PATH",
+                        "{given} gives data of view `{}` but {lacking} does not: give {}",
                         quote(view, 100),
-                        quote(view, 100)
+                        lacking.for_view(view)
                     ),
                 )]);
             }

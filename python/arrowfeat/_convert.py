@@ -22,6 +22,15 @@ def _type_name(obj: Any) -> str:
     return f"{type(obj).__module__}.{type(obj).__qualname__}"
 
 
+def _flag(function: str, argument: str, value: Any) -> bool:
+    """A yes/no argument: a bool, or NumPy's (a mask's element, ``df[c].any()``)."""
+    if isinstance(value, bool):
+        return value
+    if type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"):
+        return bool(value)
+    raise ArrowfeatTypeError(f"{function}: argument `{argument}`: expected True or False, found {type(value).__name__}")
+
+
 def _is_series(obj: Any) -> bool:
     return type(obj).__module__.startswith("pandas") and type(obj).__name__ == "Series"
 
@@ -609,8 +618,7 @@ def _check_drift_arguments(
     import os
 
     for name, flag in (("current_from_store", current_from_store), ("reference_from_store", reference_from_store)):
-        if not isinstance(flag, bool):
-            raise ArrowfeatTypeError(f"drift: argument `{name}`: expected True or False, found {type(flag).__name__}")
+        _flag("drift", name, flag)
     if reference_profile is not None and (reference is not None or reference_from_store):
         raise ArrowfeatValueError(
             "drift: give the reference either as data (`reference`, `reference_from_store`) or as `reference_profile`, not both"

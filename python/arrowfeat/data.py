@@ -15,6 +15,7 @@ from ._convert import (
     _as_of_nanos,
     _check_drift_arguments,
     _check_sample_rows,
+    _flag,
     _native_error,
     _save_reference,
     _skew_options,
@@ -75,10 +76,7 @@ def check_data(
     check --registry`` does; with ``data_from_store=True`` every view that ``data`` does not
     give is read at the path its batch source names (``--data-from-store``; ``data`` may
     then be None)."""
-    if not isinstance(data_from_store, bool):
-        raise ArrowfeatTypeError(
-            f"check_data: argument `data_from_store`: expected True or False, found {type(data_from_store).__name__}"
-        )
+    data_from_store = _flag("check_data", "data_from_store", data_from_store)
     pairs: list[tuple[str | None, Any]]
     if isinstance(data, Mapping):
         pairs = [(str(view), _stream(f"data[{view!r}]", obj)) for view, obj in data.items()]
@@ -161,6 +159,8 @@ def drift(
     (a ``feast registry-dump`` JSON file; relative paths from the working directory) or
     of ``feast_repo`` (a feature repo, read with the Feast SDK; relative paths from it),
     as ``arrowfeat drift --current-from-store`` reads them."""
+    current_from_store = _flag("drift", "current_from_store", current_from_store)
+    reference_from_store = _flag("drift", "reference_from_store", reference_from_store)
     _check_drift_arguments(
         reference, reference_profile, current, save_reference, current_from_store, reference_from_store
     )

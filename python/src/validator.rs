@@ -1,6 +1,7 @@
 //! The feature-schema gate (`arrowfeat check`) from Python.
 
 use crate::convert::*;
+use arrowfeat_gate::InputNames;
 use pyo3::prelude::*;
 
 pub(crate) fn report_format(format: &str) -> PyResult<arrowfeat_validator::output::Format> {
@@ -436,7 +437,9 @@ fn data_sources(
         as_of_nanos,
         sample_rows,
     };
-    Ok(Some(arrowfeat_gate::DataPaths::of(sources, options)))
+    Ok(Some(
+        arrowfeat_gate::DataPaths::of(sources, options).named(InputNames::Arguments),
+    ))
 }
 
 /// How findings name the data given for `view` in `argument`.
@@ -572,6 +575,7 @@ pub(crate) fn drift(
         })
     };
     let sources = DriftSources::new(reference, current)
+        .named(InputNames::Arguments)
         .saving(saving)
         .with_store_sources(sources(current_from_store), sources(reference_from_store))
         .map_err(|e| {
@@ -720,7 +724,8 @@ pub(crate) fn skew(
             },
         ));
     }
-    let sources = SkewSources::new(serving, sources_of("skew", "training", training)?, options);
+    let sources = SkewSources::new(serving, sources_of("skew", "training", training)?, options)
+        .named(InputNames::Arguments);
     run_compare(
         py,
         "skew",

@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -94,6 +95,8 @@ def test_clean_data_passes_and_samples_are_bounded() -> None:
     events = pq.read_table(REPO / "examples" / "data" / "events.parquet")
     report = check_data(events, SCHEMA, as_of="2026-11-02T00:00:00")
     assert report.ok and report.findings == [], report.findings
+    # NumPy's bools are yes/no arguments too.
+    assert check_data(events, SCHEMA, as_of="2026-11-02T00:00:00", data_from_store=np.False_).ok
     faulty = faulty_events()
     bad = events.set_column(events.schema.get_field_index("channel"), "channel", pa.array(["tv"] * events.num_rows))
     found = check_data(bad, SCHEMA, as_of=AS_OF, sample_rows=2)

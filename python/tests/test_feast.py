@@ -562,6 +562,10 @@ def test_drift_from_the_store_refuses_what_it_cannot_read(applied, tmp_path, mon
     with pytest.raises(ArrowfeatValueError, match="not saved: the reference data of view `customer_profile_v2`") as e:
         drift(None, EXAMPLES, registry=partial, reference_from_store=True, save_reference=profile)
     assert {f.rule for f in e.value.report.findings} == {"data-not-read", "drift-reference"}
+    # Findings in Python name Python's arguments, not the CLI's flags.
+    not_read = [f.message for f in e.value.report.findings if f.rule == "data-not-read"]
+    assert any('give reference={"customer_profile_v2": data}' in m for m in not_read), not_read
+    assert not any("--" in m for m in not_read), not_read
     assert profile.read_text() == "complete"
 
     # Reference data that cannot be read (exit 2) stops the save too, and says so.
