@@ -269,6 +269,14 @@ fn main() -> ExitCode {
                 .collect();
             let text = escaped.join("\n") + "\n";
             if e.use_stderr() {
+                let words: Vec<String> = std::env::args_os()
+                    .map(|w| w.to_string_lossy().into_owned())
+                    .collect();
+                let first = escaped.first().map_or("", String::as_str);
+                check::report_command_line_error(
+                    &words,
+                    first.strip_prefix("error: ").unwrap_or(first),
+                );
                 eprint!("{text}");
             } else {
                 print!("{text}");

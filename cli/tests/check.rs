@@ -1674,6 +1674,50 @@ fn drift_reports_formats_and_usage_errors() {
         assert!(sarif.contains("\"version\": \"2.1.0\""), "{all:?}: {sarif}");
         std::fs::remove_file(dir.path().join("usage.sarif")).unwrap();
     }
+    // So does a command line the parser refuses: an earlier run's report is replaced.
+    std::fs::write(dir.path().join("stale.json"), "{\"exit_code\": 0}").unwrap();
+    let refused = arrowfeat_in(
+        dir.path(),
+        &[
+            "check",
+            "--schemas",
+            schema_arg,
+            "--data-sample",
+            "abc",
+            "--format=json",
+            "-ostale.json",
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(2));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("stale.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["exit_code"], 2);
+    assert!(
+        report["error"].as_str().unwrap().contains("--data-sample"),
+        "{report}"
+    );
+    // The profile is never the report.
+    let same = arrowfeat_in(
+        dir.path(),
+        &[
+            "drift",
+            "--schemas",
+            schema_arg,
+            "--reference",
+            events,
+            "--save-reference",
+            "stale.json",
+            "-o",
+            "./stale.json",
+        ],
+    );
+    assert_eq!(same.status.code(), Some(2));
+    assert!(
+        stderr(&same).contains("is also --output"),
+        "{}",
+        stderr(&same)
+    );
 }
 
 /// `[data]` in `arrowfeat.toml`: each view's data, relative to the file's directory, is

@@ -49,6 +49,8 @@ pub(crate) fn canonical(array: &ArrayRef) -> Result<ArrayRef> {
         }
         DataType::List(_) => list(array.as_list::<i32>())?,
         DataType::LargeList(_) => list(array.as_list::<i64>())?,
+        // Lists of no element hold no float (and rebuilt, would lose their length).
+        DataType::FixedSizeList(_, 0) => array.clone(),
         DataType::FixedSizeList(field, size) => {
             let lists = array.as_fixed_size_list();
             Arc::new(FixedSizeListArray::try_new(
@@ -217,6 +219,12 @@ mod tests {
                 Some(2f64.to_bits())
             ]
         );
+        let empty: ArrayRef = Arc::new(FixedSizeListArray::new_null(
+            Arc::new(Field::new("item", DataType::Float32, true)),
+            0,
+            3,
+        ));
+        assert_eq!(canonical(&empty).unwrap().len(), 3);
         let ints: ArrayRef = Arc::new(datafusion::arrow::array::Int64Array::from(vec![1, -1]));
         assert_eq!(canonical(&ints).unwrap().as_ref(), ints.as_ref());
         assert!(holds_floats(embeddings.data_type()));

@@ -122,24 +122,24 @@ impl DriftSources {
             .clone()
     }
 
-    /// Why the profile of this run's reference data must not be saved: some input could
-    /// not be read (`input_unreadable`: the run's exit code is 2), no view was profiled,
-    /// or a view's reference could not be profiled in full (a feature missing or of
-    /// another type, or no file its store names), so that a partial profile would replace
-    /// a complete one. `None`: it may be saved.
+    /// Why the profile of this run's reference data must not be saved: a view's reference
+    /// could not be profiled in full (a feature missing or of another type, or no file its
+    /// store names), some input could not be read (`input_unreadable`: the run's exit
+    /// code is 2), or no view was profiled; so that a partial profile would replace a
+    /// complete one. `None`: it may be saved.
     pub fn not_saved_because(&self, input_unreadable: bool) -> Option<String> {
-        if input_unreadable {
-            return Some(
-                "some input could not be read (see the report), and a profile without it would replace a complete one"
-                    .into(),
-            );
-        }
         let incomplete = self.incomplete.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(view) = incomplete.first() {
             return Some(format!(
                 "the reference data of view `{}` could not be profiled in full (see the report); a partial profile would replace a complete one",
                 quote(view, 100)
             ));
+        }
+        if input_unreadable {
+            return Some(
+                "some input could not be read (see the report), so the new profile might lack a view that the one saved before holds"
+                    .into(),
+            );
         }
         let saved = self.saved.lock().unwrap_or_else(|p| p.into_inner());
         saved.views.is_empty().then(|| {
@@ -427,7 +427,7 @@ fn no_pair(view: &str, missing: &'static str, given: &str, lacking: Given) -> Ch
 /// not profiled in full.
 fn not_saved(view: &str) -> Check {
     Check::fail(
-        Rule::DriftReference,
+        Rule::ReferenceNotSaved,
         format!("drift: view `{}`: reference profile", quote(view, 100)),
         Expected("a complete profile to save"),
         Actual("incomplete"),

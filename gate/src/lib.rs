@@ -536,28 +536,14 @@ pub async fn count_part(
         .collect();
 
     // Duplicates over the declared columns the data has, when it has the keys and time.
-    // A column named twice (two entities sharing a join key, a key named as the event
-    // time) is one column here: `duplicate-feature` reports the schema.
-    let mut keys_and_time: Vec<&str> = Vec::new();
-    for column in plan.keys.iter().chain([&plan.event_time]) {
-        if !keys_and_time.contains(&column.as_str()) {
-            keys_and_time.push(column);
-        }
-    }
+    let keys_and_time = plan.keys_and_time();
     if keys_and_time.iter().all(|c| type_of(c).is_some()) {
         // -0.0 is 0.0 and every NaN one value here, inside lists too (a sign or payload
         // bit changes no feature).
         let declared: Vec<String> = plan
             .columns
             .iter()
-            .filter_map(|c| type_of(&c.name).map(|t| (c, t)))
-            .map(|(c, t)| {
-                let (expr, t) = value_expr(&c.name, t);
-                match canonical::holds_floats(t) {
-                    true => format!("{}({expr}) AS {}", canonical::NAME, ident(&c.name)),
-                    false => format!("{expr} AS {}", ident(&c.name)),
-                }
-            })
+            .filter_map(|c| type_of(&c.name).map(|t| compared_column(&c.name, t)))
             .collect();
         let columns: Vec<String> = plan
             .columns
@@ -673,9 +659,16 @@ pub async fn count_part(
         if let (DataType::Timestamp(unit, _), true) = (time_type, has_keys) {
             let cutoff = i128::from(plan.as_of_nanos) - i128::from(ttl) * 1_000_000_000;
             let keys: Vec<String> = plan.keys.iter().map(|k| ident(k)).collect();
+            // Keys as duplicates compare them (-0.0 is 0.0, every NaN one key).
+            let compared: Vec<String> = plan
+                .keys_and_time()
+                .into_iter()
+                .filter_map(|c| type_of(c).map(|t| compared_column(c, t)))
+                .collect();
             let latest = format!(
-                "SELECT {}max({time}) AS {LATEST} FROM {TABLE}{}",
+                "SELECT {}max({time}) AS {LATEST} FROM (SELECT {} FROM {TABLE}) {TABLE}{}",
                 keys.iter().map(|k| format!("{k}, ")).collect::<String>(),
+                compared.join(", "),
                 if keys.is_empty() {
                     String::new()
                 } else {
@@ -935,6 +928,16 @@ fn value_expr<'a>(column: &str, data_type: &'a DataType) -> (String, &'a DataTyp
     }
 }
 
+/// `column` as duplicates and keys compare it, under its own name: a dictionary as its
+/// values, floats (also inside lists) with -0.0 as 0.0 and every NaN as one value.
+fn compared_column(column: &str, data_type: &DataType) -> String {
+    let (expr, values) = value_expr(column, data_type);
+    match canonical::holds_floats(values) {
+        true => format!("{}({expr}) AS {}", canonical::NAME, ident(column)),
+        false => format!("{expr} AS {}", ident(column)),
+    }
+}
+
 /// `nanos` (since the epoch) in `unit`, rounded down / up.
 fn floor_in_unit(nanos: i128, unit: ArrowUnit) -> i128 {
     nanos.div_euclid(unit_nanos(unit))
@@ -1036,11 +1039,10 @@ fn shown_columns<'a>(
     type_of: &impl Fn(&str) -> Option<&'a DataType>,
 ) -> Vec<String> {
     let mut shown: Vec<String> = plan
-        .keys
-        .iter()
-        .chain([&plan.event_time])
+        .keys_and_time()
+        .into_iter()
         .filter(|c| type_of(c).is_some())
-        .cloned()
+        .map(str::to_string)
         .collect();
     for column in plan.columns.iter().map(|c| &c.name) {
         if condition.contains(&ident(column)) && !shown.contains(column) {
@@ -1319,53 +1321,34 @@ pub(crate) fn render_batch(
     batch: &RecordBatch,
     tail: Tail,
 ) -> Result<Vec<part::SampledRow>, String> {
-    let options = FormatOptions::default().with_null("null");
     let schema = batch.schema();
     let keys = sort_keys(batch)?;
-    let formatters: Vec<ArrayFormatter> = batch
-        .columns()
-        .iter()
-        .map(|c| ArrayFormatter::try_new(c.as_ref(), &options))
-        .collect::<Result<_, _>>()
-        .map_err(|e| e.to_string())?;
-    let named = formatters.len().saturating_sub(match tail {
+    let columns = batch.columns();
+    let named = columns.len().saturating_sub(match tail {
         Tail::Nothing => 0,
         Tail::Count(_) => 1,
         Tail::Compared => 2,
     });
-    // Text in double quotes (`\"` and `\\` escaped), so that the text "null" or "" never
-    // reads as a null or as nothing.
-    let texts: Vec<bool> = batch
-        .columns()
-        .iter()
-        .map(|c| is_text(c.data_type()))
-        .collect();
     let mut out = Vec::with_capacity(batch.num_rows());
     for row in 0..batch.num_rows() {
-        let value = |i: usize| {
-            let shown = formatters[i].value(row).to_string();
-            match texts[i] && batch.column(i).is_valid(row) {
-                true => format!(
-                    "\"{}\"",
-                    quote(
-                        &shown.replace('\\', "\\\\").replace('"', "\\\""),
-                        SAMPLE_VALUE_CHARS
-                    )
-                ),
-                false => quote(&shown, SAMPLE_VALUE_CHARS),
-            }
-        };
+        let value = |i: usize| shown_value(columns[i].as_ref(), row);
         let mut text = (0..named)
-            .map(|i| format!("{}={}", quote(schema.field(i).name(), 60), value(i)))
-            .collect::<Vec<_>>()
+            .map(|i| {
+                Ok(format!(
+                    "{}={}",
+                    quote(schema.field(i).name(), 60),
+                    value(i)?
+                ))
+            })
+            .collect::<Result<Vec<_>, String>>()?
             .join(", ");
         match tail {
             Tail::Nothing => {}
-            Tail::Count(unit) => text.push_str(&format!(" ({} {unit})", value(named))),
+            Tail::Count(unit) => text.push_str(&format!(" ({} {unit})", value(named)?)),
             Tail::Compared => text.push_str(&format!(
                 ": served {}, trained {}",
-                value(named),
-                value(named + 1)
+                value(named)?,
+                value(named + 1)?
             )),
         }
         let key = keys
@@ -1377,6 +1360,65 @@ pub(crate) fn render_batch(
         out.push(part::SampledRow { key, text });
     }
     Ok(out)
+}
+
+/// One value of a sample, escaped and cut to [`SAMPLE_VALUE_CHARS`]. Text is shown in
+/// double quotes (`\"` and `\\` escaped), also inside lists, so that the text "null",
+/// "" or "a, b" never reads as a null, as nothing or as two values.
+fn shown_value(array: &dyn Array, row: usize) -> Result<String, String> {
+    let shown = match holds_text(array.data_type()) {
+        true => text_value(array, row)?,
+        false => ArrayFormatter::try_new(array, &FormatOptions::default().with_null("null"))
+            .map_err(|e| e.to_string())?
+            .value(row)
+            .to_string(),
+    };
+    let cut = quote(&shown, SAMPLE_VALUE_CHARS);
+    // A cut between the two characters of an escape (`\"`, `\\`) leaves a lone `\`.
+    Ok(match cut.strip_suffix('…') {
+        Some(kept) if kept.chars().rev().take_while(|c| *c == '\\').count() % 2 == 1 => {
+            format!("{}…", &kept[..kept.len() - 1])
+        }
+        _ => cut,
+    })
+}
+
+/// Whether values of `data_type` are text, or lists holding text.
+fn holds_text(data_type: &DataType) -> bool {
+    is_text(data_type) || list_element(data_type).is_some_and(holds_text)
+}
+
+/// A text value (`"..."`) or a list of them (`["a", null]`), uncut; `null` for a null
+/// (of the dictionary's values too).
+fn text_value(array: &dyn Array, row: usize) -> Result<String, String> {
+    use datafusion::arrow::array::AsArray;
+    if array
+        .logical_nulls()
+        .is_some_and(|nulls| nulls.is_null(row))
+    {
+        return Ok("null".into());
+    }
+    let list = |values: datafusion::arrow::array::ArrayRef| -> Result<String, String> {
+        let shown = (0..values.len())
+            .map(|i| text_value(values.as_ref(), i))
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(format!("[{}]", shown.join(", ")))
+    };
+    match array.data_type() {
+        DataType::List(_) => list(array.as_list::<i32>().value(row)),
+        DataType::LargeList(_) => list(array.as_list::<i64>().value(row)),
+        DataType::FixedSizeList(..) => list(array.as_fixed_size_list().value(row)),
+        _ => {
+            let text = ArrayFormatter::try_new(array, &FormatOptions::default())
+                .map_err(|e| e.to_string())?
+                .value(row)
+                .to_string();
+            Ok(format!(
+                "\"{}\"",
+                text.replace('\\', "\\\\").replace('"', "\\\"")
+            ))
+        }
+    }
 }
 
 /// The schema vocabulary's type of an Arrow column type, `None` when it has none.

@@ -303,13 +303,17 @@ struct Layout<'a> {
 impl<'a> Layout<'a> {
     fn of(file: &'a SchemaFile, options: &'a SkewOptions) -> Layout<'a> {
         let spec = &file.spec;
+        let event_time = spec.event_timestamp.name.as_str();
+        let serving_time = options.serving_time.as_deref().unwrap_or(event_time);
+        // A column named twice is one column (`duplicate-feature` reports the schema): a
+        // key named as a time is matched as that time.
         let mut keys: Vec<&str> = Vec::new();
         for entity in &spec.entities {
-            if !keys.contains(&entity.join_key.as_str()) {
-                keys.push(&entity.join_key);
+            let key = entity.join_key.as_str();
+            if !keys.contains(&key) && key != event_time && key != serving_time {
+                keys.push(key);
             }
         }
-        let event_time = spec.event_timestamp.name.as_str();
         let mut features: Vec<&str> = Vec::new();
         for feature in &spec.features {
             if !features.contains(&feature.name.as_str()) && !keys.contains(&feature.name.as_str())
@@ -320,7 +324,7 @@ impl<'a> Layout<'a> {
         Layout {
             keys,
             event_time,
-            serving_time: options.serving_time.as_deref().unwrap_or(event_time),
+            serving_time,
             created: spec.created_timestamp.as_ref().map(|c| c.name.as_str()),
             features,
         }

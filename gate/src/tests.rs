@@ -46,7 +46,7 @@ fn literals_are_escaped_and_exact() {
 
 mod first_rows {
     use super::*;
-    use datafusion::arrow::array::{Float64Array, StringArray};
+    use datafusion::arrow::array::{Float64Array, Int32Array, StringArray};
     use datafusion::arrow::datatypes::{Field, Schema};
     use proptest::prelude::*;
     use std::sync::Arc;
@@ -107,6 +107,63 @@ mod first_rows {
                 "k=2, t=null, x=0.5",
                 r#"k=3, t="", x=NaN"#,
                 r#"k=4, t="a\"b\\", x=1.0"#,
+            ]
+        );
+    }
+
+    /// Text inside lists is quoted too; a dictionary's null value is a null; a cut never
+    /// leaves half an escape.
+    #[test]
+    fn lists_of_text_dictionary_nulls_and_cut_escapes() {
+        use datafusion::arrow::array::{DictionaryArray, ListBuilder, StringBuilder};
+        use datafusion::arrow::datatypes::Int32Type;
+        let mut lists = ListBuilder::new(StringBuilder::new());
+        lists.append_value([Some("null")]);
+        lists.append_value([Some("x, y")]);
+        lists.append_value([None::<&str>]);
+        lists.append_null();
+        let dictionary: DictionaryArray<Int32Type> = DictionaryArray::new(
+            Int32Array::from(vec![0, 1, 0, 1]),
+            Arc::new(StringArray::from(vec![Some("a"), None])),
+        );
+        let long = StringArray::from(vec![
+            format!("{}\"", "B".repeat(58)),
+            format!("{}\\", "B".repeat(58)),
+            "short".to_string(),
+            "A".repeat(80),
+        ]);
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("l", lists.finish().data_type().clone(), true),
+            Field::new("d", dictionary.data_type().clone(), true),
+            Field::new("s", DataType::Utf8, true),
+        ]));
+        let mut lists = ListBuilder::new(StringBuilder::new());
+        lists.append_value([Some("null")]);
+        lists.append_value([Some("x, y")]);
+        lists.append_value([None::<&str>]);
+        lists.append_null();
+        let batch = RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(lists.finish()),
+                Arc::new(dictionary),
+                Arc::new(long),
+            ],
+        )
+        .unwrap();
+        let shown: Vec<String> = render_batch(&batch, Tail::Nothing)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.text)
+            .collect();
+        let quoted_b = format!("\"{}…", "B".repeat(58));
+        assert_eq!(
+            shown,
+            [
+                format!(r#"l=["null"], d="a", s={quoted_b}"#),
+                format!(r#"l=["x, y"], d=null, s={quoted_b}"#),
+                r#"l=[null], d="a", s="short""#.to_string(),
+                format!(r#"l=null, d=null, s="{}…"#, "A".repeat(59)),
             ]
         );
     }

@@ -505,16 +505,16 @@ def test_drift_from_the_store_refuses_what_it_cannot_read(applied, tmp_path, mon
         )
         assert [(name, rule, status) for name, rule, status, _ in found] == [
             ("customer_profile_v2.yaml", "data-not-read", "error"),
-            ("customer_profile_v2.yaml", "drift-reference", "error"),
+            ("customer_profile_v2.yaml", "reference-not-saved", "error"),
             ("driver_hourly_stats_v1.yaml", "data-not-read", "error"),
-            ("driver_hourly_stats_v1.yaml", "drift-reference", "error"),
+            ("driver_hourly_stats_v1.yaml", "reference-not-saved", "error"),
         ], found
         assert "partial.json has no feature view of that name; give --reference customer_profile_v2=PATH" in found[0][3]
         assert "the reference profile is not saved" in found[1][3]
         assert "names no file path" in found[2][3]
         # The report is written, and its exit code is the process's; the profile,
         # partial, is not.
-        assert out.returncode == report["exit_code"] == 1, out.stderr
+        assert out.returncode == report["exit_code"] == 2, out.stderr
         assert "not saved: the reference data of view `customer_profile_v2` could not be profiled in full" in out.stderr
         assert profile.read_text() == "complete"
 
@@ -561,7 +561,7 @@ def test_drift_from_the_store_refuses_what_it_cannot_read(applied, tmp_path, mon
     monkeypatch.chdir(repo)
     with pytest.raises(ArrowfeatValueError, match="not saved: the reference data of view `customer_profile_v2`") as e:
         drift(None, EXAMPLES, registry=partial, reference_from_store=True, save_reference=profile)
-    assert {f.rule for f in e.value.report.findings} == {"data-not-read", "drift-reference"}
+    assert {f.rule for f in e.value.report.findings} == {"data-not-read", "reference-not-saved"}
     # Findings in Python name Python's arguments, not the CLI's flags.
     not_read = [f.message for f in e.value.report.findings if f.rule == "data-not-read"]
     assert any('give reference={"customer_profile_v2": data}' in m for m in not_read), not_read

@@ -193,7 +193,9 @@ rules! {
     DriftCategories = "drift-categories", Drift, Error,
         "The share of one category of a categorical feature changed by more than `[drift] categories` (default 0.1): the L-infinity distance; new categories are named.";
     DriftReference = "drift-reference", Drift, Error,
-        "The reference and the current data of a view do not pair up: the saved reference profile (`--reference-profile`) has no profile of the view or of a feature the schema declares, or profiles it as another kind (numeric or categorical), so save it again; or a view has current data but no reference, or reference data but no current data (outside `--save-reference`); or, with `--save-reference`, a view's reference could not be profiled in full, so the profile is not saved.";
+        "The reference and the current data of a view do not pair up: the saved reference profile (`--reference-profile`) has no profile of the view or of a feature the schema declares, or profiles it as another kind (numeric or categorical), so save it again; or a view has current data but no reference, or reference data but no current data (outside `--save-reference`).";
+    ReferenceNotSaved = "reference-not-saved", Input, Error,
+        "`--save-reference` did not write the profile: a view's reference data could not be profiled in full (the view's findings say why), and a partial profile would replace a complete one. Like every input finding it cannot be lowered or ignored, so a run that was asked to save and did not never passes.";
     SkewMismatch = "skew-mismatch", Skew, Error,
         "A feature's served value differs from its training value (beyond the value tolerance) in rows matched on the entity keys and, as of the serving time, within the time tolerance.";
     SkewMissing = "skew-missing", Skew, Error,

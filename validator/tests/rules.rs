@@ -880,6 +880,34 @@ fn drift_rules_from_summaries() {
     );
 }
 
+/// A refused save is an input finding: no configuration lowers or ignores it, and the
+/// run exits 2, as the CLI process does.
+#[test]
+fn reference_not_saved_cannot_be_accepted() {
+    use arrowfeat_validator::report::{Actual, Check, Expected, FileReport};
+    let error = Config::parse("[severity]\nreference-not-saved = \"warning\"\n").unwrap_err();
+    assert!(error.contains("category `input`"), "{error}");
+    let config = Config::parse(
+        "[severity]\ndrift-reference = \"off\"\ndata-not-read = \"off\"\n[[ignore]]\nrule = \"drift-reference\"\n",
+    )
+    .unwrap();
+    let mut report = Report::new("", vec![FileReport::new("v.yaml")]);
+    report.files[0].checks.push(Check::fail(
+        Rule::ReferenceNotSaved,
+        "drift: view `v`: reference profile",
+        Expected("a complete profile to save"),
+        Actual("incomplete"),
+        arrowfeat_validator::yaml::Pos::UNKNOWN,
+        "the reference profile is not saved",
+    ));
+    config.apply(&mut report);
+    assert_eq!(
+        statuses(&report, Rule::ReferenceNotSaved),
+        vec![Status::Error]
+    );
+    assert_eq!(report.exit_code(false), 2);
+}
+
 #[test]
 fn skew_rules_from_counts() {
     use arrowfeat_validator::checks::data::Matched;

@@ -98,6 +98,18 @@ pub struct DataPlan {
     pub sample_rows: usize,
 }
 
+impl DataPlan {
+    /// The entity keys, then the event time unless a key has its name: what identifies a
+    /// row in time, each column once.
+    pub fn keys_and_time(&self) -> Vec<&str> {
+        let mut columns: Vec<&str> = self.keys.iter().map(String::as_str).collect();
+        if !columns.contains(&self.event_time.as_str()) {
+            columns.push(&self.event_time);
+        }
+        columns
+    }
+}
+
 /// The options of a data check run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DataOptions {
