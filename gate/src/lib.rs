@@ -553,39 +553,43 @@ pub async fn count_part(
             .collect();
         let keys: Vec<String> = keys_and_time.iter().map(|c| ident(c)).collect();
         let normalized = format!("SELECT {} FROM {TABLE}", declared.join(", "));
-        // Only keys and times of two rows or more can hold duplicates or conflicts: they
-        // are found first (a hash table of keys and times, not of whole rows), and only
-        // their rows are grouped whole. The candidates are the join's build side (left),
-        // the data streams past them; nulls match nulls, as they group together.
-        let candidates = format!(
-            "SELECT {keys} FROM ({normalized}) GROUP BY {keys} HAVING count(*) > 1",
-            keys = keys.join(", ")
-        );
-        let matched = keys
-            .iter()
-            .map(|k| format!("({CANDIDATE}.{k} IS NOT DISTINCT FROM {ROW}.{k})"))
-            .collect::<Vec<_>>()
-            .join(" AND ");
-        // Then one aggregation for both findings: the distinct rows with their
-        // multiplicity, then per keys and time how many distinct rows (versions) and
-        // copies there are. Only groups with a finding leave the engine; each is counted
-        // and offered to the bounded samples as it streams. Under a memory limit every
-        // row is grouped whole instead: aggregations spill, a join's build side cannot.
+        // One aggregation for both findings: the distinct rows with their multiplicity,
+        // then per keys and time how many distinct rows (versions) and copies there are.
+        // Only groups with a finding leave the engine; each is counted and offered to the
+        // bounded samples as it streams.
         let distinct = match memory_limit {
-            None => format!(
-                "SELECT {keys}, count(*) AS {MULTIPLICITY} FROM ({candidates}) {CANDIDATE} \
-                 JOIN ({normalized}) {ROW} ON {matched} GROUP BY {columns}",
-                keys = keys
+            // Only keys and times of two rows or more can hold duplicates or conflicts:
+            // they are found first (a hash table of keys and times, not of whole rows),
+            // and only their rows are grouped whole. The candidates are the join's build
+            // side (left), the data streams past them; nulls match nulls, as they group
+            // together.
+            None => {
+                let candidates = format!(
+                    "SELECT {keys} FROM ({normalized}) GROUP BY {keys} HAVING count(*) > 1",
+                    keys = keys.join(", ")
+                );
+                let matched = keys
                     .iter()
-                    .map(|k| format!("{ROW}.{k} AS {k}"))
+                    .map(|k| format!("({CANDIDATE}.{k} IS NOT DISTINCT FROM {ROW}.{k})"))
                     .collect::<Vec<_>>()
-                    .join(", "),
-                columns = columns
-                    .iter()
-                    .map(|c| format!("{ROW}.{c}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+                    .join(" AND ");
+                format!(
+                    "SELECT {keys}, count(*) AS {MULTIPLICITY} FROM ({candidates}) {CANDIDATE} \
+                     JOIN ({normalized}) {ROW} ON {matched} GROUP BY {columns}",
+                    keys = keys
+                        .iter()
+                        .map(|k| format!("{ROW}.{k} AS {k}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    columns = columns
+                        .iter()
+                        .map(|c| format!("{ROW}.{c}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+            // Under a memory limit every row is grouped whole: aggregations spill, a
+            // join's build side cannot.
             Some(_) => format!(
                 "SELECT {keys}, count(*) AS {MULTIPLICITY} FROM ({normalized}) GROUP BY {columns}",
                 keys = keys.join(", "),
