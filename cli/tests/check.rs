@@ -1784,3 +1784,69 @@ fn data_paths_from_the_configuration() {
         stderr(&bad)
     );
 }
+
+/// arrowfeat's own store metadata names each view's data with `batch_source`
+/// (`--data-from-store` reads it, relative paths from the working directory); a view
+/// without one is `data-not-read`, an error.
+#[test]
+fn store_metadata_batch_sources_are_read() {
+    let dir = tempdir("neutral-sources");
+    std::fs::create_dir(dir.path().join("data")).unwrap();
+    std::fs::copy(
+        repo().join("examples/data/events_next_day.parquet"),
+        dir.path().join("data/events.parquet"),
+    )
+    .unwrap();
+    let store = |source: &str| {
+        format!(
+            r#"{{"format": "arrowfeat-store-metadata", "format_version": 1, "store": "s",
+ "entities": [{{"name": "user", "join_key": "user_id", "type": "string"}}],
+ "feature_views": [{{"name": "user_events_v1", "entities": ["user"], "ttl_seconds": 86400,
+   "tags": {{"schema_version": "1.0.0"}},
+   "event_timestamp": {{"name": "event_ts", "type": "timestamp[us, UTC]"}},{source}
+   "features": [{{"name": "event_id", "type": "int64"}}, {{"name": "amount", "type": "float64"}},
+     {{"name": "channel", "type": "string"}}, {{"name": "lat", "type": "float64"}},
+     {{"name": "lon", "type": "float64"}}, {{"name": "embedding", "type": "embedding[8]"}}]}}]}}"#
+        )
+    };
+    std::fs::write(
+        dir.path().join("store.json"),
+        store(r#" "batch_source": "data/events.parquet","#),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("bare.json"), store("")).unwrap();
+    let schema = repo().join("examples/schemas/user_events_v1.yaml");
+    let run = |registry: &str| {
+        arrowfeat_in(
+            dir.path(),
+            &[
+                "check",
+                "--schemas",
+                schema.to_str().unwrap(),
+                "--registry",
+                registry,
+                "--data-from-store",
+                "--as-of",
+                "2026-11-03T00:00:00Z",
+                "--format",
+                "json",
+            ],
+        )
+    };
+    let rules = |out: &Output| -> Vec<String> {
+        let report: serde_json::Value = serde_json::from_str(&stdout(out)).unwrap();
+        report["files"][0]["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["status"] != "pass")
+            .map(|c| c["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let read = run("store.json");
+    assert_eq!(rules(&read), ["data-not-allowed"], "{}", stdout(&read));
+    assert_eq!(read.status.code(), Some(1));
+    let bare = run("bare.json");
+    assert_eq!(rules(&bare), ["data-not-read"], "{}", stdout(&bare));
+    assert_eq!(bare.status.code(), Some(1));
+}

@@ -75,7 +75,7 @@ impl StoreSources {
                 "a file path",
                 "none",
                 &format!(
-                    "its batch source in {} names no file path (a Feast FileSource has one; other sources and arrowfeat store metadata do not)",
+                    "its batch source in {} names no file path (a Feast FileSource has one, and so has `batch_source` in arrowfeat store metadata; other sources do not)",
                     quote(&self.label, 200)
                 ),
             ));

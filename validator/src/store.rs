@@ -186,6 +186,10 @@ struct NeutralView {
     event_timestamp: Option<NeutralTimestamp>,
     #[serde(default)]
     created_timestamp: Option<String>,
+    /// Where the view's data is (a file, a directory or a URL), for the checks that read
+    /// the data at the store's batch sources.
+    #[serde(default)]
+    batch_source: Option<String>,
     features: Vec<NeutralField>,
 }
 
@@ -317,7 +321,7 @@ fn parse_neutral(text: &str) -> Result<StoreMetadata, String> {
             timestamp_field: view.event_timestamp.map(|ts| ts.name),
             timestamp_type,
             created_timestamp_column: view.created_timestamp,
-            batch_source_path: None,
+            batch_source_path: view.batch_source,
         };
         if views.insert(view.name.clone(), store_view).is_some() {
             return Err(format!(
