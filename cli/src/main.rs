@@ -269,14 +269,25 @@ fn main() -> ExitCode {
                 .collect();
             let text = escaped.join("\n") + "\n";
             if e.use_stderr() {
-                let words: Vec<String> = std::env::args_os()
-                    .map(|w| w.to_string_lossy().into_owned())
-                    .collect();
-                let first = escaped.first().map_or("", String::as_str);
-                check::report_command_line_error(
-                    &words,
-                    first.strip_prefix("error: ").unwrap_or(first),
-                );
+                // The message without clap's usage lines and hint.
+                let message = escaped
+                    .iter()
+                    .map(|l| l.trim())
+                    .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more"))
+                    .filter(|l| !l.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let root = <Cli as clap::CommandFactory>::command();
+                let words: Vec<_> = std::env::args_os().collect();
+                if let Some(matches) =
+                    arrowfeat_cli::commands::outputs::parse_past_errors(&root, words)
+                {
+                    check::report_command_line_error(
+                        &root,
+                        &matches,
+                        message.strip_prefix("error: ").unwrap_or(&message),
+                    );
+                }
                 eprint!("{text}");
             } else {
                 print!("{text}");
@@ -284,6 +295,19 @@ fn main() -> ExitCode {
             return ExitCode::from(e.exit_code() as u8);
         }
     };
+    // Before anything is read or written: no output may replace another file it names.
+    let root = <Cli as clap::CommandFactory>::command();
+    if let Ok(matches) = root.clone().try_get_matches_from(std::env::args_os()) {
+        if let Some((name, sub)) = matches.subcommand() {
+            let clash = root
+                .find_subcommand(name)
+                .and_then(|command| arrowfeat_cli::commands::outputs::clash(command, sub));
+            if let Some(clash) = clash {
+                eprintln!("arrowfeat: error: {clash}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     let worker = std::thread::Builder::new()
         .name("arrowfeat".into())
         .stack_size(STACK_BYTES)

@@ -1718,6 +1718,63 @@ fn drift_reports_formats_and_usage_errors() {
         "{}",
         stderr(&same)
     );
+    // No output replaces another file the command line names, however it is spelled,
+    // not even the error report of a command line the parser refuses.
+    std::fs::create_dir(dir.path().join("d")).unwrap();
+    std::fs::copy(schema_arg, dir.path().join("s.yaml")).unwrap();
+    std::fs::copy(repo().join(events), dir.path().join("r.parquet")).unwrap();
+    let kept = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
+    let (schema_bytes, data_bytes, stale_bytes) =
+        (kept("s.yaml"), kept("r.parquet"), kept("stale.json"));
+    for args in [
+        vec!["check", "--schemas", "s.yaml", "-o", "d/../s.yaml"],
+        vec![
+            "drift",
+            "--schemas",
+            "s.yaml",
+            "--reference",
+            "r.parquet",
+            "--save-reference",
+            "r.parquet",
+        ],
+        vec![
+            "drift",
+            "--schemas",
+            "s.yaml",
+            "--reference",
+            "v=r.parquet",
+            "--save-reference",
+            "./r.parquet",
+        ],
+        vec![
+            "check",
+            "--schemas",
+            "s.yaml",
+            "--write-baseline",
+            "stale.json",
+            "--output=stale.json",
+        ],
+        vec![
+            "drift",
+            "--schemas",
+            "s.yaml",
+            "--save-reference",
+            "stale.json",
+            "-ostale.json",
+            "--bogus",
+        ],
+    ] {
+        let run = arrowfeat_in(dir.path(), &args);
+        assert_eq!(run.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&run).contains("writing it would replace that file"),
+            "{args:?}: {}",
+            stderr(&run)
+        );
+        assert_eq!(kept("s.yaml"), schema_bytes, "{args:?}");
+        assert_eq!(kept("r.parquet"), data_bytes, "{args:?}");
+        assert_eq!(kept("stale.json"), stale_bytes, "{args:?}");
+    }
 }
 
 /// `[data]` in `arrowfeat.toml`: each view's data, relative to the file's directory, is

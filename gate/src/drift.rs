@@ -57,8 +57,8 @@ pub struct DriftSources {
     current: ByView,
     /// The profiles of the reference data read in this run, as they are saved.
     saved: Mutex<ReferenceProfile>,
-    /// Views whose reference data could not be profiled in full.
-    incomplete: Mutex<Vec<String>>,
+    /// Views whose reference data could not be profiled in full, with the first reason.
+    incomplete: Mutex<Vec<(String, String)>>,
     /// Views given no current data read their store's batch source.
     current_from_store: Option<StoreSources>,
     /// Views given no reference data read their store's batch source.
@@ -129,7 +129,7 @@ impl DriftSources {
     /// complete one. `None`: it may be saved.
     pub fn not_saved_because(&self, input_unreadable: bool) -> Option<String> {
         let incomplete = self.incomplete.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(view) = incomplete.first() {
+        if let Some((view, _)) = incomplete.first() {
             return Some(format!(
                 "the reference data of view `{}` could not be profiled in full (see the report); a partial profile would replace a complete one",
                 quote(view, 100)
@@ -148,19 +148,21 @@ impl DriftSources {
         })
     }
 
-    fn is_incomplete(&self, view: &str) -> bool {
+    /// Why `view`'s reference was not profiled in full, if it was not.
+    fn incomplete_because(&self, view: &str) -> Option<String> {
         self.incomplete
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .iter()
-            .any(|v| v == view)
+            .find(|(v, _)| v == view)
+            .map(|(_, why)| why.clone())
     }
 
-    fn mark_incomplete(&self, view: &str) {
-        self.incomplete
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(view.to_string());
+    fn mark_incomplete(&self, view: &str, why: &str) {
+        let mut incomplete = self.incomplete.lock().unwrap_or_else(|p| p.into_inner());
+        if !incomplete.iter().any(|(v, _)| v == view) {
+            incomplete.push((view.to_string(), why.to_string()));
+        }
     }
 
     /// Views given by name that no schema file declared, with the flag that named them
@@ -231,7 +233,7 @@ impl DriftSources {
                     (None, Some(sources)) => (
                         sources
                             .data_of(view, store, given, "reference data")
-                            .inspect_err(|_| self.mark_incomplete(view))?,
+                            .inspect_err(|e| self.mark_incomplete(view, &e.message))?,
                         sources.unreadable_hint(view, given),
                     ),
                     (None, None) => return Ok(None),
@@ -240,7 +242,8 @@ impl DriftSources {
                 let label = data.label().to_string();
                 let summaries = run_blocking(summarize(&data, compared))
                     .and_then(|s| s)
-                    .map_err(|message| Box::new(unreadable(&label, message + &hint)))?;
+                    .map_err(|message| Box::new(unreadable(&label, message + &hint)))
+                    .inspect_err(|e| self.mark_incomplete(view, &e.message))?;
                 let mut profiles = BTreeMap::new();
                 let mut problems = Vec::new();
                 for feature in compared {
@@ -252,8 +255,8 @@ impl DriftSources {
                         None => {}
                     }
                 }
-                if !problems.is_empty() {
-                    self.mark_incomplete(view);
+                if let Some(first) = problems.first() {
+                    self.mark_incomplete(view, &first.message);
                 }
                 let mut saved = self.saved.lock().unwrap_or_else(|p| p.into_inner());
                 saved.views.insert(
@@ -297,8 +300,8 @@ impl DataSource for DriftSources {
         // reference is not profiled in full stops the save.
         let reference = self.reference_of(file, store, &compared);
         let mut out = Vec::new();
-        if self.saving && self.is_incomplete(view) {
-            out.push(not_saved(view));
+        if let Some(why) = self.saving.then(|| self.incomplete_because(view)).flatten() {
+            out.push(not_saved(view, &why));
         }
         let reference = match reference {
             Ok(Some(found)) => found,
@@ -425,7 +428,7 @@ fn no_pair(view: &str, missing: &'static str, given: &str, lacking: Given) -> Ch
 
 /// The finding that the reference profile is not saved because `view`'s reference was
 /// not profiled in full.
-fn not_saved(view: &str) -> Check {
+fn not_saved(view: &str, why: &str) -> Check {
     Check::fail(
         Rule::ReferenceNotSaved,
         format!("drift: view `{}`: reference profile", quote(view, 100)),
@@ -433,8 +436,9 @@ fn not_saved(view: &str) -> Check {
         Actual("incomplete"),
         Pos::UNKNOWN,
         format!(
-            "the reference profile is not saved: the reference data of view `{}` could not be profiled in full (the findings of the view say why), and a partial profile would replace a complete one",
-            quote(view, 100)
+            "the reference profile is not saved: the reference data of view `{}` could not be profiled in full ({}), and a partial profile would replace a complete one",
+            quote(view, 100),
+            arrowfeat_common::cap(why, 300)
         ),
     )
 }

@@ -249,8 +249,12 @@ impl ByView {
                 Actual("several views"),
                 arrowfeat_validator::yaml::Pos::UNKNOWN,
                 format!(
-                    "{given} {} is given without a view, but the schemas declare several views (`{}` and `{}`): give {}",
-                    quote(path, 200),
+                    "{} is given without a view, but the schemas declare several views (`{}` and `{}`): give {}",
+                    // A table in memory is named by its argument already.
+                    match given.names {
+                        InputNames::Flags => format!("{given} {}", quote(path, 200)),
+                        InputNames::Arguments => given.to_string(),
+                    },
                     quote(&others[0], 100),
                     quote(view, 100),
                     given.for_view("VIEW")

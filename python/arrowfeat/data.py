@@ -106,7 +106,7 @@ def check_data(
             memory_limit=_memory_limit(memory_limit),
         )
     except ValueError as e:
-        raise ArrowfeatValueError(f"check_data: {e}") from None
+        raise _native_error("check_data", e) from None
     return Report(native)
 
 

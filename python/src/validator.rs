@@ -190,6 +190,17 @@ pub(crate) fn check(
     };
     let run =
         detach(py, "check", move || pipeline::run(inputs))?.map_err(|e| value_error(e.message))?;
+    // Data given for a view no schema declares was checked against nothing: refused, as
+    // the CLI refuses it (a misspelt view name must not pass).
+    if let Some(view) = data
+        .as_ref()
+        .and_then(|d| d.unused_views().into_iter().next())
+    {
+        return Err(value_error(format!(
+            "argument `data`: view `{}` is given data, but no schema file declares it",
+            arrowfeat_common::quote(&view, 100)
+        )));
+    }
     Ok(CheckReport { run })
 }
 

@@ -474,52 +474,46 @@ pub fn diff(args: &DiffArgs) -> CliResult<Outcome> {
 /// A command-line error (one clap reports) of `check`, `diff`, `drift` or `skew` still
 /// leaves a report where the command line asks for one: in `--output`, or on stdout for a
 /// machine-readable `--format` (not with `--quiet`), so that a CI step never reads an
-/// earlier run's report as this one's. `words`: the command line, program name first.
-pub fn report_command_line_error(words: &[String], message: &str) {
-    let command = match words.get(1).map(String::as_str) {
-        Some("check") => pipeline::Command::Check,
-        Some("diff") => pipeline::Command::Diff,
-        Some("drift") => pipeline::Command::Drift,
-        Some("skew") => pipeline::Command::Skew,
+/// earlier run's report as this one's. `matches`: the command line as far as it parses
+/// (`ignore_errors`); nothing is written over another path it names.
+pub fn report_command_line_error(root: &clap::Command, matches: &clap::ArgMatches, message: &str) {
+    let Some((name, matches)) = matches.subcommand() else {
+        return;
+    };
+    let command = match name {
+        "check" => pipeline::Command::Check,
+        "diff" => pipeline::Command::Diff,
+        "drift" => pipeline::Command::Drift,
+        "skew" => pipeline::Command::Skew,
         _ => return,
     };
-    let options = words.get(2..).unwrap_or_default();
-    let options = &options[..options
-        .iter()
-        .position(|w| w == "--")
-        .unwrap_or(options.len())];
-    // The last value of an option, as clap would take it: `--name V`, `--name=V`, `-sV`.
-    let value = |long: &str, short: Option<&str>| -> Option<&str> {
-        let mut found = None;
-        let mut words = options.iter();
-        while let Some(word) = words.next() {
-            if word == long || short.is_some_and(|s| word == s) {
-                found = words.next().map(String::as_str);
-            } else if let Some(v) = word.strip_prefix(long).and_then(|v| v.strip_prefix('=')) {
-                found = Some(v);
-            } else if let Some(v) = short
-                .and_then(|s| word.strip_prefix(s))
-                .filter(|v| !v.is_empty() && !word.starts_with("--"))
-            {
-                found = Some(v);
-            }
-        }
-        found
+    let last = |id: &str| {
+        matches
+            .try_get_raw(id)
+            .ok()
+            .flatten()
+            .and_then(|mut values| values.next_back())
     };
-    let format = value("--format", None)
+    let format = last("format")
+        .and_then(|f| f.to_str())
         .and_then(|f| <Format as clap::ValueEnum>::from_str(f, true).ok())
         .unwrap_or(Format::Text);
-    let quiet = options.iter().any(|w| w == "--quiet" || w == "-q");
+    let quiet = matches.try_get_one::<bool>("quiet").ok().flatten() == Some(&true);
     let error = GateError {
         command,
         message: arrowfeat_common::clean(message),
     };
-    match value("--output", Some("-o")) {
+    match last("output") {
         Some(path) => {
-            if let Err(e) = std::fs::write(path, error.render(format)) {
+            let clash = root
+                .find_subcommand(name)
+                .and_then(|sub| crate::commands::outputs::clash(sub, matches));
+            if let Some(clash) = clash {
+                eprintln!("arrowfeat: error: no report written: {clash}");
+            } else if let Err(e) = std::fs::write(path, error.render(format)) {
                 eprintln!(
                     "arrowfeat: error: the report could not be written to --output {}: {}",
-                    arrowfeat_common::clean(path),
+                    arrowfeat_common::clean(&Path::new(path).display().to_string()),
                     arrowfeat_common::io_message(&e)
                 );
             }

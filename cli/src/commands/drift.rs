@@ -58,22 +58,6 @@ pub struct DriftArgs {
 /// Errors before and after the run leave a report in the requested format, as the run's
 /// own errors do ([`ReportArgs::run`]).
 pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
-    // Not in a report: it would be written over the profile this refuses to replace.
-    let same_file = |a: &std::path::Path, b: &std::path::Path| {
-        a == b
-            || matches!(
-                (std::path::absolute(a), std::path::absolute(b)),
-                (Ok(a), Ok(b)) if a == b
-            )
-    };
-    if let (Some(profile), Some(output)) = (&args.save_reference, &args.report.output) {
-        if same_file(profile, output) {
-            return Err(CliError::usage(format!(
-                "--save-reference {}: is also --output: the report would replace the profile; give two paths",
-                arrowfeat_common::clean(&profile.display().to_string())
-            )));
-        }
-    }
     let refuse = |e: CliError| args.report.run(Err(e), pipeline::Command::Drift);
     let sources = match sources(args) {
         Ok(sources) => sources,

@@ -6,6 +6,7 @@ pub mod check;
 pub mod drift;
 pub mod feast_repo;
 pub mod functions;
+pub mod outputs;
 pub mod skew;
 pub mod sql;
 pub mod training_set;
