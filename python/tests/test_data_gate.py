@@ -98,7 +98,7 @@ def test_clean_data_passes_and_samples_are_bounded() -> None:
     # Data for a view no schema declares is refused, not checked against nothing.
     with pytest.raises(ValueError, match="view `user_events_v1x` is given data, but no schema file declares it"):
         check_data({"user_events_v1x": events}, SCHEMA, as_of="2026-11-02T00:00:00")
-    with pytest.raises(ValueError, match="^check_data: argument `as_of`"):
+    with pytest.raises(ValueError, match=r"^check_data: argument `as_of`"):
         check_data(events, SCHEMA, as_of="yesterday")
     # NumPy's bools are yes/no arguments too.
     assert check_data(events, SCHEMA, as_of="2026-11-02T00:00:00", data_from_store=np.False_).ok

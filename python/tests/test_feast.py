@@ -570,10 +570,21 @@ def test_drift_from_the_store_refuses_what_it_cannot_read(applied, tmp_path, mon
 
     # Reference data that cannot be read (exit 2) stops the save too, and says so.
     missing_reference = "driver_hourly_stats_v1=data/missing.parquet"
-    unread = run([*base, "--reference", missing_reference, "--save-reference", str(profile)], cwd=repo)
+    unread = run(
+        [*base, "--reference", missing_reference, "--save-reference", str(profile), "--format", "json"], cwd=repo
+    )
     assert unread.returncode == 2, unread.stderr
-    assert "not saved: some input could not be read (see the report)" in unread.stderr, unread.stderr
-    with pytest.raises(ArrowfeatValueError, match="not saved: some input could not be read") as e:
+    not_profiled = "not saved: the reference data of view `driver_hourly_stats_v1` could not be profiled in full"
+    assert not_profiled in unread.stderr, unread.stderr
+    # The report's finding says why, in itself (the view's findings may be accepted).
+    [why] = [
+        c["message"]
+        for f in json.loads(unread.stdout)["files"]
+        for c in f["checks"]
+        if c["rule"] == "reference-not-saved"
+    ]
+    assert "missing.parquet" in why, why
+    with pytest.raises(ArrowfeatValueError, match=not_profiled) as e:
         drift(None, EXAMPLES, reference={"driver_hourly_stats_v1": "data/missing.parquet"}, save_reference=profile)
     assert e.value.report.exit_code == 2
     assert profile.read_text() == "complete"
