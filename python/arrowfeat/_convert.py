@@ -11,7 +11,7 @@ import inspect
 import numbers
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 import pyarrow as pa
 
@@ -29,6 +29,31 @@ def _flag(function: str, argument: str, value: Any) -> bool:
     if type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"):
         return bool(value)
     raise ArrowfeatTypeError(f"{function}: argument `{argument}`: expected True or False, found {type(value).__name__}")
+
+
+def _baseline(function: str, baseline: Any) -> Literal[False] | str | None:
+    """`baseline` as the native check takes it: None (discover), False (none; NumPy's
+    too) or a path."""
+    import os
+
+    if baseline is None:
+        return None
+    if isinstance(baseline, bool) or (
+        type(baseline).__module__ == "numpy" and type(baseline).__name__ in ("bool", "bool_")
+    ):
+        if baseline:
+            raise ArrowfeatTypeError(
+                f"{function}: argument `baseline`: expected a file path, None (discover arrowfeat-baseline.json) "
+                "or False (no baseline), found True"
+            )
+        return False
+    try:
+        path = os.fspath(baseline)
+    except TypeError:
+        raise ArrowfeatTypeError(
+            f"{function}: argument `baseline`: expected a file path, None or False, found {type(baseline).__name__}"
+        ) from None
+    return path if isinstance(path, str) else os.fsdecode(path)
 
 
 def _is_series(obj: Any) -> bool:

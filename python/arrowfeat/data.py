@@ -13,6 +13,7 @@ from typing import Any, Literal
 from . import _native
 from ._convert import (
     _as_of_nanos,
+    _baseline,
     _check_drift_arguments,
     _check_sample_rows,
     _flag,
@@ -99,7 +100,7 @@ def check_data(
             repo_dir="." if store is None else store.repo_dir,
             data_from_store=data_from_store,
             config=None if config is None else os.fspath(config),
-            baseline=baseline if baseline is None or isinstance(baseline, bool) else os.fspath(baseline),
+            baseline=_baseline("check_data", baseline),
             data=pairs,
             as_of=_as_of_nanos("check_data", as_of),
             sample_rows=sample_rows,

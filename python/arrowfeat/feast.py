@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
 from . import _native
-from ._convert import _visible
+from ._convert import _baseline, _visible
 from ._feast_training import get_historical_features
 from ._registry import repo_registry_json
 from ._report import FORMATS, Finding, Report
@@ -77,6 +77,7 @@ _Baseline = _Path | Literal[False] | None
 
 
 def _check(
+    function: str,
     schemas: _Path,
     registry_json: bytes,
     against: str,
@@ -90,7 +91,7 @@ def _check(
             registry_json,
             against,
             config=None if config is None else os.fspath(config),
-            baseline=baseline if baseline is None or isinstance(baseline, bool) else os.fspath(baseline),
+            baseline=_baseline(function, baseline),
             write_baseline=None if write_baseline is None else os.fspath(write_baseline),
         )
     )
@@ -138,6 +139,7 @@ def validate_feature_view(
         "featureViews": [_proto_dict(feature_view)],
     }
     return _check(
+        "validate_feature_view",
         schema_path,
         json.dumps(registry).encode(),
         f"Feast feature view {feature_view.name}",
@@ -160,7 +162,7 @@ def validate_registry(
     ``config``, ``baseline`` and ``write_baseline`` as in ``validate_feature_view``."""
     with open(registry, "rb") as f:
         registry_json = f.read()
-    return _check(schemas, registry_json, os.fspath(registry), config, baseline, write_baseline)
+    return _check("validate_registry", schemas, registry_json, os.fspath(registry), config, baseline, write_baseline)
 
 
 def validate_repo(
@@ -176,6 +178,7 @@ def validate_repo(
     ``baseline`` and ``write_baseline`` as in ``validate_feature_view``."""
     _feast()
     return _check(
+        "validate_repo",
         schemas_dir,
         repo_registry_json(repo_path, "validate_repo: argument `repo_path`"),
         f"Feast repo {os.fspath(repo_path)}",

@@ -34,6 +34,7 @@ import arrowfeat as _af
 
 from ._convert import (
     _as_of_nanos,
+    _baseline,
     _by_keyword_only,
     _check_columns,
     _check_drift_arguments,
@@ -655,7 +656,7 @@ def check_data(
         native = _native.check(
             os.fspath(schemas),
             config=None if config is None else os.fspath(config),
-            baseline=baseline if baseline is None or isinstance(baseline, bool) else os.fspath(baseline),
+            baseline=_baseline("check_data", baseline),
             counted=counted,
             as_of=as_of_nanos,
             sample_rows=sample_rows,

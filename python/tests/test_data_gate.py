@@ -102,6 +102,11 @@ def test_clean_data_passes_and_samples_are_bounded() -> None:
         check_data(events, SCHEMA, as_of="yesterday")
     # NumPy's bools are yes/no arguments too.
     assert check_data(events, SCHEMA, as_of="2026-11-02T00:00:00", data_from_store=np.False_).ok
+    assert check_data(events, SCHEMA, as_of="2026-11-02T00:00:00", baseline=np.False_).ok
+    with pytest.raises(
+        TypeError, match="check_data: argument `baseline`: expected a file path, None or False, found int"
+    ):
+        check_data(events, SCHEMA, baseline=5)
     faulty = faulty_events()
     bad = events.set_column(events.schema.get_field_index("channel"), "channel", pa.array(["tv"] * events.num_rows))
     found = check_data(bad, SCHEMA, as_of=AS_OF, sample_rows=2)
