@@ -283,7 +283,9 @@ def test_baselines_as_in_the_cli(tmp_path, monkeypatch):
     assert ignored.data == plain.data and not ignored.ok
     with pytest.raises(ValueError, match=r"no-such\.json"):
         validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS, baseline=tmp_path / "no-such.json")
-    with pytest.raises(TypeError, match=r"validate_registry: argument `baseline`: expected a file path, None .*found True"):
+    with pytest.raises(
+        TypeError, match=r"validate_registry: argument `baseline`: expected a file path, None .*found True"
+    ):
         validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS, baseline=True)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"write_baseline: expected no `baseline` beside it"):
         validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS, baseline=False, write_baseline=tmp_path / "b.json")
