@@ -1396,35 +1396,52 @@ fn holds_text(data_type: &DataType) -> bool {
     is_text(data_type) || list_element(data_type).is_some_and(holds_text)
 }
 
-/// A text value (`"..."`) or a list of them (`["a", null]`), uncut; `null` for a null
-/// (of the dictionary's values too).
+/// A text value (`"..."`) or a list of them (`["a", null]`); `null` for a null (of the
+/// dictionary's values too). A list stops after about four times what a sample shows
+/// (`…`): a hostile row of a million strings costs no more than a short one.
 fn text_value(array: &dyn Array, row: usize) -> Result<String, String> {
+    let mut out = String::new();
+    push_text_value(&mut out, array, row)?;
+    Ok(out)
+}
+
+fn push_text_value(out: &mut String, array: &dyn Array, row: usize) -> Result<(), String> {
     use datafusion::arrow::array::AsArray;
-    if array
-        .logical_nulls()
-        .is_some_and(|nulls| nulls.is_null(row))
-    {
-        return Ok("null".into());
+    // One row, so that a dictionary's null values are looked up for it alone.
+    let one = array.slice(row, 1);
+    if one.logical_nulls().is_some_and(|nulls| nulls.is_null(0)) {
+        out.push_str("null");
+        return Ok(());
     }
-    let list = |values: datafusion::arrow::array::ArrayRef| -> Result<String, String> {
-        let shown = (0..values.len())
-            .map(|i| text_value(values.as_ref(), i))
-            .collect::<Result<Vec<_>, String>>()?;
-        Ok(format!("[{}]", shown.join(", ")))
+    let mut list = |values: datafusion::arrow::array::ArrayRef| -> Result<(), String> {
+        out.push('[');
+        for i in 0..values.len() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            if out.len() > 4 * SAMPLE_VALUE_CHARS {
+                out.push('…');
+                break;
+            }
+            push_text_value(out, values.as_ref(), i)?;
+        }
+        out.push(']');
+        Ok(())
     };
-    match array.data_type() {
-        DataType::List(_) => list(array.as_list::<i32>().value(row)),
-        DataType::LargeList(_) => list(array.as_list::<i64>().value(row)),
-        DataType::FixedSizeList(..) => list(array.as_fixed_size_list().value(row)),
+    match one.data_type() {
+        DataType::List(_) => list(one.as_list::<i32>().value(0)),
+        DataType::LargeList(_) => list(one.as_list::<i64>().value(0)),
+        DataType::FixedSizeList(..) => list(one.as_fixed_size_list().value(0)),
         _ => {
-            let text = ArrayFormatter::try_new(array, &FormatOptions::default())
+            let text = ArrayFormatter::try_new(one.as_ref(), &FormatOptions::default())
                 .map_err(|e| e.to_string())?
-                .value(row)
+                .value(0)
                 .to_string();
-            Ok(format!(
-                "\"{}\"",
-                text.replace('\\', "\\\\").replace('"', "\\\"")
-            ))
+            let text: String = text.chars().take(4 * SAMPLE_VALUE_CHARS).collect();
+            out.push('"');
+            out.push_str(&text.replace('\\', "\\\\").replace('"', "\\\""));
+            out.push('"');
+            Ok(())
         }
     }
 }

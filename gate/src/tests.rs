@@ -168,6 +168,39 @@ mod first_rows {
         );
     }
 
+    /// A row holding a list of many strings (of a dictionary, nulls among its values)
+    /// shows its first elements only, in time independent of the list's length.
+    #[test]
+    fn long_lists_of_text_are_cut_early() {
+        use datafusion::arrow::array::{DictionaryArray, ListArray};
+        use datafusion::arrow::buffer::OffsetBuffer;
+        use datafusion::arrow::datatypes::Int32Type;
+        let n = 20_000;
+        let values: DictionaryArray<Int32Type> = DictionaryArray::new(
+            Int32Array::from_iter_values((0..n).map(|i| i % 2)),
+            Arc::new(StringArray::from(vec![Some("v"), None])),
+        );
+        let lists = ListArray::new(
+            Arc::new(Field::new("item", values.data_type().clone(), true)),
+            OffsetBuffer::from_lengths([n as usize]),
+            Arc::new(values),
+            None,
+        );
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "l",
+            lists.data_type().clone(),
+            true,
+        )]));
+        let batch = RecordBatch::try_new(schema, vec![Arc::new(lists)]).unwrap();
+        let shown = render_batch(&batch, Tail::Nothing).unwrap();
+        assert!(
+            shown[0].text.starts_with(r#"l=["v", null, "v""#),
+            "{}",
+            shown[0].text
+        );
+        assert!(shown[0].text.ends_with('…'), "{}", shown[0].text);
+    }
+
     proptest! {
         /// Rows offered batch by batch keep what sorting all of them by their sort key
         /// and cutting keeps: the same keys, and for each key a row that shows as one of
