@@ -1,6 +1,16 @@
 //! The `arrowfeat` command line: argument parsing lives in `main.rs`; the commands live
 //! here so tests can call them without a process.
 
+/// `eprintln!` that loses the line when stderr is closed (`2>&-`, a reader that went
+/// away) instead of panicking: the exit code still says what happened.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod commands;
 pub mod json_output;
 

@@ -231,7 +231,7 @@ fn main() -> ExitCode {
             last.get_or_insert_with(|| {
                 let message = panic_message(info.payload());
                 if std::env::var_os("ARROWFEAT_DEBUG_PANIC").is_some() {
-                    eprintln!("{info}");
+                    arrowfeat_cli::say!("{info}");
                 }
                 // The parquet crate panics on some corrupt files instead of failing (also
                 // inside crates it calls, such as `bytes`): look for it on the stack.
@@ -288,7 +288,10 @@ fn main() -> ExitCode {
                         message.strip_prefix("error: ").unwrap_or(&message),
                     );
                 }
-                eprint!("{text}");
+                {
+                    use std::io::Write as _;
+                    let _ = std::io::stderr().write_all(text.as_bytes());
+                }
             } else {
                 print!("{text}");
             }
@@ -303,7 +306,7 @@ fn main() -> ExitCode {
                 .find_subcommand(name)
                 .and_then(|command| arrowfeat_cli::commands::outputs::clash(command, sub));
             if let Some(clash) = clash {
-                eprintln!("arrowfeat: error: {clash}");
+                arrowfeat_cli::say!("arrowfeat: error: {clash}");
                 return ExitCode::from(2);
             }
         }
@@ -368,7 +371,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // One line, whatever the message quotes from a query or a file: escaped, and
             // cut so that a hostile megabyte-long value does not flood the log.
-            eprintln!(
+            arrowfeat_cli::say!(
                 "arrowfeat: error: {}",
                 arrowfeat_common::quote(&e.to_string(), 4000)
             );

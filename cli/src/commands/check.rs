@@ -509,9 +509,9 @@ pub fn report_command_line_error(root: &clap::Command, matches: &clap::ArgMatche
                 .find_subcommand(name)
                 .and_then(|sub| crate::commands::outputs::clash(sub, matches));
             if let Some(clash) = clash {
-                eprintln!("arrowfeat: error: no report written: {clash}");
+                crate::say!("arrowfeat: error: no report written: {clash}");
             } else if let Err(e) = std::fs::write(path, error.render(format)) {
-                eprintln!(
+                crate::say!(
                     "arrowfeat: error: the report could not be written to --output {}: {}",
                     arrowfeat_common::clean(&Path::new(path).display().to_string()),
                     arrowfeat_common::io_message(&e)

@@ -99,7 +99,7 @@ pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
             )));
         }
         let features: usize = profile.views.values().map(|v| v.features.len()).sum();
-        eprintln!(
+        crate::say!(
             "saved the reference profile of {} view(s), {features} feature(s), to {shown}",
             profile.views.len()
         );
