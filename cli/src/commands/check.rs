@@ -276,23 +276,36 @@ impl ReportArgs {
 
     fn error_report(&self, error: GateError) -> CliError {
         let mut message = error.message.clone();
-        let rendered = error.render(self.format);
-        match &self.output {
-            Some(path) => {
-                if let Err(e) = std::fs::write(path, rendered) {
-                    message = format!(
-                        "{message}; and the report could not be written to --output {}: {e}",
-                        arrowfeat_common::clean(&path.display().to_string())
-                    );
-                }
-            }
-            None if self.format != Format::Text && !self.quiet => {
-                use std::io::Write;
-                let _ = std::io::stdout().write_all(rendered.as_bytes());
-            }
-            None => {}
+        if let Err(e) = deliver_error(&error, self.format, self.output.as_deref(), self.quiet) {
+            message = format!("{message}; and the report {e}");
         }
         CliError::usage(message)
+    }
+}
+
+/// The report of `error` where the command line asks for one: in `output`, else on
+/// stdout for a machine-readable `format` (not when `quiet`). Text keeps the one line on
+/// stderr only. `Err`: why `output` could not be written.
+fn deliver_error(
+    error: &GateError,
+    format: Format,
+    output: Option<&Path>,
+    quiet: bool,
+) -> Result<(), String> {
+    match output {
+        Some(path) => std::fs::write(path, error.render(format)).map_err(|e| {
+            format!(
+                "could not be written to --output {}: {}",
+                arrowfeat_common::clean(&path.display().to_string()),
+                arrowfeat_common::io_message(&e)
+            )
+        }),
+        None if format != Format::Text && !quiet => {
+            use std::io::Write;
+            let _ = std::io::stdout().write_all(error.render(format).as_bytes());
+            Ok(())
+        }
+        None => Ok(()),
     }
 }
 
@@ -503,25 +516,14 @@ pub fn report_command_line_error(root: &clap::Command, matches: &clap::ArgMatche
         command,
         message: arrowfeat_common::clean(message),
     };
-    match last("output") {
-        Some(path) => {
-            let clash = root
-                .find_subcommand(name)
-                .and_then(|sub| crate::commands::outputs::clash(sub, matches));
-            if let Some(clash) = clash {
-                crate::say!("arrowfeat: error: no report written: {clash}");
-            } else if let Err(e) = std::fs::write(path, error.render(format)) {
-                crate::say!(
-                    "arrowfeat: error: the report could not be written to --output {}: {}",
-                    arrowfeat_common::clean(&Path::new(path).display().to_string()),
-                    arrowfeat_common::io_message(&e)
-                );
-            }
-        }
-        None if format != Format::Text && !quiet => {
-            use std::io::Write;
-            let _ = std::io::stdout().write_all(error.render(format).as_bytes());
-        }
-        None => {}
+    let output = last("output").map(Path::new);
+    let clash = output.and_then(|_| {
+        root.find_subcommand(name)
+            .and_then(|sub| crate::commands::outputs::clash(sub, matches))
+    });
+    if let Some(clash) = clash {
+        crate::say!("arrowfeat: error: no report written: {clash}");
+    } else if let Err(e) = deliver_error(&error, format, output, quiet) {
+        crate::say!("arrowfeat: error: the report {e}");
     }
 }
