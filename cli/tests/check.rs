@@ -1415,7 +1415,56 @@ fn data_against_its_schema() {
         ],
     );
     assert_eq!(unknown.status.code(), Some(2));
-    insta::assert_snapshot!(stderr(&unknown), @"arrowfeat: error: --data other_view=...: no schema file declares feature view `other_view`");
+    insta::assert_snapshot!(stderr(&unknown), @"arrowfeat: error: --data other_view=...: view `other_view` is given data, but no schema file declares it");
+    // Refused before the baseline is written: it would record a run that checked nothing.
+    let baseline = dir.path().join("baseline.json");
+    let refused = arrowfeat_in(
+        dir.path(),
+        &[
+            "check",
+            "--schemas",
+            "user_events.yaml",
+            "--data",
+            "other_view=faulty.parquet",
+            "--write-baseline",
+            "baseline.json",
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(!baseline.exists(), "{}", stderr(&refused));
+    // A schema file that does not parse may be the one declaring the view: its finding is
+    // the answer (exit 1 or 2 from the report, not the refusal).
+    let broken_dir = dir.path().join("with_broken");
+    std::fs::create_dir_all(&broken_dir).unwrap();
+    std::fs::copy(
+        dir.path().join("user_events.yaml"),
+        broken_dir.join("user_events.yaml"),
+    )
+    .unwrap();
+    std::fs::write(broken_dir.join("other_view.yaml"), "name: [\n").unwrap();
+    let unparsed = arrowfeat_in(
+        dir.path(),
+        &[
+            "check",
+            "--schemas",
+            "with_broken",
+            "--data",
+            "other_view=faulty.parquet",
+            "--format",
+            "json",
+        ],
+    );
+    assert_ne!(unparsed.status.code(), Some(0), "{}", stdout(&unparsed));
+    assert!(
+        !stderr(&unparsed).contains("no schema file declares"),
+        "{}",
+        stderr(&unparsed)
+    );
+    assert!(
+        stdout(&unparsed).contains("other_view.yaml"),
+        "{}",
+        stdout(&unparsed)
+    );
     // One path per view; a path without a view needs one view; a path at all.
     for (args, expected) in [
         (
@@ -1827,8 +1876,9 @@ fn data_paths_from_the_configuration() {
     let unknown = run(&[]);
     assert_eq!(unknown.status.code(), Some(2));
     assert!(
-        stderr(&unknown)
-            .contains("[data] nobody_v1: no schema file declares feature view `nobody_v1`"),
+        stderr(&unknown).contains(
+            "[data] nobody_v1: view `nobody_v1` is given data, but no schema file declares it"
+        ),
         "{}",
         stderr(&unknown)
     );

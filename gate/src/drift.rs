@@ -165,26 +165,6 @@ impl DriftSources {
         }
     }
 
-    /// Views given by name that no schema file declared, with the flag that named them
-    /// (`--current` or `--reference`).
-    pub fn unused_views(&self) -> Vec<(&'static str, String)> {
-        let mut views: Vec<(&'static str, String)> = self
-            .current
-            .unused_views()
-            .into_iter()
-            .map(|v| ("--current", v))
-            .collect();
-        if let Reference::Data(reference) = &self.reference {
-            views.extend(
-                reference
-                    .unused_views()
-                    .into_iter()
-                    .map(|v| ("--reference", v)),
-            );
-        }
-        views
-    }
-
     fn reference_of(
         &self,
         file: &SchemaFile,
@@ -377,6 +357,16 @@ impl DataSource for DriftSources {
             ));
         }
         Some(out)
+    }
+
+    fn undeclared(&self) -> Option<String> {
+        let reference = match &self.reference {
+            Reference::Data(by_view) => by_view.undeclared(self.names.given("--reference")),
+            Reference::Profile { .. } => None,
+        };
+        self.current
+            .undeclared(self.names.given("--current"))
+            .or(reference)
     }
 
     fn label(&self) -> String {
@@ -583,7 +573,8 @@ async fn summarize_table(
     data: &Data,
     compared: &[DriftFeature],
 ) -> Result<BTreeMap<String, Result<Summary, Check>>, String> {
-    let (ctx, schema) = register(data, None).await?;
+    let (ctx, schema) =
+        register(data, None, &arrowfeat_udf::sql::files::TextTimes::default()).await?;
     let source = quote(data.label(), 200);
     let mut out = BTreeMap::new();
     let mut counted: Vec<(&DriftFeature, String, Option<String>)> = Vec::new();

@@ -178,6 +178,18 @@ impl Given {
     }
 }
 
+impl Given {
+    /// The usage error for data given for `view`, which no schema file declares.
+    pub fn undeclared(self, view: &str) -> String {
+        let view = quote(view, 100);
+        let lead = match self.names {
+            InputNames::Flags => format!("{} {view}=...", self.flag),
+            InputNames::Arguments => format!("argument {self}"),
+        };
+        format!("{lead}: view `{view}` is given data, but no schema file declares it")
+    }
+}
+
 impl std::fmt::Display for Given {
     /// `--current`, or `` `current` ``.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -264,14 +276,19 @@ impl ByView {
         Ok(Some(data.clone()))
     }
 
-    /// The views given by name that no schema file declared (after a run).
-    pub fn unused_views(&self) -> Vec<String> {
-        let used = self.used.lock().map(|u| u.clone()).unwrap_or_default();
+    /// The first view given by name that no schema file asked for (after a run).
+    pub fn unused_view(&self) -> Option<&str> {
+        let used = self.used.lock().unwrap_or_else(|p| p.into_inner());
         self.by_view
             .keys()
-            .filter(|view| !used.contains(view))
-            .cloned()
-            .collect()
+            .find(|view| !used.contains(view))
+            .map(String::as_str)
+    }
+
+    /// [`Given::undeclared`] for the first view given by name that no schema file asked
+    /// for (after a run).
+    pub fn undeclared(&self, given: Given) -> Option<String> {
+        self.unused_view().map(|view| given.undeclared(view))
     }
 
     /// The sources, for a report's "against" line.
@@ -295,6 +312,8 @@ pub struct DataPaths {
     /// Bytes the queries may hold before they spill to disk (`None`: no limit).
     memory_limit: Option<usize>,
     names: InputNames,
+    /// The configuration file whose `[data]` gave the paths.
+    from_config: Option<String>,
 }
 
 impl DataPaths {
@@ -318,6 +337,7 @@ impl DataPaths {
             options,
             memory_limit: None,
             names: InputNames::Flags,
+            from_config: None,
         }
     }
 
@@ -342,9 +362,11 @@ impl DataPaths {
         self
     }
 
-    /// The views given by name that no schema file declared (after a run).
-    pub fn unused_views(&self) -> Vec<String> {
-        self.data.unused_views()
+    /// The paths are the configuration's `[data]` (`config`: the file, as the user named
+    /// it), not the command line's: refusals name that table.
+    pub fn from_config(mut self, config: String) -> DataPaths {
+        self.from_config = Some(config);
+        self
     }
 }
 
@@ -389,6 +411,16 @@ impl DataSource for DataPaths {
             }
             Err(message) => vec![unreadable(path, message + &hint)],
         })
+    }
+
+    fn undeclared(&self) -> Option<String> {
+        match &self.from_config {
+            Some(config) => self.data.unused_view().map(|view| {
+                let view = quote(view, 100);
+                format!("{config} [data] {view}: view `{view}` is given data, but no schema file declares it")
+            }),
+            None => self.data.undeclared(self.names.given("--data")),
+        }
     }
 
     fn label(&self) -> String {
@@ -446,17 +478,72 @@ fn run_blocking<T>(future: impl std::future::Future<Output = T>) -> Result<T, St
     }
 }
 
-/// A session with `data` registered as [`TABLE`], and its schema.
+/// The units and zones `columns` declare for their times, at which the times of CSV and
+/// JSON files (text, without either) are read. The created time, whose type is not
+/// declared, is read as the event time is: the two are compared.
+fn declared_times(
+    columns: &[arrowfeat_validator::checks::data::DeclaredColumn],
+) -> files::TextTimes {
+    use arrowfeat_validator::checks::data::Role;
+    let event = columns
+        .iter()
+        .find(|c| c.role == Role::EventTime)
+        .and_then(|c| c.declared.as_ref());
+    text_times(
+        columns
+            .iter()
+            .filter_map(|column| match (&column.declared, column.role) {
+                (Some(declared), _) => Some((column.name.as_str(), declared)),
+                (None, Role::CreatedTime) => event.map(|event| (column.name.as_str(), event)),
+                (None, _) => None,
+            }),
+    )
+}
+
+/// The units and zones of the time columns among `columns`, at which the times of CSV
+/// and JSON files are read.
+pub(crate) fn text_times<'a>(
+    columns: impl IntoIterator<Item = (&'a str, &'a FeatureType)>,
+) -> files::TextTimes {
+    use arrowfeat_validator::types::TimeUnit as Declared;
+    use datafusion::arrow::datatypes::TimeUnit;
+    files::TextTimes::new(
+        columns
+            .into_iter()
+            .filter_map(|(column, declared)| {
+                let (unit, zone) = match declared {
+                    FeatureType::Timestamp { unit, tz } => (*unit, tz.as_deref()),
+                    FeatureType::Datetime64Ns => (Declared::Nanosecond, None),
+                    _ => return None,
+                };
+                Some(files::DeclaredTime {
+                    column: column.to_string(),
+                    unit: match unit {
+                        Declared::Second => TimeUnit::Second,
+                        Declared::Millisecond => TimeUnit::Millisecond,
+                        Declared::Microsecond => TimeUnit::Microsecond,
+                        Declared::Nanosecond => TimeUnit::Nanosecond,
+                    },
+                    zone: zone.map(std::sync::Arc::from),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// `data` registered as [`TABLE`], and its schema; the times of CSV and JSON files are
+/// read at `times`.
 async fn register(
     data: &Data,
     memory_limit: Option<usize>,
+    times: &files::TextTimes,
 ) -> Result<(SessionContext, datafusion::arrow::datatypes::SchemaRef), String> {
     let ctx = files::session_within(memory_limit).map_err(|e| files::error_message(&e))?;
     ctx.register_udf(canonical::CanonicalFloats::udf());
     let table: std::sync::Arc<dyn datafusion::catalog::TableProvider> = match data {
         Data::Path(path) => {
             let what = format!("'{}'", quote(path, 200));
-            files::open_path(&ctx.state(), &what, path)
+            files::open_path_in(&ctx.state(), &what, path, times)
                 .await
                 .map_err(|e| e.message)?
         }
@@ -501,7 +588,7 @@ pub async fn count_part(
     data: &Data,
     memory_limit: Option<usize>,
 ) -> Result<part::PartCounts, String> {
-    let (ctx, schema) = register(data, memory_limit).await?;
+    let (ctx, schema) = register(data, memory_limit, &declared_times(&plan.columns)).await?;
     let columns: Vec<DataColumn> = schema
         .fields()
         .iter()

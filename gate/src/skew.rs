@@ -76,23 +76,6 @@ impl SkewSources {
         self.names = names;
         self
     }
-
-    /// Views given by name that no schema file declared, with the flag that named them.
-    pub fn unused_views(&self) -> Vec<(&'static str, String)> {
-        let mut views: Vec<(&'static str, String)> = self
-            .serving
-            .unused_views()
-            .into_iter()
-            .map(|v| ("--serving", v))
-            .collect();
-        views.extend(
-            self.training
-                .unused_views()
-                .into_iter()
-                .map(|v| ("--training", v)),
-        );
-        views
-    }
 }
 
 fn value_tolerance_text(t: &Tolerance) -> String {
@@ -161,6 +144,12 @@ impl DataSource for SkewSources {
             Ok(checks) => checks,
             Err((label, message)) => vec![unreadable(&label, message)],
         })
+    }
+
+    fn undeclared(&self) -> Option<String> {
+        self.serving
+            .undeclared(self.names.given("--serving"))
+            .or_else(|| self.training.undeclared(self.names.given("--training")))
     }
 
     fn label(&self) -> String {
@@ -298,6 +287,9 @@ struct Layout<'a> {
     serving_time: &'a str,
     created: Option<&'a str>,
     features: Vec<&'a str>,
+    /// The event timestamp's declared type, at which the times of CSV and JSON files
+    /// (the serving time and the created time too) are read.
+    time_type: arrowfeat_validator::types::FeatureType,
 }
 
 impl<'a> Layout<'a> {
@@ -327,7 +319,14 @@ impl<'a> Layout<'a> {
             serving_time,
             created: spec.created_timestamp.as_ref().map(|c| c.name.as_str()),
             features,
+            time_type: spec.event_timestamp.feature_type(),
         }
+    }
+
+    /// The units and zones at which the times of CSV and JSON files are read.
+    fn text_times(&self) -> arrowfeat_udf::sql::files::TextTimes {
+        let times = [Some(self.event_time), Some(self.serving_time), self.created];
+        crate::text_times(times.into_iter().flatten().map(|c| (c, &self.time_type)))
     }
 
     fn training_wanted(&self) -> Vec<&'a str> {
@@ -369,9 +368,14 @@ fn present<'a>(schema: &Schema, wanted: &[&'a str]) -> (Vec<&'a str>, Vec<String
     (present, missing)
 }
 
-/// A table read whole: the columns `wanted` that it has.
-async fn read(data: &Data, wanted: &[&str]) -> Result<RecordBatch, String> {
-    let (ctx, schema) = register(data, None).await?;
+/// A table read whole: the columns `wanted` that it has, the times of a CSV or JSON
+/// file at `times`.
+async fn read(
+    data: &Data,
+    wanted: &[&str],
+    times: &arrowfeat_udf::sql::files::TextTimes,
+) -> Result<RecordBatch, String> {
+    let (ctx, schema) = register(data, None, times).await?;
     let (present, _) = present(&schema, wanted);
     let projected = Arc::new(Schema::new(
         present
@@ -406,10 +410,10 @@ pub fn compare_part_of(
 ) -> SkewPart {
     let layout = Layout::of(file, options);
     let run = async {
-        let serving_batch = read(serving, &layout.serving_wanted())
+        let serving_batch = read(serving, &layout.serving_wanted(), &layout.text_times())
             .await
             .map_err(|e| (serving.label().to_string(), e))?;
-        let training_batch = read(training, &layout.training_wanted())
+        let training_batch = read(training, &layout.training_wanted(), &layout.text_times())
             .await
             .map_err(|e| (training.label().to_string(), e))?;
         compare_part(
@@ -474,10 +478,10 @@ async fn compare_view(
             (part, schema.clone(), training_schema.clone())
         }
         _ => {
-            let serving_batch = read(serving, &layout.serving_wanted())
+            let serving_batch = read(serving, &layout.serving_wanted(), &layout.text_times())
                 .await
                 .map_err(|e| (serving_label.clone(), e))?;
-            let training_batch = read(training, &layout.training_wanted())
+            let training_batch = read(training, &layout.training_wanted(), &layout.text_times())
                 .await
                 .map_err(|e| (training_label.clone(), e))?;
             let part = compare_part(
@@ -655,10 +659,8 @@ fn compare_part(
             false => match lossless_cast(served, trained.data_type()) {
                 Some(cast) => cast,
                 None => {
-                    compared_feature.unconverted = Some((
-                        served.data_type().to_string(),
-                        trained.data_type().to_string(),
-                    ));
+                    compared_feature.unconverted =
+                        Some(type_names(served.data_type(), trained.data_type()));
                     part.features.push(compared_feature);
                     continue;
                 }
@@ -812,6 +814,18 @@ fn finish(
 /// `array` in type `to` when every value converts and converts back to itself (nulls
 /// stay nulls, NaN stays NaN): 1.5 is not an integer, 1e300 is not a float32. For
 /// types the comparison kernels do not take (lists), the cast alone decides.
+/// Both types in the schema vocabulary (`int64`; Arrow's name for a type it lacks), with
+/// their Arrow names beside when those are all that tells them apart.
+pub(crate) fn type_names(served: &DataType, trained: &DataType) -> (String, String) {
+    let name =
+        |t: &DataType| crate::feature_type(t).map_or_else(|| t.to_string(), |f| f.to_string());
+    let (a, b) = (name(served), name(trained));
+    match a == b {
+        true => (format!("{a} ({served})"), format!("{b} ({trained})")),
+        false => (a, b),
+    }
+}
+
 fn lossless_cast(array: &ArrayRef, to: &DataType) -> Option<ArrayRef> {
     use datafusion::arrow::compute::{cast_with_options, CastOptions};
     let options = CastOptions {

@@ -30,6 +30,24 @@ fn arrow_types_read_as_the_schema_vocabulary() {
 }
 
 #[test]
+fn skew_types_are_named_in_the_schema_vocabulary() {
+    use crate::skew::type_names;
+    assert_eq!(
+        type_names(&DataType::Float64, &DataType::Int64),
+        ("float64".to_string(), "int64".to_string())
+    );
+    // One vocabulary name for both: Arrow's names tell them apart.
+    assert_eq!(
+        type_names(&DataType::Utf8View, &DataType::Utf8),
+        ("string (Utf8View)".to_string(), "string (Utf8)".to_string())
+    );
+    assert_eq!(
+        type_names(&DataType::Int16, &DataType::Int64),
+        ("Int16".to_string(), "int64".to_string())
+    );
+}
+
+#[test]
 fn literals_are_escaped_and_exact() {
     assert_eq!(ident("a\"b"), "\"a\"\"b\"");
     assert_eq!(string_literal("it's"), "'it''s'");

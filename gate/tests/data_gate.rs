@@ -106,21 +106,17 @@ fn clean_data_passes_in_every_format() {
         write(&path, CLEAN, format);
         let checks = check(&path, 5);
         let found = findings(&checks);
-        // CSV and JSON hold times as text. CSV's reader infers naive timestamps: the event
-        // time's zone is lost (the created time may be any timestamp). JSON's keeps them
-        // as strings, Feast's most reported data fault: both are findings.
+        // CSV and JSON hold times as text. CSV's times are read in the zone the schema
+        // declares. JSON's reader keeps them as strings, Feast's most reported data fault:
+        // a finding.
         let expected: &[&str] = match format {
-            "parquet" => &[],
-            "csv" => &["`ts` in "],
+            "parquet" | "csv" => &[],
             _ => &["`ts` in ", "`created` in "],
         };
         assert_eq!(found.len(), expected.len(), "{format}: {found:#?}");
         for ((rule, message), start) in found.iter().zip(expected) {
             assert_eq!(*rule, Rule::DataColumnType);
             assert!(message.starts_with(start), "{format}: {message}");
-        }
-        if format == "csv" {
-            assert!(found[0].1.contains("naive"), "{found:#?}");
         }
         assert!(checks.len() > 15, "{format}: {} checks", checks.len());
         // The TTL check reads event times: not over JSON's strings (the type error fails
@@ -130,6 +126,42 @@ fn clean_data_passes_in_every_format() {
             format != "json"
         );
     }
+}
+
+/// A CSV time with an offset is that instant; one without is a time in the declared
+/// zone (UTC here), as a naive Parquet time is: 12:30+02:00 is 10:30Z, not a future event
+/// at 12:00Z; 12:30Z and a naive 12:30 are.
+#[test]
+fn csv_times_are_read_in_the_declared_zone() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("times.csv");
+    std::fs::write(
+        &path,
+        "k,ts,created,x,c\n\
+         1,2026-01-01T12:30:00+02:00,2026-01-01T12:30:00+02:00,1.0,a\n\
+         2,2026-01-01T12:30:00Z,2026-01-01T12:30:00Z,1.0,a\n\
+         3,2026-01-01T12:30:00,2026-01-01T12:30:00,1.0,a\n",
+    )
+    .unwrap();
+    let checks = check(&path, 5);
+    let found = findings(&checks);
+    // No type finding: the text's times are read at the declared unit and zone. k=1's
+    // one event is 10:30Z: not in the future, and older than the TTL (1 h) at 12:00Z.
+    let rules: Vec<Rule> = found.iter().map(|(rule, _)| *rule).collect();
+    assert_eq!(
+        rules,
+        [Rule::DataFutureEvent, Rule::DataStaleKeys],
+        "{found:#?}"
+    );
+    let (future, stale) = (&found[0].1, &found[1].1);
+    assert!(future.starts_with("2 of 3 rows"), "{future}");
+    assert!(!future.contains("k=1"), "{future}");
+    assert!(future.contains("k=3, ts=2026-01-01T12:30:00Z"), "{future}");
+    assert!(stale.starts_with("1 of 3 keys"), "{stale}");
+    assert!(
+        stale.contains("k=1, #latest event=2026-01-01T10:30:00Z"),
+        "{stale}"
+    );
 }
 
 #[test]

@@ -579,10 +579,9 @@ def _frames(function: str, argument: str, data: Any) -> list[tuple[str | None, s
 def _declaring(
     function: str, argument: str, schemas: str | os.PathLike[str], frames: list[tuple[str | None, str, DataFrame]]
 ) -> list[list[_SchemaFile]]:
-    """For each of `frames`, the schema files declaring its view. Every file declaring a
-    view works with its own checks; a file that does not parse is reported by the run,
-    and may be the one declaring a view, so a view no parsed file declares is refused
-    only when every file parsed."""
+    """For each of `frames`, the schema files declaring its view (none for a view no
+    parsed file declares: the native run refuses it, as it does in process). Every file
+    declaring a view works with its own checks."""
     from . import _native
 
     try:
@@ -593,7 +592,6 @@ def _declaring(
     for view_name, schema_label, schema_bytes, keys, event_time in files:
         if view_name is not None:
             by_view.setdefault(view_name, []).append((schema_label, schema_bytes, keys, event_time))
-    unparsed = any(view_name is None for view_name, *_ in files)
     out = []
     for view, _, _ in frames:
         if view is None and len(by_view) > 1:
@@ -602,11 +600,6 @@ def _declaring(
                 "give a mapping of view names to DataFrames"
             )
         declaring = by_view.get(view, []) if view is not None else next(iter(by_view.values()), [])
-        if view is not None and not declaring and not unparsed:
-            raise ArrowfeatValueError(
-                f"{function}: argument `{argument}`: view `{_visible(view, 100)}` is given data, "
-                "but no schema file declares it"
-            )
         out.append(declaring)
     return out
 
@@ -650,8 +643,7 @@ def check_data(
             if not parts:  # no rows anywhere: the empty table still has its columns' types
                 parts = [count(_empty_table(df))]
             by_file.append((schema_label, parts))
-        if by_file:
-            counted.append((view, by_file))
+        counted.append((view, by_file))  # none for an undeclared view: the run refuses it
     try:
         native = _native.check(
             os.fspath(schemas),
@@ -721,8 +713,7 @@ def drift(
                     reference_profile=profile_text if argument == "current" else None,
                 )
                 by_file.append((schema_label, _parts(_positional(df), df.columns, summarize)))
-            if by_file:
-                parts[argument].append((view, _empty_table(df), by_file))
+            parts[argument].append((view, _empty_table(df), by_file))  # none: undeclared, refused
     try:
         native, profile, not_saved_because = _native.drift(
             os.fspath(schemas),

@@ -190,17 +190,6 @@ pub(crate) fn check(
     };
     let run =
         detach(py, "check", move || pipeline::run(inputs))?.map_err(|e| value_error(e.message))?;
-    // Data given for a view no schema declares was checked against nothing: refused, as
-    // the CLI refuses it (a misspelt view name must not pass).
-    if let Some(view) = data
-        .as_ref()
-        .and_then(|d| d.unused_views().into_iter().next())
-    {
-        return Err(value_error(format!(
-            "argument `data`: view `{}` is given data, but no schema file declares it",
-            arrowfeat_common::quote(&view, 100)
-        )));
-    }
     Ok(CheckReport { run })
 }
 
@@ -603,7 +592,6 @@ pub(crate) fn drift(
         baseline,
         store,
         &sources,
-        || sources.unused_views(),
     )?;
     let not_saved_because = sources.not_saved_because(report.run.exit_code_with(false) == 2);
     Ok((report, sources.saved_profile().to_json(), not_saved_because))
@@ -746,7 +734,6 @@ pub(crate) fn skew(
         baseline,
         None,
         &sources,
-        || sources.unused_views(),
     )
 }
 
@@ -800,8 +787,7 @@ pub(crate) fn skew_part(
 }
 
 /// Runs `command` (drift, skew) over `sources` through the validator's pipeline, as its
-/// CLI subcommand does; a view given data that no schema file declares is refused
-/// (`unused_views`: the flag and view of each, after the run).
+/// CLI subcommand does.
 #[allow(clippy::too_many_arguments)]
 fn run_compare(
     py: Python<'_>,
@@ -812,7 +798,6 @@ fn run_compare(
     baseline: Option<std::path::PathBuf>,
     store: Option<arrowfeat_validator::pipeline::StoreSource<'static>>,
     sources: &dyn arrowfeat_validator::run::DataSource,
-    unused_views: impl Fn() -> Vec<(&'static str, String)>,
 ) -> PyResult<CheckReport> {
     use arrowfeat_validator::pipeline::{self, BaselineSource, ConfigSource, Inputs, Names};
     let inputs = Inputs {
@@ -832,12 +817,5 @@ fn run_compare(
     };
     let run =
         detach(py, function, move || pipeline::run(inputs))?.map_err(|e| value_error(e.message))?;
-    if let Some((flag, view)) = unused_views().first() {
-        return Err(value_error(format!(
-            "{function}: argument `{}`: view `{}` is given data, but no schema file declares it",
-            flag.trim_start_matches('-'),
-            arrowfeat_common::quote(view, 100)
-        )));
-    }
     Ok(CheckReport { run })
 }

@@ -231,7 +231,10 @@ def test_refusals_name_the_argument(tmp_path: Path) -> None:
         skew(serving, training, schema, time_tolerance="1m", relative_tolerance=-1.0)
     with pytest.raises(ArrowfeatValueError, match="argument `ulps`"):
         skew(serving, training, schema, time_tolerance="1m", ulps=-1)
-    with pytest.raises(ArrowfeatValueError, match="view `nope` is given data"):
+    with pytest.raises(
+        ArrowfeatValueError,
+        match=r"^skew: argument `serving`: view `nope` is given data, but no schema file declares it$",
+    ):
         skew({"nope": serving}, training, schema, time_tolerance="1m")
     with pytest.raises(ArrowfeatTypeError, match="argument `serving`"):
         skew(42, training, schema, time_tolerance="1m")
@@ -239,9 +242,8 @@ def test_refusals_name_the_argument(tmp_path: Path) -> None:
     assert missing.exit_code == 2
 
 
-def test_values_that_do_not_convert_are_a_type_finding(tmp_path: Path) -> None:
-    """A serving column of another type is compared in the training column's type only
-    when every value converts and back: 1.5 is no integer, 1e300 is no float32."""
+def one_feature_schema(tmp_path: Path) -> Path:
+    """View `s_v1`: key `k` (int64), event time `ts` (us, UTC), feature `m` (float64)."""
     schema = tmp_path / "s_v1.yaml"
     schema.write_text(
         "name: s_v1\nschema_version: 1.0.0\nowner: a@example.com\n"
@@ -249,6 +251,13 @@ def test_values_that_do_not_convert_are_a_type_finding(tmp_path: Path) -> None:
         "event_timestamp: {name: ts, type: timestamp, unit: us, tz: UTC}\n"
         "features:\n  - {name: m, type: float64}\n"
     )
+    return schema
+
+
+def test_values_that_do_not_convert_are_a_type_finding(tmp_path: Path) -> None:
+    """A serving column of another type is compared in the training column's type only
+    when every value converts and back: 1.5 is no integer, 1e300 is no float32."""
+    schema = one_feature_schema(tmp_path)
     ts = pa.array([0, 1], pa.timestamp("us", tz="UTC"))
     keys = pa.array([1, 2], pa.int64())
 
@@ -262,10 +271,35 @@ def test_values_that_do_not_convert_are_a_type_finding(tmp_path: Path) -> None:
         return sorted(f.rule for f in report.findings)
 
     assert run(pa.array([1.5, 2.0]), pa.array([1, 2], pa.int64())) == ["data-column-type"]
+    # The types in the schema vocabulary, as `arrowfeat check --data` names them.
+    report = skew(
+        pa.table({"k": keys, "ts": ts, "m": pa.array([1.5, 2.0])}),
+        pa.table({"k": keys, "ts": ts, "m": pa.array([1, 2], pa.int64())}),
+        schema,
+        time_tolerance="0s",
+    )
+    (finding,) = report.findings
+    assert (finding.expected, finding.actual) == ("int64", "float64"), finding.message
+    assert "`m` is float64 in the serving data" in finding.message, finding.message
     assert run(pa.array([1e300, 2.0]), pa.array([math.inf, 2.0], pa.float32())) == ["data-column-type"]
     assert run(pa.array([1.0, 2.0]), pa.array([1, 2], pa.int64())) == []
     assert run(pa.array([1, 3], pa.int32()), pa.array([1, 2], pa.int64())) == ["skew-mismatch"]
     assert run(pa.array([math.nan, None]), pa.array([math.nan, None], pa.float32())) == []
+
+
+def test_csv_times_are_read_in_the_declared_zone(tmp_path: Path) -> None:
+    """A serving log in CSV holds times as text: one without an offset is a time in the
+    zone the schema declares (UTC), one with an offset is that instant; both match the
+    training rows at 12:00Z exactly."""
+    schema = one_feature_schema(tmp_path)
+    served = tmp_path / "served.csv"
+    served.write_text("k,ts,m\n1,2026-01-01T12:00:00,1.5\n2,2026-01-01T14:00:00+02:00,2.5\n")
+    noon = pa.array([1_767_268_800 * SECOND] * 2, pa.timestamp("us", tz="UTC"))
+    trained = tmp_path / "trained.parquet"
+    pq.write_table(pa.table({"k": pa.array([1, 2], pa.int64()), "ts": noon, "m": [1.5, 2.5]}), trained)
+    report = skew(served, trained, schema, time_tolerance="0s")
+    assert report.findings == [], [f.message for f in report.findings]
+    assert report.exit_code == 0
 
 
 def test_untrusted_text_in_errors_is_escaped(tmp_path: Path) -> None:

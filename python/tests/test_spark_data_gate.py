@@ -141,8 +141,12 @@ def test_refusals_name_the_argument(spark: Any, faulty_parquet: Path) -> None:
     df = spark.read.parquet(str(faulty_parquet))
     with pytest.raises(ArrowfeatTypeError, match="argument `data`: expected a Spark DataFrame"):
         af_spark.check_data(df.toArrow(), SCHEMA)
-    with pytest.raises(ArrowfeatValueError, match="view `nope` is given data"):
+    # The native run refuses it, in process and on Spark alike.
+    undeclared = "^check_data: argument `data`: view `nope` is given data, but no schema file declares it$"
+    with pytest.raises(ArrowfeatValueError, match=undeclared):
         af_spark.check_data({"nope": df}, SCHEMA)
+    with pytest.raises(ArrowfeatValueError, match=undeclared):
+        check_data({"nope": df.toArrow()}, SCHEMA)
     with pytest.raises(ArrowfeatValueError, match="argument `sample_rows`"):
         af_spark.check_data(df, SCHEMA, sample_rows=10_001)
     with pytest.raises(ArrowfeatValueError, match="argument `as_of`"):
@@ -205,7 +209,12 @@ def test_hostile_shapes_match_the_in_memory_check(spark: Any, faulty_parquet: Pa
     broken.write_text(text.replace("join_key: k", "join_key: k.k").replace("MAX", "1"))
     report = af_spark.check_data(df, broken, as_of=AS_OF)
     assert report.exit_code != 0 and any(f.rule.startswith("schema") for f in report.findings), report.findings
-    assert report_json(af_spark.check_data({"v": df}, broken, as_of=AS_OF)) == report_json(report)
+    assert report_json(report) == report_json(check_data(df.toArrow(), broken, as_of=AS_OF))
+    # A view named for a file that does not parse is no refusal: the file's findings are
+    # the report, in process and on Spark alike.
+    named = af_spark.check_data({"v": df}, broken, as_of=AS_OF)
+    assert report_json(named) == report_json(check_data({"v": df.toArrow()}, broken, as_of=AS_OF))
+    assert [f.rule for f in named.findings] == [f.rule for f in report.findings]
 
 
 def test_keyless_part_of_null_times_keeps_the_key_stale(tmp_path: Path) -> None:
@@ -254,5 +263,14 @@ def test_drift_from_spark_equals_drift_in_process(spark: Any, tmp_path: Path) ->
     assert report_json(empty) == report_json(drift(current.limit(0).toArrow(), SCHEMA, reference_profile=profile))
     with pytest.raises(ArrowfeatValueError, match="give the reference"):
         af_spark.drift(current, SCHEMA)
+    # A view no schema file declares is refused by the native run, as in process; and
+    # the reference is not saved.
+    undeclared = "^drift: argument `current`: view `nope` is given data, but no schema file declares it$"
+    unsaved = tmp_path / "unsaved.json"
+    with pytest.raises(ArrowfeatValueError, match=undeclared):
+        af_spark.drift({"nope": current}, SCHEMA, reference=reference, save_reference=unsaved)
+    with pytest.raises(ArrowfeatValueError, match=undeclared):
+        drift({"nope": current.toArrow()}, SCHEMA, reference=reference.toArrow(), save_reference=unsaved)
+    assert not unsaved.exists()
     with pytest.raises(ArrowfeatTypeError, match="argument `reference`: expected a Spark DataFrame"):
         af_spark.drift(current, SCHEMA, reference=current.toArrow())

@@ -435,7 +435,18 @@ fn run_inner(inputs: Inputs<'_>) -> Result<(Report, Config), String> {
         previous: previous.as_ref().map(|(loaded, _)| loaded.as_slice()),
         against: against.join(" and "),
     };
+    // A file that does not parse may be the one declaring the view: its finding is the
+    // report's answer until it parses.
+    let every_file_read = loaded.iter().all(|(_, file)| file.is_some());
     let mut report = run::check(loaded, &targets, &config);
+    // Refused before anything is written (the baseline of `--write-baseline`).
+    if let Some(message) = inputs
+        .data
+        .filter(|_| every_file_read)
+        .and_then(|data| data.undeclared())
+    {
+        return Err(message);
+    }
     for path in unreadable_old {
         let mut file = crate::report::FileReport::new(path.clone());
         file.checks.push(crate::report::Check::finding(

@@ -157,9 +157,9 @@ rules! {
     CompatChange = "compat-change", Compatibility, Info,
         "A change between revisions that the version bump allows, listed for review.";
     DataUnreadable = "data-unreadable", Input, Error,
-        "The data given for a view (`--data`) cannot be read: a missing path, a corrupt or truncated Parquet file, a CSV or JSON file that does not parse, files of a directory that disagree.";
+        "The data given for a view cannot be read: a missing path, a corrupt or truncated Parquet file, a CSV or JSON file that does not parse, files of a directory that disagree.";
     DataNotRead = "data-not-read", Data, Error,
-        "The store names no file to read for a view whose data comes from it (`--data-from-store`, `--current-from-store`, `--reference-from-store`): it has no view of that name, or the view's batch source is not a file source. The view's data was not read; give its path instead.";
+        "The store names no file to read for a view whose data comes from it (`--data-from-store`, `--current-from-store`, `--reference-from-store`; in Python `data_from_store`, `current_from_store`, `reference_from_store`): it has no view of that name, or the view's batch source is not a file source. The view's data was not read; give its path instead.";
     DataColumnMissing = "data-column-missing", Data, Error,
         "A column the schema declares (an entity key, the event or created timestamp, a feature) is not in the data.";
     DataColumnType = "data-column-type", Data, Error,
@@ -173,11 +173,11 @@ rules! {
     DataNotAllowed = "data-not-allowed", Data, Error,
         "Non-null values that are not in the feature's `allowed_values`.";
     DataFutureEvent = "data-future-event", Data, Error,
-        "Event timestamps after the run's `--as-of` instant (default: now): rows from the future leak into training sets.";
+        "Event timestamps after the run's as-of instant (`--as-of`, `as_of` in Python; default: now): rows from the future leak into training sets.";
     DataCreatedBeforeEvent = "data-created-before-event", Data, Error,
         "Created (ingestion) timestamps earlier than the row's event timestamp.";
     DataStaleKeys = "data-stale-keys", Data, Info,
-        "Entity keys whose latest row is older than the TTL at `--as-of`: a training set at that time gets no value for them (the share is reported).";
+        "Entity keys whose latest row is older than the TTL at the run's as-of instant: a training set at that time gets no value for them (the share is reported).";
     DataDuplicateRows = "data-duplicate-rows", Data, Warning,
         "Rows that repeat another row with the same entity keys and event timestamp and the same values in every declared column.";
     DataConflictingRows = "data-conflicting-rows", Data, Error,
@@ -193,9 +193,9 @@ rules! {
     DriftCategories = "drift-categories", Drift, Error,
         "The share of one category of a categorical feature changed by more than `[drift] categories` (default 0.1): the L-infinity distance; new categories are named.";
     DriftReference = "drift-reference", Drift, Error,
-        "The reference and the current data of a view do not pair up: the saved reference profile (`--reference-profile`) has no profile of the view or of a feature the schema declares, or profiles it as another kind (numeric or categorical), so save it again; or a view has current data but no reference, or reference data but no current data (outside `--save-reference`).";
+        "The reference and the current data of a view do not pair up: the saved reference profile (`--reference-profile`, `reference_profile` in Python) has no profile of the view or of a feature the schema declares, or profiles it as another kind (numeric or categorical), so save it again; or a view has current data but no reference, or reference data but no current data (unless the reference is being saved).";
     ReferenceNotSaved = "reference-not-saved", Input, Error,
-        "`--save-reference` did not write the profile: a view's reference data could not be profiled in full (the view's findings say why), and a partial profile would replace a complete one. Like every input finding it cannot be lowered or ignored, so a run that was asked to save and did not never passes.";
+        "The reference profile was not saved (`--save-reference`, `save_reference` in Python): a view's reference data could not be profiled in full (the view's findings say why), and a partial profile would replace a complete one. Like every input finding it cannot be lowered or ignored, so a run that was asked to save and did not never passes.";
     SkewMismatch = "skew-mismatch", Skew, Error,
         "A feature's served value differs from its training value (beyond the value tolerance) in rows matched on the entity keys and, as of the serving time, within the time tolerance.";
     SkewMissing = "skew-missing", Skew, Error,
@@ -207,7 +207,7 @@ rules! {
     IgnoreUnused = "ignore-unused", Suppression, Warning,
         "An inline ignore comment that matches no finding of its rules on its own line or the next.";
     BaselineUnused = "baseline-unused", Suppression, Warning,
-        "An entry of the baseline file (`--baseline`) that matches no finding: it was fixed or changed; rewrite the baseline with `--write-baseline`.";
+        "An entry of the baseline file that matches no finding: it was fixed or changed; rewrite the baseline (`--write-baseline`, `write_baseline` in Python).";
 }
 
 impl Rule {

@@ -220,6 +220,12 @@ pub trait DataSource: Sync {
     ) -> Option<Vec<Check>>;
     /// What the data is, for the report's "against" line.
     fn label(&self) -> String;
+    /// After the run, when every schema file was read: data given for a view that no
+    /// schema file declares, as the usage error that refuses the run (a misspelt view
+    /// name must not pass with nothing checked), in the caller's words.
+    fn undeclared(&self) -> Option<String> {
+        None
+    }
 }
 
 /// What to check the schema files against.

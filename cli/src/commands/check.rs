@@ -237,6 +237,22 @@ impl ReportArgs {
         inputs
     }
 
+    /// The inputs of a data command (`drift`, `skew`): `data` for the schema files under
+    /// `schemas`, with this report's settings, named by the command's flags.
+    pub(crate) fn data_inputs<'a>(
+        &self,
+        command: pipeline::Command,
+        schemas: &Path,
+        data: &'a dyn arrowfeat_validator::run::DataSource,
+    ) -> Inputs<'a> {
+        Inputs {
+            command,
+            names: pipeline::Names::cli(command),
+            data: Some(data),
+            ..self.apply(Inputs::check(schemas))
+        }
+    }
+
     /// Runs the pipeline and renders its report (`--color`, `--verbose`, `--quiet`).
     /// When the gate cannot run, the error still leaves a valid report in the requested
     /// format: in `--output` when given, else on stdout for the machine-readable formats
@@ -322,38 +338,14 @@ pub fn check(args: &CheckArgs) -> CliResult<Outcome> {
         previous: args.against.clone(),
         data: data
             .as_ref()
-            .map(|(d, _)| d as &dyn arrowfeat_validator::run::DataSource),
+            .map(|d| d as &dyn arrowfeat_validator::run::DataSource),
         ..args.report.apply(Inputs::check(&args.schemas))
     });
-    let outcome = args.report.run(inputs, pipeline::Command::Check)?;
-    if let Some((data, from_config)) = &data {
-        if let Some(view) = data.unused_views().first() {
-            let given = match from_config {
-                true => format!(
-                    "{} [data] {}",
-                    args.report
-                        .config
-                        .as_ref()
-                        .map_or("arrowfeat.toml".to_string(), |p| arrowfeat_common::quote(
-                            &p.display().to_string(),
-                            200
-                        )),
-                    arrowfeat_common::quote(view, 100)
-                ),
-                false => format!("--data {}=...", arrowfeat_common::quote(view, 100)),
-            };
-            return refuse(CliError::usage(format!(
-                "{given}: no schema file declares feature view `{}`",
-                arrowfeat_common::quote(view, 100)
-            )));
-        }
-    }
-    Ok(outcome)
+    args.report.run(inputs, pipeline::Command::Check)
 }
 
-/// `--data` (else the configuration's `[data]`), `--as-of` and `--data-sample`; and
-/// whether the paths are the configuration's.
-fn data_paths(args: &CheckArgs) -> CliResult<Option<(arrowfeat_gate::DataPaths, bool)>> {
+/// `--data` (else the configuration's `[data]`), `--as-of` and `--data-sample`.
+fn data_paths(args: &CheckArgs) -> CliResult<Option<arrowfeat_gate::DataPaths>> {
     // `--data` on the command line replaces `[data]`.
     let from_config = match args.data.is_empty() {
         true => pipeline::config_data(&args.report.config_source()),
@@ -409,7 +401,17 @@ fn data_paths(args: &CheckArgs) -> CliResult<Option<(arrowfeat_gate::DataPaths, 
         Some(sources) => data.with_store_sources(sources),
         None => data,
     };
-    Ok(Some((data, configured)))
+    Ok(Some(match configured {
+        true => data.from_config(
+            args.report
+                .config
+                .as_ref()
+                .map_or("arrowfeat.toml".to_string(), |p| {
+                    arrowfeat_common::quote(&p.display().to_string(), 200)
+                }),
+        ),
+        false => data,
+    }))
 }
 
 /// `[VIEW=]PATH` values of `flag`: a path without a view only when it is the only one

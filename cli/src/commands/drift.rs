@@ -65,22 +65,11 @@ pub fn drift(args: &DriftArgs) -> CliResult<Outcome> {
     };
     let inputs = Inputs {
         store: args.store.source(),
-        data: Some(&sources as &dyn arrowfeat_validator::run::DataSource),
-        ..args.report.apply(Inputs::check(&args.schemas))
-    };
-    let inputs = Inputs {
-        command: pipeline::Command::Drift,
-        names: pipeline::Names::cli(pipeline::Command::Drift),
-        ..inputs
+        ..args
+            .report
+            .data_inputs(pipeline::Command::Drift, &args.schemas, &sources)
     };
     let mut outcome = args.report.run(Ok(inputs), pipeline::Command::Drift)?;
-    if let Some((flag, view)) = sources.unused_views().first() {
-        return refuse(CliError::usage(format!(
-            "{flag} {}=...: no schema file declares feature view `{}`",
-            arrowfeat_common::quote(view, 100),
-            arrowfeat_common::quote(view, 100)
-        )));
-    }
     // Not when any input could not be read: a partial profile must not replace a good one.
     if let Some(path) = &args.save_reference {
         if let Some(why) = sources.not_saved_because(outcome.exit_code == 2) {

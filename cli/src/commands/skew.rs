@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use arrowfeat_gate::skew::{SkewOptions, SkewSources};
 use arrowfeat_gate::Data;
 use arrowfeat_udf::kernels::compare::Tolerance;
-use arrowfeat_validator::pipeline::{self, Inputs};
+use arrowfeat_validator::pipeline;
 use arrowfeat_validator::run::LoadOptions;
 
 use crate::commands::check::{view_paths, Outcome, ReportArgs};
@@ -61,24 +61,10 @@ pub fn skew(args: &SkewArgs) -> CliResult<Outcome> {
         Ok(sources) => sources,
         Err(e) => return refuse(e),
     };
-    let inputs = Inputs {
-        data: Some(&sources as &dyn arrowfeat_validator::run::DataSource),
-        ..args.report.apply(Inputs::check(&args.schemas))
-    };
-    let inputs = Inputs {
-        command: pipeline::Command::Skew,
-        names: pipeline::Names::cli(pipeline::Command::Skew),
-        ..inputs
-    };
-    let outcome = args.report.run(Ok(inputs), pipeline::Command::Skew)?;
-    if let Some((flag, view)) = sources.unused_views().first() {
-        return refuse(CliError::usage(format!(
-            "{flag} {}=...: no schema file declares feature view `{}`",
-            arrowfeat_common::quote(view, 100),
-            arrowfeat_common::quote(view, 100)
-        )));
-    }
-    Ok(outcome)
+    let inputs = args
+        .report
+        .data_inputs(pipeline::Command::Skew, &args.schemas, &sources);
+    args.report.run(Ok(inputs), pipeline::Command::Skew)
 }
 
 /// The serving and training data and the tolerances the flags give, checked before

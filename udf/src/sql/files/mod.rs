@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::datatypes::{DataType, TimeUnit};
 use datafusion::catalog::{TableProvider, TableProviderFactory, UrlTableFactory};
 use datafusion::common::DFSchema;
 use datafusion::datasource::dynamic_file::DynamicListTableFactory;
@@ -44,9 +44,9 @@ pub use text_errors::{
 };
 
 pub use open::{
-    check_path, enable, error_message, format_of_path, input_error, open_path, register_path,
-    session, session_within, unreadable_file_note, unreadable_parquet_file, FileError,
-    FileErrorKind, PARQUET_UNREADABLE,
+    check_path, enable, error_message, format_of_path, input_error, open_path, open_path_in,
+    register_path, session, session_within, unreadable_file_note, unreadable_parquet_file,
+    FileError, FileErrorKind, PARQUET_UNREADABLE,
 };
 
 /// Rows a CSV or JSON column's type is inferred from: all. From the first 1,000 only (the
@@ -55,6 +55,70 @@ pub use open::{
 /// `2024-01-01T23:00` a date: a training set then saw events from after the label. Over
 /// all rows such a column is read as text, which the functions refuse by name.
 pub const INFER_TYPES_FROM_ALL_ROWS: usize = usize::MAX;
+
+/// How time columns of CSV and JSON files, which hold no unit or zone, are read: a
+/// column whose text reads as times without a zone (every value parses, with an offset or
+/// without) takes the declared zone, and the declared unit where it is finer than the one
+/// the text needs. A value with an offset is the same instant either way; one without is
+/// taken as a time in that zone, as a naive Parquet time is taken as UTC against
+/// `tz: UTC`. A unit is never made coarser: that would cut digits the text holds.
+#[derive(Debug, Clone, Default)]
+pub struct TextTimes(Vec<DeclaredTime>);
+
+/// A time column's declared unit and zone.
+#[derive(Debug, Clone)]
+pub struct DeclaredTime {
+    pub column: String,
+    pub unit: TimeUnit,
+    pub zone: Option<Arc<str>>,
+}
+
+impl TextTimes {
+    pub fn new(times: Vec<DeclaredTime>) -> TextTimes {
+        TextTimes(times)
+    }
+
+    /// `schema` with the declared units and zones, if any column changes.
+    fn apply(
+        &self,
+        schema: &datafusion::arrow::datatypes::Schema,
+    ) -> Option<datafusion::arrow::datatypes::SchemaRef> {
+        use datafusion::arrow::datatypes::{Field, Schema};
+        let mut changed = false;
+        let fields: Vec<Field> = schema
+            .fields()
+            .iter()
+            .map(|field| {
+                let declared = self.0.iter().find(|d| &d.column == field.name());
+                match (field.data_type(), declared) {
+                    (DataType::Timestamp(unit, None), Some(declared)) => {
+                        let unit = finer(*unit, declared.unit);
+                        let read = DataType::Timestamp(unit, declared.zone.clone());
+                        changed |= &read != field.data_type();
+                        field.as_ref().clone().with_data_type(read)
+                    }
+                    _ => field.as_ref().clone(),
+                }
+            })
+            .collect();
+        changed.then(|| Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone())))
+    }
+}
+
+/// The finer of two time units.
+fn finer(a: TimeUnit, b: TimeUnit) -> TimeUnit {
+    let rank = |unit: TimeUnit| match unit {
+        TimeUnit::Second => 0,
+        TimeUnit::Millisecond => 1,
+        TimeUnit::Microsecond => 2,
+        TimeUnit::Nanosecond => 3,
+    };
+    if rank(b) > rank(a) {
+        b
+    } else {
+        a
+    }
+}
 
 /// A format arrowfeat reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -501,6 +565,7 @@ pub async fn listing_table(
     state: &SessionState,
     path: &Path,
     files: &DataFiles,
+    times: &TextTimes,
 ) -> Result<Arc<dyn TableProvider>> {
     let config = state.config();
     let table_options = state.default_table_options();
@@ -524,7 +589,7 @@ pub async fn listing_table(
             .schema_infer_max_records(INFER_TYPES_FROM_ALL_ROWS)
             .to_listing_options(config, table_options),
     };
-    let table = ListingTableConfig::new(literal_url(path)?)
+    let mut table = ListingTableConfig::new(literal_url(path)?)
         .with_listing_options(options)
         .infer_partitions_from_path(state)
         .await?
@@ -543,6 +608,11 @@ pub async fn listing_table(
                 false => e,
             }
         })?;
+    if files.format != DataFormat::Parquet {
+        if let Some(zoned) = table.file_schema.as_deref().and_then(|s| times.apply(s)) {
+            table.file_schema = Some(zoned);
+        }
+    }
     if let Some(schema) = &table.file_schema {
         if let Some(found) = inexact_integers(&[path.to_path_buf()], files.format, schema) {
             return Err(DataFusionError::Plan(format!("cannot read {found}")));
@@ -861,7 +931,9 @@ impl UrlTableFactory for LocalDataTables {
             .downcast_ref::<SessionState>()
             .cloned()
             .ok_or_else(|| DataFusionError::Plan("the SQL session has no state".into()))?;
-        listing_table(&state, &local, &files).await.map(Some)
+        listing_table(&state, &local, &files, &TextTimes::default())
+            .await
+            .map(Some)
     }
 }
 

@@ -15,7 +15,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 
 use super::{
     data_files, differing_text_types, first_unreadable_text_file, is_text_read_error,
-    listing_table, local_path, DataFiles, LocalDataTables, INFER_TYPES_FROM_ALL_ROWS,
+    listing_table, local_path, DataFiles, LocalDataTables, TextTimes, INFER_TYPES_FROM_ALL_ROWS,
     KNOWN_EXTENSIONS, MAX_DEPTH,
 };
 use crate::sql::errors::{error_cause, ErrorCause};
@@ -150,8 +150,19 @@ pub async fn open_path(
     what: &str,
     name: &str,
 ) -> std::result::Result<Arc<dyn TableProvider>, FileError> {
+    open_path_in(state, what, name, &TextTimes::default()).await
+}
+
+/// [`open_path`], reading the times of CSV and JSON files at `times` (the units and zones a schema
+/// declares for them).
+pub async fn open_path_in(
+    state: &SessionState,
+    what: &str,
+    name: &str,
+    times: &TextTimes,
+) -> std::result::Result<Arc<dyn TableProvider>, FileError> {
     let (path, files) = check_path(what, name)?;
-    listing_table(state, &path, &files)
+    listing_table(state, &path, &files, times)
         .await
         .map_err(|e| input_error(what, &path, &e))
 }
