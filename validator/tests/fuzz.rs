@@ -1,6 +1,6 @@
 //! Fuzz-style property tests of every parser of the gate, on stable Rust: arbitrary
-//! bytes and structured-but-mangled schema YAML, registry JSON, configuration TOML and
-//! type strings. Each must return (a report or an error) without panicking, and nothing
+//! bytes and structured-but-mangled schema YAML, registry JSON, configuration TOML, type
+//! strings, drift reference profiles and baseline files. Each must return (a report or an error) without panicking, and nothing
 //! they render may carry a control character or bidi override raw.
 //!
 //! Short by default (256 cases per property, a few seconds); for a long run:
@@ -13,11 +13,16 @@
 //! `proptest-regressions/fuzz.txt`, if it writes one, should be committed too).
 
 use arrowfeat_validator::checks;
+use arrowfeat_validator::checks::drift::{
+    self as drift, Distribution, DriftFeature, Kind, ReferenceProfile, Summary, Thresholds,
+    ViewProfile,
+};
 use arrowfeat_validator::config::Config;
 use arrowfeat_validator::output::{render, render_error, Format, RenderOptions};
-use arrowfeat_validator::report::Report;
+use arrowfeat_validator::report::{FileReport, Report};
 use arrowfeat_validator::run::{self, Targets};
 use arrowfeat_validator::store;
+use arrowfeat_validator::suppress;
 use arrowfeat_validator::text::is_unsafe_char;
 use arrowfeat_validator::ttl;
 use arrowfeat_validator::types::FeatureType;
@@ -94,6 +99,14 @@ const PIECES: &[&str] = &[
     "featureViews",
     "streamFeatureViews",
     "spec",
+    "\"inf\"",
+    "-0.0",
+    "5e-324",
+    "1e309",
+    "18446744073709551615",
+    "\"kind\": \"categorical\"",
+    "\"thinned\": true",
+    "[1.5, 18446744073709551615]",
 ];
 
 fn mangled(base: &'static str) -> impl Strategy<Value = String> {
@@ -227,8 +240,268 @@ fn check_type_text(text: &str) {
     }
 }
 
+/// A reference profile of one numeric and one categorical feature, as `--save-reference`
+/// writes it (leaked: the mangling strategy takes a `'static` base).
+fn saved_profile() -> &'static str {
+    let numbers: Vec<(f64, u64)> = (0..40)
+        .map(|i| (f64::from(i) * 0.5 - 3.0, 1 + i as u64 % 3))
+        .collect();
+    let rows = numbers.iter().map(|n| n.1).sum::<u64>() + 2;
+    let numeric = Summary {
+        rows,
+        nulls: 1,
+        nans: 1,
+        numbers,
+        categories: Vec::new(),
+    };
+    let categorical = Summary {
+        rows: 7,
+        nulls: 1,
+        nans: 0,
+        numbers: Vec::new(),
+        categories: vec![("web".into(), 3), ("ios".into(), 2), ("pos".into(), 1)],
+    };
+    let features = [
+        (
+            "amount".to_string(),
+            drift::profile(Kind::Numeric, &numeric),
+        ),
+        (
+            "channel".to_string(),
+            drift::profile(Kind::Categorical, &categorical),
+        ),
+    ];
+    let profile = ReferenceProfile {
+        format: drift::PROFILE_FORMAT.into(),
+        version: drift::PROFILE_VERSION,
+        views: [(
+            "payments_v1".to_string(),
+            ViewProfile {
+                source: "ref.parquet".into(),
+                features: features.into_iter().collect(),
+            },
+        )]
+        .into_iter()
+        .collect(),
+    };
+    Box::leak(profile.to_json().into_boxed_str())
+}
+
+/// Current data to compare a parsed profile with: the extremes of `f64`, nothing but
+/// missing values, and hostile category text.
+fn current_summaries(kind: Kind) -> Vec<Summary> {
+    match kind {
+        Kind::Numeric => vec![
+            Summary {
+                rows: 10,
+                nulls: 1,
+                nans: 1,
+                numbers: [
+                    f64::NEG_INFINITY,
+                    -f64::MAX,
+                    -0.0,
+                    5e-324,
+                    1.0,
+                    f64::MAX,
+                    f64::INFINITY,
+                ]
+                .iter()
+                .map(|&v| (v, 1))
+                .chain([(2.0, u64::MAX / 4)])
+                .collect(),
+                categories: Vec::new(),
+            },
+            Summary {
+                rows: 3,
+                nulls: 3,
+                ..Summary::default()
+            },
+            Summary::default(),
+        ],
+        Kind::Categorical => vec![
+            Summary {
+                rows: 8,
+                nulls: 1,
+                categories: vec![
+                    ("web".into(), 3),
+                    ("\u{1b}[31m\u{202e}".into(), 2),
+                    (String::new(), 2),
+                ],
+                ..Summary::default()
+            },
+            Summary {
+                rows: 2,
+                nulls: 2,
+                ..Summary::default()
+            },
+            Summary::default(),
+        ],
+    }
+}
+
+/// A profile file parses or is refused with a clean message; what parses compares with
+/// any current data without a panic, to metrics that are numbers (a NaN metric would be
+/// no finding: a silent pass), and its findings render clean.
+fn check_profile_text(text: &str) {
+    let profile = match ReferenceProfile::parse(text) {
+        Ok(profile) => profile,
+        Err(message) => return assert_message_clean(&message),
+    };
+    let mut report_checks = Vec::new();
+    for view in profile.views.values() {
+        for (name, feature) in &view.features {
+            let kind = match feature.distribution {
+                Distribution::Numeric { .. } => Kind::Numeric,
+                Distribution::Categorical { .. } => Kind::Categorical,
+            };
+            let thinned = feature.thinned();
+            for current in current_summaries(kind) {
+                for reference in [feature, &thinned] {
+                    for summary in [current.clone(), drift::coarsened(reference, &current)] {
+                        let metrics = drift::compare(reference, &summary);
+                        let numbers = [
+                            Some(metrics.missing_change),
+                            metrics.psi,
+                            metrics.jensen_shannon_divergence,
+                            metrics.jensen_shannon_distance,
+                            metrics.ks,
+                            Some(metrics.ks_bound),
+                            metrics.categories_linf,
+                        ];
+                        assert!(
+                            numbers.iter().flatten().all(|m| !m.is_nan()),
+                            "{name}: {metrics:?}"
+                        );
+                    }
+                }
+                let declared = FeatureType::parse(match kind {
+                    Kind::Numeric => "float64",
+                    Kind::Categorical => "string",
+                })
+                .unwrap();
+                let feature_spec = DriftFeature {
+                    name: name.clone(),
+                    kind,
+                    declared,
+                    pos: Default::default(),
+                };
+                report_checks.extend(drift::findings(
+                    (&view.source, "current.parquet"),
+                    &feature_spec,
+                    Some(feature),
+                    &current,
+                    &Thresholds::default(),
+                ));
+            }
+        }
+    }
+    let mut file = FileReport::new("payments_v1.yaml");
+    file.checks = report_checks;
+    assert_clean(&Report::new("fuzz", vec![file]));
+}
+
+/// A profile that is valid but extreme: edges at the ends of `f64`, counts near
+/// `u64::MAX`, few points.
+fn extreme_profile() -> impl Strategy<Value = String> {
+    let float = prop::sample::select(vec![
+        f64::NEG_INFINITY,
+        -f64::MAX,
+        -1.0,
+        -0.0,
+        0.0,
+        5e-324,
+        1e-300,
+        1.0,
+        f64::MAX,
+        f64::INFINITY,
+    ]);
+    let count = prop::sample::select(vec![0u64, 1, 2, u64::MAX / 16, u64::MAX / 10]);
+    (
+        proptest::collection::vec(float.clone(), 9),
+        proptest::collection::vec(count, 10),
+        proptest::collection::vec(float, 1..6),
+        prop::sample::select(vec![0u64, 1, u64::MAX / 100]),
+    )
+        .prop_filter_map(
+            "counts overflow",
+            |(mut edges, bins, mut points, missing)| {
+                edges.sort_by(f64::total_cmp);
+                let total = bins.iter().try_fold(0u64, |a, &b| a.checked_add(b))?;
+                points.sort_by(f64::total_cmp);
+                points.dedup_by(|a, b| a == b);
+                let k = points.len() as u64;
+                if total < k {
+                    return None;
+                }
+                // Cumulative counts rising to `total`, one step per point.
+                let ecdf: Vec<(drift::Float, u64)> = points
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| {
+                        let at = i as u64 + 1;
+                        let c = if at == k { total } else { at };
+                        (drift::Float(v), c)
+                    })
+                    .collect();
+                let feature = drift::FeatureProfile {
+                    rows: total.checked_add(missing)?,
+                    missing,
+                    distribution: Distribution::Numeric {
+                        edges: edges.into_iter().map(drift::Float).collect(),
+                        bins,
+                        ecdf,
+                        thinned: true,
+                    },
+                };
+                let profile = ReferenceProfile {
+                    format: drift::PROFILE_FORMAT.into(),
+                    version: drift::PROFILE_VERSION,
+                    views: [(
+                        "v".to_string(),
+                        ViewProfile {
+                            source: "ref.parquet".into(),
+                            features: [("x".to_string(), feature)].into_iter().collect(),
+                        },
+                    )]
+                    .into_iter()
+                    .collect(),
+                };
+                Some(profile.to_json())
+            },
+        )
+}
+
+/// A baseline file parses or is refused with a clean `line:column: message`.
+fn check_baseline_bytes(bytes: &[u8]) {
+    if let Err(message) = suppress::parse(bytes) {
+        assert_message_clean(&message);
+    }
+}
+
 proptest! {
     #![proptest_config(config())]
+
+    #[test]
+    fn profile_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+        check_profile_text(&String::from_utf8_lossy(&bytes));
+    }
+
+    #[test]
+    fn profile_mangled(text in mangled(saved_profile())) {
+        check_profile_text(&text);
+    }
+
+    #[test]
+    fn profile_extreme(text in extreme_profile()) {
+        // Valid by construction: the metrics are computed, not refused early.
+        prop_assert!(ReferenceProfile::parse(&text).is_ok(), "{text}");
+        check_profile_text(&text);
+    }
+
+    #[test]
+    fn baseline_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+        check_baseline_bytes(&bytes);
+    }
 
     #[test]
     fn schema_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
