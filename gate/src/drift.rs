@@ -573,8 +573,18 @@ async fn summarize_table(
     data: &Data,
     compared: &[DriftFeature],
 ) -> Result<BTreeMap<String, Result<Summary, Check>>, String> {
-    let (ctx, schema) =
-        register(data, None, &arrowfeat_udf::sql::files::TextTimes::default()).await?;
+    // Timestamp features of CSV files are read at their declared units and zones, as
+    // `check --data` reads them: the same instants as in Parquet.
+    let times = compared
+        .iter()
+        .filter_map(|feature| crate::declared_time(&feature.name, &feature.declared))
+        .collect();
+    let (ctx, schema) = register(
+        data,
+        None,
+        &arrowfeat_udf::sql::files::TextTimes::new(times),
+    )
+    .await?;
     let source = quote(data.label(), 200);
     let mut out = BTreeMap::new();
     let mut counted: Vec<(&DriftFeature, String, Option<String>)> = Vec::new();

@@ -466,21 +466,29 @@ fn unreadable(path: &str, message: String) -> Check {
 }
 
 /// `future` to completion from synchronous code, inside a Tokio runtime (the CLI's) or
-/// not (Python's).
+/// not (Python's). A panic while reading is the reader failing on a corrupt file (the
+/// Parquet crate panics on some instead of failing): an error of this view's data, so
+/// that the other views are still checked.
 fn run_blocking<T>(future: impl std::future::Future<Output = T>) -> Result<T, String> {
-    match tokio::runtime::Handle::try_current() {
+    let run = std::panic::AssertUnwindSafe(|| match tokio::runtime::Handle::try_current() {
         Ok(handle) => Ok(tokio::task::block_in_place(|| handle.block_on(future))),
         Err(_) => Ok(tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| format!("cannot start the runtime that reads the data: {e}"))?
             .block_on(future)),
-    }
+    });
+    std::panic::catch_unwind(run).unwrap_or_else(|_| Err(READER_FAILED.to_string()))
 }
+
+/// What a reader's panic is to the user.
+pub const READER_FAILED: &str =
+    "the file reader failed on it (an internal error of the reader; the file is most likely corrupt)";
 
 /// The units and zones `columns` declare for their times, at which the times of CSV and
 /// JSON files (text, without either) are read. The created time, whose type is not
-/// declared, is read as the event time is: the two are compared.
+/// declared, is read in the event time's zone (the two are compared) at the unit its text
+/// gives.
 fn declared_times(
     columns: &[arrowfeat_validator::checks::data::DeclaredColumn],
 ) -> files::TextTimes {
@@ -489,46 +497,52 @@ fn declared_times(
         .iter()
         .find(|c| c.role == Role::EventTime)
         .and_then(|c| c.declared.as_ref());
-    text_times(
+    files::TextTimes::new(
         columns
             .iter()
             .filter_map(|column| match (&column.declared, column.role) {
-                (Some(declared), _) => Some((column.name.as_str(), declared)),
-                (None, Role::CreatedTime) => event.map(|event| (column.name.as_str(), event)),
+                (Some(declared), _) => declared_time(&column.name, declared),
+                (None, Role::CreatedTime) => event
+                    .and_then(|event| declared_time(&column.name, event))
+                    .map(text_unit),
                 (None, _) => None,
-            }),
-    )
-}
-
-/// The units and zones of the time columns among `columns`, at which the times of CSV
-/// and JSON files are read.
-pub(crate) fn text_times<'a>(
-    columns: impl IntoIterator<Item = (&'a str, &'a FeatureType)>,
-) -> files::TextTimes {
-    use arrowfeat_validator::types::TimeUnit as Declared;
-    use datafusion::arrow::datatypes::TimeUnit;
-    files::TextTimes::new(
-        columns
-            .into_iter()
-            .filter_map(|(column, declared)| {
-                let (unit, zone) = match declared {
-                    FeatureType::Timestamp { unit, tz } => (*unit, tz.as_deref()),
-                    FeatureType::Datetime64Ns => (Declared::Nanosecond, None),
-                    _ => return None,
-                };
-                Some(files::DeclaredTime {
-                    column: column.to_string(),
-                    unit: match unit {
-                        Declared::Second => TimeUnit::Second,
-                        Declared::Millisecond => TimeUnit::Millisecond,
-                        Declared::Microsecond => TimeUnit::Microsecond,
-                        Declared::Nanosecond => TimeUnit::Nanosecond,
-                    },
-                    zone: zone.map(std::sync::Arc::from),
-                })
             })
             .collect(),
     )
+}
+
+/// `time` at the unit the text gives (the coarsest asked for: a finer one in the text wins).
+pub(crate) fn text_unit(time: files::DeclaredTime) -> files::DeclaredTime {
+    files::DeclaredTime {
+        unit: datafusion::arrow::datatypes::TimeUnit::Second,
+        ..time
+    }
+}
+
+/// How a text column `column` declared `declared` is read: `None` for a type that is no
+/// time.
+pub(crate) fn declared_time(column: &str, declared: &FeatureType) -> Option<files::DeclaredTime> {
+    use arrowfeat_validator::types::{valid_time_zone, TimeUnit as Declared};
+    use datafusion::arrow::datatypes::TimeUnit;
+    let (unit, zone) = match declared {
+        FeatureType::Timestamp { unit, tz } => (*unit, tz.as_deref()),
+        FeatureType::Datetime64Ns => (Declared::Nanosecond, None),
+        _ => return None,
+    };
+    // A zone no reader knows (the schema's finding names it) is not the data's fault:
+    // its times are read in UTC, as Feast reads naive times, and compare as a Parquet
+    // file's UTC times do.
+    let zone = zone.map(|zone| if valid_time_zone(zone) { zone } else { "UTC" });
+    Some(files::DeclaredTime {
+        column: column.to_string(),
+        unit: match unit {
+            Declared::Second => TimeUnit::Second,
+            Declared::Millisecond => TimeUnit::Millisecond,
+            Declared::Microsecond => TimeUnit::Microsecond,
+            Declared::Nanosecond => TimeUnit::Nanosecond,
+        },
+        zone: zone.map(std::sync::Arc::from),
+    })
 }
 
 /// `data` registered as [`TABLE`], and its schema; the times of CSV and JSON files are

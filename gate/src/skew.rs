@@ -20,6 +20,7 @@ use arrowfeat_validator::rules::Rule;
 use arrowfeat_validator::run::DataSource;
 use arrowfeat_validator::spec::model::SchemaFile;
 use arrowfeat_validator::store::StoreView;
+use arrowfeat_validator::types::FeatureType;
 use datafusion::arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, UInt64Array};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use serde::{Deserialize, Serialize};
@@ -289,7 +290,9 @@ struct Layout<'a> {
     features: Vec<&'a str>,
     /// The event timestamp's declared type, at which the times of CSV and JSON files
     /// (the serving time and the created time too) are read.
-    time_type: arrowfeat_validator::types::FeatureType,
+    time_type: FeatureType,
+    /// The features' declared types (those that parse).
+    feature_types: Vec<(&'a str, FeatureType)>,
 }
 
 impl<'a> Layout<'a> {
@@ -320,13 +323,33 @@ impl<'a> Layout<'a> {
             created: spec.created_timestamp.as_ref().map(|c| c.name.as_str()),
             features,
             time_type: spec.event_timestamp.feature_type(),
+            feature_types: spec
+                .features
+                .iter()
+                .filter_map(|f| Some((f.name.as_str(), FeatureType::parse(&f.type_name).ok()?)))
+                .collect(),
         }
     }
 
-    /// The units and zones at which the times of CSV and JSON files are read.
+    /// The units and zones at which the times of CSV and JSON files are read: the event
+    /// time's for the serving and the created time (the created time at the unit its
+    /// text gives), each timestamp feature's own.
     fn text_times(&self) -> arrowfeat_udf::sql::files::TextTimes {
-        let times = [Some(self.event_time), Some(self.serving_time), self.created];
-        crate::text_times(times.into_iter().flatten().map(|c| (c, &self.time_type)))
+        use crate::{declared_time, text_unit};
+        let times = [self.event_time, self.serving_time]
+            .into_iter()
+            .filter_map(|column| declared_time(column, &self.time_type))
+            .chain(
+                self.created
+                    .and_then(|created| declared_time(created, &self.time_type))
+                    .map(text_unit),
+            )
+            .chain(
+                self.feature_types
+                    .iter()
+                    .filter_map(|(name, declared)| declared_time(name, declared)),
+            );
+        arrowfeat_udf::sql::files::TextTimes::new(times.collect())
     }
 
     fn training_wanted(&self) -> Vec<&'a str> {

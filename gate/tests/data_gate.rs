@@ -164,6 +164,60 @@ fn csv_times_are_read_in_the_declared_zone() {
     );
 }
 
+/// A naive CSV time that the declared zone skips (a daylight saving change) names the
+/// file, line, column and value, in words; a created time is read at its own unit, so a
+/// far sentinel against nanosecond event times reads; an unknown declared zone reads the
+/// times in UTC, as a Parquet file's (a warning, not the data's fault).
+#[test]
+fn csv_times_in_zones_name_what_does_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = |tz: &str| {
+        SCHEMA
+            .replace(
+                "  unit: us\n  tz: UTC\n",
+                &format!("  unit: ns\n  tz: {tz}\n"),
+            )
+            .replace("ttl: 1h", "ttl: 100000d")
+    };
+    let gap = dir.path().join("gap.csv");
+    std::fs::write(
+        &gap,
+        "k,ts,created,x,c\n1,2025-03-08 02:30:00,2025-03-08 02:30:00,1.0,a\n\
+         1,2025-03-09 02:30:00,2025-03-09 03:30:00,1.0,a\n",
+    )
+    .unwrap();
+    let checks = check_yaml(&schema("America/New_York"), &gap);
+    assert_eq!(checks.len(), 1, "{checks:#?}");
+    assert_eq!(checks[0].rule, Rule::DataUnreadable);
+    assert!(
+        checks[0].message.contains(
+            "gap.csv' line 3: expected a time in column `ts`, found '2025-03-09 02:30:00': a local time that America/New_York skips or repeats"
+        ),
+        "{}",
+        checks[0].message
+    );
+    let sentinel = dir.path().join("sentinel.csv");
+    std::fs::write(
+        &sentinel,
+        "k,ts,created,x,c\n1,2026-01-01T11:00:00Z,9999-12-31T00:00:00Z,1.0,a\n",
+    )
+    .unwrap();
+    let checks = check_yaml(&schema("UTC"), &sentinel);
+    assert!(findings(&checks).is_empty(), "{:#?}", findings(&checks));
+    let checks = check_yaml(&schema("Mars/Olympus"), &sentinel);
+    let found = findings(&checks);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].0, Rule::DataColumnType);
+    assert_eq!(
+        checks
+            .iter()
+            .find(|c| c.status.is_finding())
+            .unwrap()
+            .status,
+        Status::Warning
+    );
+}
+
 #[test]
 fn each_fault_is_found_with_its_count_and_a_sample() {
     let dir = tempfile::tempdir().unwrap();
@@ -899,6 +953,109 @@ fn non_finite_elements_of_lists_and_embeddings_are_counted_per_row() {
                     && m.contains(&format!("`{column}`"))),
                 "{column} {what}: {found:#?}"
             );
+        }
+    }
+}
+
+/// Data files from other teams, mangled: a byte changed, the file cut, bytes inserted, a
+/// range repeated. Every one is read to findings or to one `data-unreadable` finding,
+/// never a panic, and every report renders without a raw control character.
+mod hostile_files {
+    use super::*;
+    use arrowfeat_validator::output::{render, Format, RenderOptions};
+    use arrowfeat_validator::report::{FileReport, Report};
+    use arrowfeat_validator::text::is_unsafe_char;
+    use proptest::prelude::*;
+
+    fn cases() -> u32 {
+        std::env::var("ARROWFEAT_FUZZ_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map_or(48, |n: u32| n / 4)
+    }
+
+    #[derive(Debug, Clone)]
+    enum Edit {
+        Set(prop::sample::Index, u8),
+        Cut(prop::sample::Index),
+        Insert(prop::sample::Index, Vec<u8>),
+        Repeat(prop::sample::Index, usize),
+    }
+
+    fn edit() -> impl Strategy<Value = Edit> {
+        prop_oneof![
+            4 => (any::<prop::sample::Index>(), any::<u8>()).prop_map(|(i, b)| Edit::Set(i, b)),
+            1 => any::<prop::sample::Index>().prop_map(Edit::Cut),
+            2 => (any::<prop::sample::Index>(), proptest::collection::vec(any::<u8>(), 1..16))
+                .prop_map(|(i, b)| Edit::Insert(i, b)),
+            1 => (any::<prop::sample::Index>(), 1usize..64).prop_map(|(i, n)| Edit::Repeat(i, n)),
+        ]
+    }
+
+    fn mangle(mut bytes: Vec<u8>, edits: &[Edit]) -> Vec<u8> {
+        for edit in edits {
+            match edit {
+                Edit::Set(i, b) if !bytes.is_empty() => {
+                    let at = i.index(bytes.len());
+                    bytes[at] = *b;
+                }
+                Edit::Cut(i) => bytes.truncate(i.index(bytes.len() + 1)),
+                Edit::Insert(i, piece) => {
+                    let at = i.index(bytes.len() + 1);
+                    bytes.splice(at..at, piece.iter().copied());
+                }
+                Edit::Repeat(i, n) if !bytes.is_empty() => {
+                    let at = i.index(bytes.len());
+                    let end = (at + n).min(bytes.len());
+                    let piece = bytes[at..end].to_vec();
+                    bytes.splice(at..at, piece);
+                }
+                _ => {}
+            }
+        }
+        bytes
+    }
+
+    fn originals() -> &'static [(String, Vec<u8>)] {
+        static ORIGINALS: std::sync::OnceLock<Vec<(String, Vec<u8>)>> = std::sync::OnceLock::new();
+        ORIGINALS.get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            ["parquet", "csv", "json"]
+                .iter()
+                .map(|format| {
+                    let path = dir.path().join(format!("clean.{format}"));
+                    write(&path, CLEAN, format);
+                    (format.to_string(), std::fs::read(&path).unwrap())
+                })
+                .collect()
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+        #[test]
+        fn mangled_files_are_findings_or_unreadable(
+            which in 0usize..3,
+            edits in proptest::collection::vec(edit(), 1..4),
+        ) {
+            let (format, original) = &originals()[which];
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(format!("mangled.{format}"));
+            std::fs::write(&path, mangle(original.clone(), &edits)).unwrap();
+            let checks = check(&path, 3);
+            if checks.iter().any(|c| c.rule == Rule::DataUnreadable) {
+                prop_assert_eq!(checks.len(), 1, "{:?}", checks);
+            }
+            let mut file = FileReport::new("payments.yaml");
+            file.checks = checks;
+            let report = Report::new("fuzz", vec![file]);
+            let options = RenderOptions { color: false, verbose: true, deny_warnings: false, command: "check" };
+            for name in Format::NAMES {
+                let rendered = render(&report, Format::parse(name).unwrap(), &options);
+                let raw: Vec<char> =
+                    rendered.chars().filter(|c| *c != '\n' && is_unsafe_char(*c)).collect();
+                prop_assert!(raw.is_empty(), "{}: raw {:?} in {}", name, raw, rendered);
+            }
         }
     }
 }

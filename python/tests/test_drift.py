@@ -298,3 +298,35 @@ def test_no_values_and_wrong_kinds_are_findings(schema: Path, tmp_path: Path) ->
     assert not (tmp_path / "p.json").exists()
     found = drift(data, schema, reference=data.drop_columns(["plan"]))
     assert [f.rule for f in found.findings if "plan" in f.message] == ["data-column-missing"]
+
+
+def test_csv_timestamp_features_are_read_in_their_declared_zone(tmp_path: Path) -> None:
+    """A timestamp feature in CSV, written as naive wall times of its declared zone, is
+    the same data as its Parquet copy: no drift."""
+    schema = tmp_path / "v.yaml"
+    schema.write_text(
+        "name: v\nschema_version: 1.0.0\nowner: a@example.com\n"
+        "entities: [{name: user, join_key: user_id, type: string}]\n"
+        "event_timestamp: {name: ts, type: timestamp, unit: us, tz: UTC}\n"
+        "features:\n  - {name: t, type: 'timestamp[us, America/New_York]'}\n"
+    )
+    start = 1_767_225_600  # 2026-01-01T00:00:00Z
+    instants = [start + 180 * i for i in range(500)]
+    zone = pa.timestamp("us", tz="America/New_York")
+    table = pa.table(
+        {
+            "user_id": [f"u{i}" for i in range(500)],
+            "ts": pa.array([s * 1_000_000 for s in instants], pa.timestamp("us", tz="UTC")),
+            "t": pa.array([s * 1_000_000 for s in instants], zone),
+        }
+    )
+    pq.write_table(table, tmp_path / "ref.parquet")
+    wall = pa.compute.local_timestamp(table["t"]).cast(pa.timestamp("s")).cast(pa.string())
+    lines = ["user_id,ts,t"] + [
+        f"u{i},{s},{w}"
+        for i, (s, w) in enumerate(zip(table["ts"].cast(pa.string()).to_pylist(), wall.to_pylist(), strict=True))
+    ]
+    (tmp_path / "cur.csv").write_text("\n".join(lines) + "\n")
+    report = drift(tmp_path / "cur.csv", schema, reference=tmp_path / "ref.parquet")
+    assert [f.message for f in report.findings] == []
+    assert report.exit_code == 0

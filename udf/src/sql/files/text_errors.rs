@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use arrowfeat_common::quote;
 
-use datafusion::arrow::datatypes::{DataType, Fields, Schema};
+use datafusion::arrow::datatypes::{DataType, Fields, Schema, TimeUnit};
 
 use super::{CsvDialect, DataFormat, MAX_DEPTH};
 
@@ -22,6 +22,7 @@ pub fn is_text_read_error(message: &str) -> bool {
     [
         "Csv error:",
         "Error while parsing value",
+        "Error parsing column",
         "whilst decoding field",
         "Json error:",
         "Not valid JSON",
@@ -106,21 +107,76 @@ fn csv_typed_error(path: &Path, layout: &TextLayout) -> Option<String> {
         Some((value, data_type, column, record))
     })();
     let Some((value, data_type, column, record)) = parsed else {
-        return Some("a value does not parse as its column's type".to_string());
+        return csv_time_error(path, layout, &error)
+            .or_else(|| Some("a value does not parse as its column's type".to_string()));
     };
-    let name = layout
-        .file_schema
-        .fields()
-        .get(column)
-        .map_or_else(|| format!("{}", column + 1), |f| quote(f.name(), 100));
-    let line = csv_record_line(path, dialect, record).map_or_else(
-        || format!("record {}", record + 1),
-        |line| format!("line {line}"),
-    );
+    let name = column_name(layout, column);
+    let line = record_line(path, dialect, record);
     Some(format!(
         "{line}: expected a value of type {data_type} in column `{name}`, found '{}'",
         quote(value, 100)
     ))
+}
+
+/// The name of the column at `column` (from 0), or its number (from 1).
+fn column_name(layout: &TextLayout, column: usize) -> String {
+    layout
+        .file_schema
+        .fields()
+        .get(column)
+        .map_or_else(|| format!("{}", column + 1), |f| quote(f.name(), 100))
+}
+
+/// `line N` of the record `record` (from 0, the header included), or `record N`.
+fn record_line(path: &Path, dialect: CsvDialect, record: usize) -> String {
+    csv_record_line(path, dialect, record).map_or_else(
+        || format!("record {}", record + 1),
+        |line| format!("line {line}"),
+    )
+}
+
+/// A time the CSV reader could not read at its column's unit and zone ("Error parsing
+/// column {i} at line {n}: {why}", n from 0 with the header), in the user's words.
+fn csv_time_error(path: &Path, layout: &TextLayout, error: &str) -> Option<String> {
+    let rest = error.split_once("Error parsing column ")?.1;
+    let (column, rest) = rest.split_once(" at line ")?;
+    let (record, why) = rest.split_once(": ")?;
+    let column: usize = column.parse().ok()?;
+    let record: usize = record.parse().ok()?;
+    let field = layout.file_schema.fields().get(column)?;
+    let DataType::Timestamp(unit, zone) = field.data_type() else {
+        return None;
+    };
+    let name = quote(field.name(), 100);
+    let line = record_line(path, layout.csv_dialect, record);
+    // The value is quoted in "from '{value}'"; an overflow names it re-spelled instead.
+    let value = why
+        .split_once("from '")
+        .and_then(|(_, v)| v.rsplit_once("':"))
+        .map(|(v, _)| v);
+    let found = value.map_or_else(String::new, |v| format!(", found '{}'", quote(v, 100)));
+    let expected = if why.contains("error computing timezone offset") {
+        let zone = zone.as_deref().unwrap_or("UTC");
+        format!(
+            "a time in column `{name}`{found}: a local time that {} skips or repeats (a daylight saving change); write it with its offset (such as -04:00)",
+            quote(zone, 100)
+        )
+    } else if why.contains("would overflow 64-bit signed nanoseconds") {
+        let at = why.split_once(" would overflow").map_or("", |(v, _)| v);
+        format!(
+            "a time from 1677-09-21 to 2262-04-11 in column `{name}` (its unit is nanoseconds), found {}",
+            quote(at, 100)
+        )
+    } else {
+        let unit = match unit {
+            TimeUnit::Second => "s",
+            TimeUnit::Millisecond => "ms",
+            TimeUnit::Microsecond => "us",
+            TimeUnit::Nanosecond => "ns",
+        };
+        format!("a time (timestamp[{unit}]) in column `{name}`{found}")
+    };
+    Some(format!("{line}: expected {expected}"))
 }
 
 /// The line the record `record` (from 0) of the CSV file `path` starts on.
