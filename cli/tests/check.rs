@@ -1890,6 +1890,15 @@ fn data_paths_from_the_configuration() {
         "{}",
         stderr(&bad)
     );
+    // With --as-of too: the configuration's error, not a missing [data].
+    let bad_as_of = run(&["--as-of", "2026-11-02T00:00:00Z"]);
+    assert_eq!(bad_as_of.status.code(), Some(2));
+    assert!(
+        stderr(&bad_as_of).contains("2:1: [data] `bad view`: expected a feature view name")
+            && !stderr(&bad_as_of).contains("--as-of needs"),
+        "{}",
+        stderr(&bad_as_of)
+    );
 }
 
 /// arrowfeat's own store metadata names each view's data with `batch_source`

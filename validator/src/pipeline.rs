@@ -259,11 +259,10 @@ impl RunReport {
 }
 
 /// The `[data]` paths of the configuration `source` names, for a caller that builds its
-/// data sources before the run; none when it cannot be read (the run reports why).
-pub fn config_data(source: &ConfigSource) -> Vec<(String, String)> {
-    load_config(source.clone(), &Names::ARGUMENTS)
-        .map(|config| config.data)
-        .unwrap_or_default()
+/// data sources before the run; an error when the configuration cannot be read (the run
+/// reports it).
+pub fn config_data(source: &ConfigSource) -> Result<Vec<(String, String)>, String> {
+    load_config(source.clone(), &Names::ARGUMENTS).map(|config| config.data)
 }
 
 fn load_config(source: ConfigSource, names: &Names) -> Result<Config, String> {

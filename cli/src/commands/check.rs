@@ -347,12 +347,16 @@ pub fn check(args: &CheckArgs) -> CliResult<Outcome> {
 /// `--data` (else the configuration's `[data]`), `--as-of` and `--data-sample`.
 fn data_paths(args: &CheckArgs) -> CliResult<Option<arrowfeat_gate::DataPaths>> {
     // `--data` on the command line replaces `[data]`.
-    let from_config = match args.data.is_empty() {
-        true => pipeline::config_data(&args.report.config_source()),
-        false => Vec::new(),
+    // A configuration that does not load is the run's usage error, not a missing `[data]`.
+    let (from_config, config_loads) = match args.data.is_empty() {
+        true => match pipeline::config_data(&args.report.config_source()) {
+            Ok(data) => (data, true),
+            Err(_) => (Vec::new(), false),
+        },
+        false => (Vec::new(), true),
     };
     if args.data.is_empty() && from_config.is_empty() && !args.data_from_store {
-        if args.as_of.is_some() {
+        if args.as_of.is_some() && config_loads {
             return Err(CliError::usage(
                 "--as-of needs --data, --data-from-store or [data] in arrowfeat.toml",
             ));
