@@ -176,18 +176,23 @@ impl Given {
             ),
         }
     }
-}
 
-impl Given {
     /// The usage error for data given for `view`, which no schema file declares.
     pub fn undeclared(self, view: &str) -> String {
-        let view = quote(view, 100);
         let lead = match self.names {
-            InputNames::Flags => format!("{} {view}=...", self.flag),
+            InputNames::Flags => format!("{} {}=...", self.flag, quote(view, 100)),
             InputNames::Arguments => format!("argument {self}"),
         };
-        format!("{lead}: view `{view}` is given data, but no schema file declares it")
+        undeclared_view(&lead, view)
     }
+}
+
+/// `lead` (where the data was given) and why a run with data for `view` is refused.
+fn undeclared_view(lead: &str, view: &str) -> String {
+    format!(
+        "{lead}: view `{}` is given data, but no schema file declares it",
+        quote(view, 100)
+    )
 }
 
 impl std::fmt::Display for Given {
@@ -416,8 +421,7 @@ impl DataSource for DataPaths {
     fn undeclared(&self) -> Option<String> {
         match &self.from_config {
             Some(config) => self.data.unused_view().map(|view| {
-                let view = quote(view, 100);
-                format!("{config} [data] {view}: view `{view}` is given data, but no schema file declares it")
+                undeclared_view(&format!("{config} [data] {}", quote(view, 100)), view)
             }),
             None => self.data.undeclared(self.names.given("--data")),
         }
@@ -482,7 +486,7 @@ fn run_blocking<T>(future: impl std::future::Future<Output = T>) -> Result<T, St
 }
 
 /// What a reader's panic is to the user.
-pub const READER_FAILED: &str =
+const READER_FAILED: &str =
     "the file reader failed on it (an internal error of the reader; the file is most likely corrupt)";
 
 /// The units and zones `columns` declare for their times, at which the times of CSV and

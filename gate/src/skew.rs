@@ -432,11 +432,12 @@ pub fn compare_part_of(
     options: &SkewOptions,
 ) -> SkewPart {
     let layout = Layout::of(file, options);
+    let times = layout.text_times();
     let run = async {
-        let serving_batch = read(serving, &layout.serving_wanted(), &layout.text_times())
+        let serving_batch = read(serving, &layout.serving_wanted(), &times)
             .await
             .map_err(|e| (serving.label().to_string(), e))?;
-        let training_batch = read(training, &layout.training_wanted(), &layout.text_times())
+        let training_batch = read(training, &layout.training_wanted(), &times)
             .await
             .map_err(|e| (training.label().to_string(), e))?;
         compare_part(
@@ -501,10 +502,11 @@ async fn compare_view(
             (part, schema.clone(), training_schema.clone())
         }
         _ => {
-            let serving_batch = read(serving, &layout.serving_wanted(), &layout.text_times())
+            let times = layout.text_times();
+            let serving_batch = read(serving, &layout.serving_wanted(), &times)
                 .await
                 .map_err(|e| (serving_label.clone(), e))?;
-            let training_batch = read(training, &layout.training_wanted(), &layout.text_times())
+            let training_batch = read(training, &layout.training_wanted(), &times)
                 .await
                 .map_err(|e| (training_label.clone(), e))?;
             let part = compare_part(
@@ -834,9 +836,6 @@ fn finish(
     out
 }
 
-/// `array` in type `to` when every value converts and converts back to itself (nulls
-/// stay nulls, NaN stays NaN): 1.5 is not an integer, 1e300 is not a float32. For
-/// types the comparison kernels do not take (lists), the cast alone decides.
 /// Both types in the schema vocabulary (`int64`; Arrow's name for a type it lacks), with
 /// their Arrow names beside when those are all that tells them apart.
 pub(crate) fn type_names(served: &DataType, trained: &DataType) -> (String, String) {
@@ -849,6 +848,9 @@ pub(crate) fn type_names(served: &DataType, trained: &DataType) -> (String, Stri
     }
 }
 
+/// `array` in type `to` when every value converts and converts back to itself (nulls
+/// stay nulls, NaN stays NaN): 1.5 is not an integer, 1e300 is not a float32. For
+/// types the comparison kernels do not take (lists), the cast alone decides.
 fn lossless_cast(array: &ArrayRef, to: &DataType) -> Option<ArrayRef> {
     use datafusion::arrow::compute::{cast_with_options, CastOptions};
     let options = CastOptions {
