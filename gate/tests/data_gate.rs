@@ -106,26 +106,21 @@ fn clean_data_passes_in_every_format() {
         write(&path, CLEAN, format);
         let checks = check(&path, 5);
         let found = findings(&checks);
-        // CSV and JSON hold times as text. CSV's times are read in the zone the schema
-        // declares. JSON's reader keeps them as strings, Feast's most reported data fault:
-        // a finding.
-        let expected: &[&str] = match format {
-            "parquet" | "csv" => &[],
-            _ => &["`ts` in ", "`created` in "],
-        };
-        assert_eq!(found.len(), expected.len(), "{format}: {found:#?}");
-        for ((rule, message), start) in found.iter().zip(expected) {
-            assert_eq!(*rule, Rule::DataColumnType);
-            assert!(message.starts_with(start), "{format}: {message}");
-        }
+        // CSV and JSON hold times as text, read in the zone the schema declares.
+        assert!(found.is_empty(), "{format}: {found:#?}");
         assert!(checks.len() > 15, "{format}: {} checks", checks.len());
-        // The TTL check reads event times: not over JSON's strings (the type error fails
-        // the run instead).
-        assert_eq!(
-            checks.iter().any(|c| c.rule == Rule::DataStaleKeys),
-            format != "json"
-        );
+        assert!(checks.iter().any(|c| c.rule == Rule::DataStaleKeys));
     }
+}
+
+/// [`SCHEMA`] with event times in nanoseconds in `tz`, and a TTL no key outlives.
+fn nanosecond_schema(tz: &str) -> String {
+    SCHEMA
+        .replace(
+            "  unit: us\n  tz: UTC\n",
+            &format!("  unit: ns\n  tz: {tz}\n"),
+        )
+        .replace("ttl: 1h", "ttl: 100000d")
 }
 
 /// A CSV time with an offset is that instant; one without is a time in the declared
@@ -171,14 +166,7 @@ fn csv_times_are_read_in_the_declared_zone() {
 #[test]
 fn csv_times_in_zones_name_what_does_not_read() {
     let dir = tempfile::tempdir().unwrap();
-    let schema = |tz: &str| {
-        SCHEMA
-            .replace(
-                "  unit: us\n  tz: UTC\n",
-                &format!("  unit: ns\n  tz: {tz}\n"),
-            )
-            .replace("ttl: 1h", "ttl: 100000d")
-    };
+    let schema = nanosecond_schema;
     let gap = dir.path().join("gap.csv");
     std::fs::write(
         &gap,
@@ -196,6 +184,25 @@ fn csv_times_in_zones_name_what_does_not_read() {
         "{}",
         checks[0].message
     );
+    // Whole seconds written with a `.000` fraction are whole seconds, not milliseconds
+    // that a schema of seconds would cut; `.500` would be.
+    let millis = dir.path().join("millis.csv");
+    let seconds = SCHEMA.replace("  unit: us\n", "  unit: s\n");
+    for (fraction, cut) in [(".000", false), (".500", true)] {
+        std::fs::write(
+            &millis,
+            format!("k,ts,created,x,c\n1,2026-01-01T11:00:00{fraction}Z,,1.0,a\n"),
+        )
+        .unwrap();
+        let found = findings(&check_yaml(&seconds, &millis));
+        assert_eq!(
+            found
+                .iter()
+                .any(|(rule, m)| *rule == Rule::DataColumnType && m.contains("truncated")),
+            cut,
+            "{fraction}: {found:#?}"
+        );
+    }
     let sentinel = dir.path().join("sentinel.csv");
     std::fs::write(
         &sentinel,
@@ -216,6 +223,136 @@ fn csv_times_in_zones_name_what_does_not_read() {
             .status,
         Status::Warning
     );
+}
+
+/// JSON's times are strings: read as CSV's are, in the declared zone, at a unit that
+/// holds every value (the created time at its own: 11:00:00 is before 11:00:00.5; a
+/// `.000` fraction is whole seconds); a column with a value
+/// that is no time stays text, a type finding; a value the declared zone skips names the
+/// file, line, column and value; a time nanoseconds cannot hold too.
+#[test]
+fn json_times_are_read_in_the_declared_zone_without_cutting_digits() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("times.json");
+    std::fs::write(
+        &path,
+        "{\"k\": 1, \"ts\": \"2026-01-01T12:30:00+02:00\", \"created\": \"2026-01-01T12:30:00+02:00\", \"x\": 1.0, \"c\": \"a\"}\n\
+         {\"k\": 2, \"ts\": \"2026-01-01T12:30:00Z\", \"created\": \"2026-01-01T12:30:00.000Z\", \"x\": 1.0, \"c\": \"a\"}\n\
+         {\"k\": 3, \"ts\": \"2026-01-01 12:30:00\", \"created\": null, \"x\": 1.0, \"c\": \"a\"}\n\
+         {\"k\": 4, \"ts\": \"2026-01-01T11:00:00.5Z\", \"created\": \"2026-01-01T11:00:00Z\", \"x\": 1.0, \"c\": \"a\"}\n",
+    )
+    .unwrap();
+    let checks = check(&path, 5);
+    let found = findings(&checks);
+    let rules: Vec<Rule> = found.iter().map(|(rule, _)| *rule).collect();
+    assert_eq!(
+        rules,
+        [
+            Rule::DataFutureEvent,
+            Rule::DataCreatedBeforeEvent,
+            Rule::DataStaleKeys
+        ],
+        "{found:#?}"
+    );
+    let (future, created, stale) = (&found[0].1, &found[1].1, &found[2].1);
+    assert!(created.contains("k=4"), "{created}");
+    assert!(created.contains("ts=2026-01-01T11:00:00.500Z"), "{created}");
+    assert!(future.starts_with("2 of 4 rows"), "{future}");
+    assert!(future.contains("k=3, ts=2026-01-01T12:30:00Z"), "{future}");
+    assert!(
+        stale.contains("k=1, #latest event=2026-01-01T10:30:00Z"),
+        "{stale}"
+    );
+
+    let text = dir.path().join("text.json");
+    std::fs::write(
+        &text,
+        "{\"k\": 1, \"ts\": \"2026-01-01T11:00:00Z\", \"created\": \"2026-01-01T11:00:00Z\", \"x\": 1.0, \"c\": \"a\"}\n\
+         {\"k\": 2, \"ts\": \"yesterday\", \"created\": \"2026-01-01T11:00:00Z\", \"x\": 1.0, \"c\": \"a\"}\n",
+    )
+    .unwrap();
+    let found = findings(&check(&text, 5));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].0, Rule::DataColumnType);
+    assert!(found[0].1.starts_with("`ts` in "), "{}", found[0].1);
+
+    let schema = nanosecond_schema;
+    let gap = dir.path().join("gap.json");
+    std::fs::write(
+        &gap,
+        "{\"k\": 1, \"ts\": \"2025-03-08 02:30:00\", \"created\": \"2025-03-08 02:30:00\", \"x\": 1.0, \"c\": \"a\"}\n\
+         {\"k\": 1, \"ts\": \"2025-03-09 02:30:00\", \"created\": \"2025-03-09 03:30:00\", \"x\": 1.0, \"c\": \"a\"}\n",
+    )
+    .unwrap();
+    let checks = check_yaml(&schema("America/New_York"), &gap);
+    assert_eq!(checks.len(), 1, "{checks:#?}");
+    assert_eq!(checks[0].rule, Rule::DataUnreadable);
+    assert!(
+        checks[0].message.contains(
+            "gap.json' line 2: expected a time in column `ts`, found '2025-03-09 02:30:00': a local time that America/New_York skips or repeats"
+        ),
+        "{}",
+        checks[0].message
+    );
+    let far = dir.path().join("far.json");
+    std::fs::write(
+        &far,
+        "{\"k\": 1, \"ts\": \"9999-12-31T00:00:00Z\", \"created\": \"9999-12-31T00:00:00Z\", \"x\": 1.0, \"c\": \"a\"}\n",
+    )
+    .unwrap();
+    let checks = check_yaml(&schema("UTC"), &far);
+    assert_eq!(checks.len(), 1, "{checks:#?}");
+    assert!(
+        checks[0].message.contains(
+            "far.json' line 1: expected a time from 1677-09-21 to 2262-04-11 in column `ts` (its unit is nanoseconds), found 9999-12-31T00:00:00+00:00"
+        ),
+        "{}",
+        checks[0].message
+    );
+}
+
+/// CSV files of one directory whose times have different digits (one file of whole
+/// seconds, one with fractions) are one table at the finer unit, as one file of both is;
+/// a column of empty values is the declared time's nulls, not a column of no type; a
+/// column of two other types is refused naming that column, not the times.
+#[test]
+fn csv_files_with_times_of_different_digits_are_one_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("table");
+    std::fs::create_dir(&table).unwrap();
+    let header = "k,ts,created,x,c\n";
+    std::fs::write(
+        table.join("a.csv"),
+        format!("{header}1,2026-01-01T11:00:00Z,,1.0,a\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        table.join("b.csv"),
+        format!("{header}2,2026-01-01T11:00:00.5Z,,1.0,a\n3,2026-01-01T12:00:00.25Z,,1.0,a\n"),
+    )
+    .unwrap();
+    let found = findings(&check(&table, 5));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].0, Rule::DataFutureEvent);
+    assert!(
+        found[0].1.contains("k=3, ts=2026-01-01T12:00:00.250Z"),
+        "{}",
+        found[0].1
+    );
+    std::fs::write(
+        table.join("c.csv"),
+        format!("{header}4,2026-01-01T11:00:00Z,,many,a\n"),
+    )
+    .unwrap();
+    let checks = check(&table, 5);
+    assert_eq!(checks.len(), 1, "{checks:#?}");
+    assert_eq!(checks[0].rule, Rule::DataUnreadable);
+    let message = &checks[0].message;
+    assert!(
+        message.contains("give column `x` two types: 'c.csv' has Utf8 where 'a.csv' has Float64"),
+        "{message}"
+    );
+    assert_eq!(message.matches("table'").count(), 1, "{message}");
 }
 
 #[test]

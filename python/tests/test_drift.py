@@ -300,9 +300,10 @@ def test_no_values_and_wrong_kinds_are_findings(schema: Path, tmp_path: Path) ->
     assert [f.rule for f in found.findings if "plan" in f.message] == ["data-column-missing"]
 
 
-def test_csv_timestamp_features_are_read_in_their_declared_zone(tmp_path: Path) -> None:
-    """A timestamp feature in CSV, written as naive wall times of its declared zone, is
-    the same data as its Parquet copy: no drift."""
+@pytest.mark.parametrize("form", ["csv", "json"])
+def test_text_timestamp_features_are_read_in_their_declared_zone(tmp_path: Path, form: str) -> None:
+    """A timestamp feature in CSV or JSON, written as naive wall times of its declared
+    zone, is the same data as its Parquet copy: no drift."""
     schema = tmp_path / "v.yaml"
     schema.write_text(
         "name: v\nschema_version: 1.0.0\nowner: a@example.com\n"
@@ -322,11 +323,12 @@ def test_csv_timestamp_features_are_read_in_their_declared_zone(tmp_path: Path) 
     )
     pq.write_table(table, tmp_path / "ref.parquet")
     wall = pa.compute.local_timestamp(table["t"]).cast(pa.timestamp("s")).cast(pa.string())
-    lines = ["user_id,ts,t"] + [
-        f"u{i},{s},{w}"
-        for i, (s, w) in enumerate(zip(table["ts"].cast(pa.string()).to_pylist(), wall.to_pylist(), strict=True))
-    ]
-    (tmp_path / "cur.csv").write_text("\n".join(lines) + "\n")
-    report = drift(tmp_path / "cur.csv", schema, reference=tmp_path / "ref.parquet")
+    rows = enumerate(zip(table["ts"].cast(pa.string()).to_pylist(), wall.to_pylist(), strict=True))
+    if form == "csv":
+        lines = ["user_id,ts,t"] + [f"u{i},{s},{w}" for i, (s, w) in rows]
+    else:
+        lines = [f'{{"user_id": "u{i}", "ts": "{s}", "t": "{w}"}}' for i, (s, w) in rows]
+    (tmp_path / f"cur.{form}").write_text("\n".join(lines) + "\n")
+    report = drift(tmp_path / f"cur.{form}", schema, reference=tmp_path / "ref.parquet")
     assert [f.message for f in report.findings] == []
     assert report.exit_code == 0

@@ -287,13 +287,19 @@ def test_values_that_do_not_convert_are_a_type_finding(tmp_path: Path) -> None:
     assert run(pa.array([math.nan, None]), pa.array([math.nan, None], pa.float32())) == []
 
 
-def test_csv_times_are_read_in_the_declared_zone(tmp_path: Path) -> None:
-    """A serving log in CSV holds times as text: one without an offset is a time in the
-    zone the schema declares (UTC), one with an offset is that instant; both match the
-    training rows at 12:00Z exactly."""
+@pytest.mark.parametrize("form", ["csv", "json"])
+def test_text_times_are_read_in_the_declared_zone(tmp_path: Path, form: str) -> None:
+    """A serving log in CSV or JSON holds times as text: one without an offset is a time
+    in the zone the schema declares (UTC), one with an offset is that instant; both match
+    the training rows at 12:00Z exactly."""
     schema = one_feature_schema(tmp_path)
-    served = tmp_path / "served.csv"
-    served.write_text("k,ts,m\n1,2026-01-01T12:00:00,1.5\n2,2026-01-01T14:00:00+02:00,2.5\n")
+    served = tmp_path / f"served.{form}"
+    if form == "csv":
+        served.write_text("k,ts,m\n1,2026-01-01T12:00:00,1.5\n2,2026-01-01T14:00:00+02:00,2.5\n")
+    else:
+        served.write_text(
+            '{"k": 1, "ts": "2026-01-01T12:00:00", "m": 1.5}\n{"k": 2, "ts": "2026-01-01T14:00:00+02:00", "m": 2.5}\n'
+        )
     noon = pa.array([1_767_268_800 * SECOND] * 2, pa.timestamp("us", tz="UTC"))
     trained = tmp_path / "trained.parquet"
     pq.write_table(pa.table({"k": pa.array([1, 2], pa.int64()), "ts": noon, "m": [1.5, 2.5]}), trained)

@@ -37,6 +37,7 @@ use parquet::CheckedParquet;
 mod open;
 pub mod parquet;
 mod text_errors;
+mod text_times;
 
 pub use text_errors::{
     differing_text_types, first_unreadable_text_file, first_unreadable_text_file_as,
@@ -78,22 +79,48 @@ impl TextTimes {
         TextTimes(times)
     }
 
-    /// `schema` with the declared units and zones, if any column changes.
+    /// `schema` (of the `format` files at `path`) with the declared units and zones, if
+    /// any column changes. A time column is read at the coarsest unit that holds every
+    /// value, or the declared one where that is finer. CSV's reader infers times at the
+    /// unit their digits give (`.000` as milliseconds), which a declared coarser unit
+    /// takes where every value is exact in it; JSON's infers text, so a JSON column is a
+    /// time when every value is a string that reads as one. A column of nulls alone is
+    /// one of the declared type.
     fn apply(
         &self,
         schema: &datafusion::arrow::datatypes::Schema,
+        path: &Path,
+        format: DataFormat,
     ) -> Option<datafusion::arrow::datatypes::SchemaRef> {
         use datafusion::arrow::datatypes::{Field, Schema};
+        let files = std::cell::OnceCell::new();
+        let files = || files.get_or_init(|| text_errors::files_of(&[path.to_path_buf()], format));
         let mut changed = false;
         let fields: Vec<Field> = schema
             .fields()
             .iter()
-            .map(|field| {
+            .enumerate()
+            .map(|(index, field)| {
                 let declared = self.0.iter().find(|d| &d.column == field.name());
-                match (field.data_type(), declared) {
-                    (DataType::Timestamp(unit, None), Some(declared)) => {
-                        let unit = finer(*unit, declared.unit);
-                        let read = DataType::Timestamp(unit, declared.zone.clone());
+                let text_unit = match (format, field.data_type(), declared) {
+                    (DataFormat::Csv, DataType::Timestamp(unit, None), Some(declared)) => Some(
+                        match finer(*unit, declared.unit) == *unit && *unit != declared.unit {
+                            true => text_times::csv_time_unit(files(), index).unwrap_or(*unit),
+                            false => *unit,
+                        },
+                    ),
+                    (DataFormat::Json, DataType::Utf8, Some(_)) => {
+                        text_times::json_time_unit(files(), field.name())
+                    }
+                    // No value at all: nulls of the declared type, as a Parquet file's
+                    // column of nulls has one.
+                    (_, DataType::Null, Some(declared)) => Some(declared.unit),
+                    _ => None,
+                };
+                match (text_unit, declared) {
+                    (Some(unit), Some(declared)) => {
+                        let read =
+                            DataType::Timestamp(finer(unit, declared.unit), declared.zone.clone());
                         changed |= &read != field.data_type();
                         field.as_ref().clone().with_data_type(read)
                     }
@@ -589,27 +616,39 @@ pub async fn listing_table(
             .schema_infer_max_records(INFER_TYPES_FROM_ALL_ROWS)
             .to_listing_options(config, table_options),
     };
-    let mut table = ListingTableConfig::new(literal_url(path)?)
+    let config = ListingTableConfig::new(literal_url(path)?)
         .with_listing_options(options)
         .infer_partitions_from_path(state)
-        .await?
-        .infer_schema(state)
-        .await
-        .map_err(|e| {
-            // The reader's merge error names no file: the two files are found and named.
-            let text = e.to_string();
-            match text.contains("Fail to merge schema field") && path.is_dir() {
-                true => differing_text_types(path).map_or(e, |found| {
-                    DataFusionError::Plan(format!(
-                        "'{}': {found}",
-                        quote(&path.to_string_lossy(), 200)
-                    ))
-                }),
-                false => e,
+        .await?;
+    let mut table = match config.clone().infer_schema(state).await {
+        Ok(table) => table,
+        Err(e) if e.to_string().contains("Fail to merge schema field") && path.is_dir() => {
+            let merged = match (files.format, &config.options) {
+                (DataFormat::Csv, Some(options)) => merged_time_units(state, options, path).await,
+                _ => None,
+            };
+            match merged {
+                Some(schema) => config.with_schema(schema),
+                // The reader's merge error names no file: the two files are found and
+                // named.
+                None => {
+                    return Err(differing_text_types(path).map_or(e, |found| {
+                        DataFusionError::Plan(format!(
+                            "'{}': {found}",
+                            quote(&path.to_string_lossy(), 200)
+                        ))
+                    }))
+                }
             }
-        })?;
+        }
+        Err(e) => return Err(e),
+    };
     if files.format != DataFormat::Parquet {
-        if let Some(zoned) = table.file_schema.as_deref().and_then(|s| times.apply(s)) {
+        if let Some(zoned) = table
+            .file_schema
+            .as_deref()
+            .and_then(|s| times.apply(s, path, files.format))
+        {
             table.file_schema = Some(zoned);
         }
     }
@@ -663,6 +702,46 @@ pub async fn listing_table(
         csv_check,
         text,
     )
+}
+
+/// The schema of the CSV files of `dir` when they differ only in the unit of times
+/// (`11:00:00` in one file, `11:00:00.5` in another: seconds and milliseconds) or in a
+/// column some files hold only empty values of: the finest unit, and the type the other
+/// files give. Each file's schema is inferred as the reader infers it; `None` when two
+/// files give a column two other types, or one cannot be inferred.
+async fn merged_time_units(
+    state: &SessionState,
+    options: &datafusion::datasource::listing::ListingOptions,
+    dir: &Path,
+) -> Option<datafusion::arrow::datatypes::SchemaRef> {
+    use datafusion::arrow::datatypes::{Field, Schema};
+    let mut fields: Vec<Field> = Vec::new();
+    for file in text_errors::files_of(&[dir.to_path_buf()], DataFormat::Csv) {
+        if std::fs::metadata(&file).ok()?.len() == 0 {
+            continue;
+        }
+        let schema = options
+            .infer_schema(state, &literal_url(&file).ok()?)
+            .await
+            .ok()?;
+        for field in schema.fields() {
+            let Some(seen) = fields.iter_mut().find(|f| f.name() == field.name()) else {
+                fields.push(field.as_ref().clone());
+                continue;
+            };
+            let merged = match (seen.data_type(), field.data_type()) {
+                (a, b) if a == b => continue,
+                (DataType::Null, b) => b.clone(),
+                (_, DataType::Null) => continue,
+                (DataType::Timestamp(a, None), DataType::Timestamp(b, None)) => {
+                    DataType::Timestamp(finer(*a, *b), None)
+                }
+                _ => return None,
+            };
+            *seen = seen.clone().with_data_type(merged).with_nullable(true);
+        }
+    }
+    Some(Arc::new(Schema::new(fields)))
 }
 
 /// A view of `table` with each partition key's null values read as null: Spark's

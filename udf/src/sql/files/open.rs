@@ -241,7 +241,10 @@ pub fn input_error(what: &str, path: &Path, e: &DataFusionError) -> FileError {
                 false if message.starts_with("Object Store error") => Some(listing_words(&message)),
                 false => None,
             };
-            FileError::unreadable(format!("{what}: {}", found.unwrap_or(message)))
+            // The listing names the directory itself where the reader names nothing.
+            let own = format!("'{}': ", quote(&path.to_string_lossy(), 200));
+            let found = found.unwrap_or_else(|| message.replacen(&own, "", 1));
+            FileError::unreadable(format!("{what}: {found}"))
         }
     }
 }

@@ -27,6 +27,7 @@ pub fn is_text_read_error(message: &str) -> bool {
         "Json error:",
         "Not valid JSON",
         "Encountered unequal lengths",
+        "would overflow 64-bit signed nanoseconds",
     ]
     .iter()
     .any(|m| message.contains(m))
@@ -154,15 +155,31 @@ fn csv_time_error(path: &Path, layout: &TextLayout, error: &str) -> Option<Strin
         .split_once("from '")
         .and_then(|(_, v)| v.rsplit_once("':"))
         .map(|(v, _)| v);
+    let expected = time_expected(&name, *unit, zone.as_deref(), value, why);
+    Some(format!("{line}: expected {expected}"))
+}
+
+/// What a time column `name` of `unit` in `zone` expected, for the reader's error `why`
+/// on the text `value`: in words for a local time a daylight saving change skips or
+/// repeats, and for a time nanoseconds cannot hold.
+fn time_expected(
+    name: &str,
+    unit: TimeUnit,
+    zone: Option<&str>,
+    value: Option<&str>,
+    why: &str,
+) -> String {
     let found = value.map_or_else(String::new, |v| format!(", found '{}'", quote(v, 100)));
-    let expected = if why.contains("error computing timezone offset") {
-        let zone = zone.as_deref().unwrap_or("UTC");
+    if why.contains("error computing timezone offset") {
+        let zone = zone.unwrap_or("UTC");
         format!(
             "a time in column `{name}`{found}: a local time that {} skips or repeats (a daylight saving change); write it with its offset (such as -04:00)",
             quote(zone, 100)
         )
     } else if why.contains("would overflow 64-bit signed nanoseconds") {
-        let at = why.split_once(" would overflow").map_or("", |(v, _)| v);
+        let at = why
+            .rsplit_once(" would overflow")
+            .map_or("", |(v, _)| v.rsplit(": ").next().unwrap_or(v));
         format!(
             "a time from 1677-09-21 to 2262-04-11 in column `{name}` (its unit is nanoseconds), found {}",
             quote(at, 100)
@@ -175,8 +192,7 @@ fn csv_time_error(path: &Path, layout: &TextLayout, error: &str) -> Option<Strin
             TimeUnit::Nanosecond => "ns",
         };
         format!("a time (timestamp[{unit}]) in column `{name}`{found}")
-    };
-    Some(format!("{line}: expected {expected}"))
+    }
 }
 
 /// The line the record `record` (from 0) of the CSV file `path` starts on.
@@ -222,10 +238,41 @@ fn json_typed_error(
         if let Some(e) = failed {
             let why = e.to_string();
             let why = why.trim_start_matches("Json error: ");
+            // An overflow is the one error the reader does not name the field of.
+            let named = match why.contains("would overflow 64-bit signed nanoseconds") {
+                true => overflowing_field(schema, &line)
+                    .map(|name| format!("whilst decoding field '{name}': {why}")),
+                false => None,
+            };
+            let why = named.as_deref().unwrap_or(why);
+            if let Some(expected) = json_time_error(schema, why) {
+                return Some(format!("line {}: expected {expected}", number + 1));
+            }
             return Some(format!("line {}: {}", number + 1, quote(why, 300)));
         }
     }
     None
+}
+
+/// The nanosecond time field of `schema` whose value on the JSON `line` overflows.
+fn overflowing_field(schema: &Schema, line: &[u8]) -> Option<String> {
+    schema
+        .fields()
+        .iter()
+        .filter(|f| matches!(f.data_type(), DataType::Timestamp(TimeUnit::Nanosecond, _)))
+        .find(|field| {
+            let alone = Arc::new(Schema::new(vec![field.as_ref().clone()]));
+            datafusion::arrow::json::ReaderBuilder::new(alone)
+                .build_decoder()
+                .is_ok_and(|mut decoder| {
+                    decoder
+                        .decode(line)
+                        .and_then(|_| decoder.decode(b"\n"))
+                        .and_then(|_| decoder.flush())
+                        .is_err()
+                })
+        })
+        .map(|field| field.name().clone())
 }
 
 fn text_files_below(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) {
@@ -338,7 +385,7 @@ fn json_error(path: &Path) -> Option<String> {
 
 /// The files of `inputs` (files, or directories and their `key=value` subdirectories, by
 /// path) of `format`.
-fn files_of(inputs: &[PathBuf], format: DataFormat) -> Vec<PathBuf> {
+pub(super) fn files_of(inputs: &[PathBuf], format: DataFormat) -> Vec<PathBuf> {
     let mut files = text_files(inputs);
     files.retain(|f| DataFormat::of_file(f) == Some(format));
     files
@@ -467,6 +514,29 @@ fn csv_inexact_integer(path: &Path, floats: &[String]) -> Option<(u64, String, S
     None
 }
 
+/// A time the JSON reader could not read at its column's unit and zone ("whilst decoding
+/// field '{name}': failed to parse \"{value}\" as {type}: {why}"), in the user's words.
+fn json_time_error(schema: &Schema, error: &str) -> Option<String> {
+    let (name, why) = error
+        .strip_prefix("whilst decoding field '")?
+        .split_once("': ")?;
+    let field = schema.field_with_name(name).ok()?;
+    let DataType::Timestamp(unit, zone) = field.data_type() else {
+        return None;
+    };
+    let value = why
+        .strip_prefix("failed to parse \"")
+        .and_then(|v| v.split_once("\" as "))
+        .map(|(v, _)| v);
+    Some(time_expected(
+        &quote(name, 100),
+        *unit,
+        zone.as_deref(),
+        value,
+        why,
+    ))
+}
+
 /// The first integer literal in a float field (by name, at any depth) of the JSON file
 /// `path` that Float64 cannot hold exactly: line, field and text. Field names are the
 /// keys the literal stands under (the last key before it, in its object).
@@ -574,10 +644,15 @@ pub fn differing_text_types(dir: &Path) -> Option<String> {
                         field.data_type().clone(),
                         file.clone(),
                     )),
+                    // Times of two units are read at the finer (see `listing_table`).
                     Some((_, first, first_file))
                         if first != field.data_type()
                             && !first.is_null()
-                            && !field.data_type().is_null() =>
+                            && !field.data_type().is_null()
+                            && !matches!(
+                                (first, field.data_type()),
+                                (DataType::Timestamp(_, None), DataType::Timestamp(_, None))
+                            ) =>
                     {
                         let name = |f: &Path| {
                             quote(&f.strip_prefix(dir).unwrap_or(f).to_string_lossy(), 200)

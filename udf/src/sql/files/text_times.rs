@@ -1,0 +1,207 @@
+//! The unit a CSV or JSON column of times needs. Neither format has a time type. JSON's
+//! reader infers a column of times as text, and given a time type it cuts the digits past
+//! that type's unit silently; CSV's infers the unit from the digits (`.000` is
+//! milliseconds). So a column the schema declares a time is read as one only when every
+//! value reads as a time, at the coarsest unit that holds every value exactly.
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use datafusion::arrow::array::timezone::Tz;
+use datafusion::arrow::array::AsArray;
+use datafusion::arrow::compute::kernels::cast_utils::string_to_datetime;
+use datafusion::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
+use datafusion::arrow::json::ReaderBuilder;
+
+use super::{finer, CsvDialect};
+
+/// The coarsest unit that holds every value of the column at `index` of the CSV `files`
+/// (with a header, in the default dialect) exactly, when every value that is not empty
+/// (null) reads as a time; `None` otherwise.
+pub(super) fn csv_time_unit(files: &[PathBuf], index: usize) -> Option<TimeUnit> {
+    let dialect = CsvDialect::default();
+    let mut unit: Option<TimeUnit> = None;
+    let mut record = csv::ByteRecord::new();
+    for file in files {
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .delimiter(dialect.delimiter)
+            .quote(dialect.quote)
+            .from_reader(BufReader::new(File::open(file).ok()?));
+        while reader.read_byte_record(&mut record).ok()? {
+            let text = record.get(index)?;
+            if text.is_empty() {
+                continue;
+            }
+            let needed = time_text_unit(std::str::from_utf8(text).ok()?)?;
+            unit = Some(unit.map_or(needed, |unit| finer(unit, needed)));
+        }
+    }
+    unit
+}
+
+/// The coarsest unit that holds every value of the top-level field `column` of the
+/// newline-delimited JSON `files` exactly, when every value that is not null is a string
+/// of a time; `None` otherwise (the column stays text), as when no value is one.
+pub(super) fn json_time_unit(files: &[PathBuf], column: &str) -> Option<TimeUnit> {
+    let schema = Arc::new(Schema::new(vec![Field::new(column, DataType::Utf8, true)]));
+    let mut unit: Option<TimeUnit> = None;
+    for file in files {
+        let reader = ReaderBuilder::new(Arc::clone(&schema))
+            .build(BufReader::new(File::open(file).ok()?))
+            .ok()?;
+        for batch in reader {
+            // A number, object or broken line: not a column of times (the read of the
+            // whole file reports a broken line).
+            let batch = batch.ok()?;
+            for text in batch.column(0).as_string::<i32>().iter().flatten() {
+                let needed = time_text_unit(text)?;
+                unit = Some(unit.map_or(needed, |unit| finer(unit, needed)));
+            }
+        }
+    }
+    unit
+}
+
+/// The coarsest unit that holds the time `text` exactly, if it is one: the shape CSV's
+/// reader reads as a time (`2024-01-01T10:00:00` or with a space, a fraction of 1 to 9
+/// digits, then `Z`, an offset or nothing) that also parses as one.
+fn time_text_unit(text: &str) -> Option<TimeUnit> {
+    let b = text.as_bytes();
+    let digits = |at: usize, n: usize| {
+        b.get(at..at + n)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    };
+    let is = |at: usize, c: &[u8]| b.get(at).is_some_and(|found| c.contains(found));
+    let shape = digits(0, 4)
+        && is(4, b"-")
+        && digits(5, 2)
+        && is(7, b"-")
+        && digits(8, 2)
+        && is(10, b"T ")
+        && digits(11, 2)
+        && is(13, b":")
+        && digits(14, 2)
+        && is(16, b":")
+        && digits(17, 2);
+    if !shape {
+        return None;
+    }
+    let rest = if is(19, b".") {
+        let fraction = b[20..].iter().take_while(|d| d.is_ascii_digit()).count();
+        if !(1..=9).contains(&fraction) {
+            // More than 9 digits would be cut even at nanoseconds.
+            return None;
+        }
+        20 + fraction
+    } else {
+        19
+    };
+    if is(rest, b"0123456789.") {
+        return None;
+    }
+    let utc: Tz = "+00:00".parse().ok()?;
+    let time = string_to_datetime(&utc, text).ok()?;
+    let nanos = time.timestamp_subsec_nanos() % 1_000_000_000;
+    Some(if nanos == 0 {
+        TimeUnit::Second
+    } else if nanos % 1_000_000 == 0 {
+        TimeUnit::Millisecond
+    } else if nanos % 1_000 == 0 {
+        TimeUnit::Microsecond
+    } else {
+        TimeUnit::Nanosecond
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_time_needs_the_unit_its_value_needs_not_its_digits() {
+        for (text, unit) in [
+            ("2024-01-01T10:00:00", Some(TimeUnit::Second)),
+            ("2024-01-01 10:00:00.000", Some(TimeUnit::Second)),
+            ("2024-01-01T10:00:00.5Z", Some(TimeUnit::Millisecond)),
+            (
+                "2024-01-01T10:00:00.100000+02:00",
+                Some(TimeUnit::Millisecond),
+            ),
+            ("2024-01-01T10:00:00.000001", Some(TimeUnit::Microsecond)),
+            (
+                "2024-01-01T10:00:00.123456789-05:30",
+                Some(TimeUnit::Nanosecond),
+            ),
+            ("9999-12-31T23:59:59.999999999", Some(TimeUnit::Nanosecond)),
+            // Not times as CSV reads them: a date, minutes only, 10 digits, a number.
+            ("2024-01-01", None),
+            ("2024-01-01T10:00", None),
+            ("2024-01-01T10:00:00.1234567891", None),
+            ("2024-01-01T10:00:00.", None),
+            ("2024-01-01T10:00:001", None),
+            ("1700000000", None),
+            ("2024-13-01T10:00:00", None),
+            ("2024-01-01T10:00:00 nowhere", None),
+            ("", None),
+            ("２０２４-01-01T10:00:00", None),
+        ] {
+            assert_eq!(time_text_unit(text), unit, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_csv_column_needs_the_unit_its_values_need() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let a = write("a.csv", "k,ts\n1,2024-01-01T10:00:00.000\n2,\n");
+        let b = write("b.csv", "k,ts\n1,\"2024-01-01 10:00:00.000100\"\n");
+        let c = write("c.csv", "k,ts\n1,soon\n");
+        assert_eq!(
+            csv_time_unit(std::slice::from_ref(&a), 1),
+            Some(TimeUnit::Second)
+        );
+        assert_eq!(
+            csv_time_unit(&[a.clone(), b], 1),
+            Some(TimeUnit::Microsecond)
+        );
+        assert_eq!(csv_time_unit(&[a.clone(), c], 1), None);
+        assert_eq!(csv_time_unit(&[a], 2), None);
+    }
+
+    #[test]
+    fn a_column_is_times_only_when_every_value_is_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let a = write(
+            "a.json",
+            "{\"ts\": \"2024-01-01T10:00:00\"}\n{\"ts\": null}\n{\"x\": 1}\n",
+        );
+        let b = write("b.json", "{\"ts\": \"2024-01-01T10:00:00.25Z\"}\n");
+        let number = write("n.json", "{\"ts\": 1700000000}\n");
+        let text = write("t.json", "{\"ts\": \"soon\"}\n");
+        let none = write("z.json", "{\"ts\": null}\n");
+        assert_eq!(
+            json_time_unit(std::slice::from_ref(&a), "ts"),
+            Some(TimeUnit::Second)
+        );
+        assert_eq!(
+            json_time_unit(&[a.clone(), b.clone()], "ts"),
+            Some(TimeUnit::Millisecond)
+        );
+        assert_eq!(json_time_unit(&[a.clone(), number], "ts"), None);
+        assert_eq!(json_time_unit(&[b, text], "ts"), None);
+        assert_eq!(json_time_unit(&[none], "ts"), None);
+        assert_eq!(json_time_unit(&[a], "other"), None);
+    }
+}
