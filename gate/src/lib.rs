@@ -935,10 +935,14 @@ fn condition<'a>(
             if !is_timestamp(data_type) || !is_timestamp(event_type) {
                 return None;
             }
-            match data_type == event_type {
-                true => format!("{c} < {event}"),
-                // Other units or zones: both as microseconds in UTC.
-                false => format!("{} < {}", utc_micros(c), utc_micros(&event)),
+            match (data_type, event_type) {
+                _ if data_type == event_type => format!("{c} < {event}"),
+                // Other units or zones: both as exact nanoseconds. A zone does not change
+                // the stored instant, and a naive time's is read as UTC (as Feast does).
+                (DataType::Timestamp(a, _), DataType::Timestamp(b, _)) => {
+                    format!("{} < {}", exact_nanos(c, *a), exact_nanos(&event, *b))
+                }
+                _ => return None,
             }
         }
         _ => return None,
@@ -1017,9 +1021,20 @@ fn is_timestamp(data_type: &DataType) -> bool {
     matches!(data_type, DataType::Timestamp(_, _))
 }
 
-/// A timestamp column as microseconds in UTC (naive times read as UTC, as Feast does).
-fn utc_micros(c: &str) -> String {
-    format!("arrow_cast({c}, 'Timestamp(µs, \"UTC\")')")
+/// The time `c` of `unit` as nanoseconds since the epoch, exactly: a decimal, as an
+/// `Int64` of nanoseconds ends in 2262 and rounding to a common coarser unit would hide
+/// a created time a nanosecond before its event.
+fn exact_nanos(c: &str, unit: datafusion::arrow::datatypes::TimeUnit) -> String {
+    use datafusion::arrow::datatypes::TimeUnit;
+    let per_unit = match unit {
+        TimeUnit::Second => "1000000000",
+        TimeUnit::Millisecond => "1000000",
+        TimeUnit::Microsecond => "1000",
+        TimeUnit::Nanosecond => "1",
+    };
+    format!(
+        "(CAST(arrow_cast({c}, 'Int64') AS DECIMAL(38, 0)) * CAST({per_unit} AS DECIMAL(38, 0)))"
+    )
 }
 
 fn is_float(data_type: &DataType) -> bool {

@@ -355,6 +355,61 @@ fn csv_files_with_times_of_different_digits_are_one_table() {
     assert_eq!(message.matches("table'").count(), 1, "{message}");
 }
 
+/// A created time of another unit than its event time is compared exactly: half a
+/// microsecond before its event is before it, also before 1970 (where a cast to a common
+/// unit rounds toward zero), and a created time in 9999 against nanosecond event times
+/// overflows nothing.
+#[test]
+fn created_times_of_another_unit_compare_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("times.csv");
+    let far = SCHEMA.replace("ttl: 1h", "ttl: 100000d");
+    // Event times in microseconds, created times in nanoseconds (from their digits).
+    std::fs::write(
+        &path,
+        "k,ts,created,x,c\n\
+         1,1969-12-31T23:59:59.999999Z,1969-12-31T23:59:59.9999985Z,1.0,a\n\
+         2,1969-12-31T23:59:59.999999Z,1969-12-31T23:59:59.9999995Z,1.0,a\n",
+    )
+    .unwrap();
+    let found = findings(&check_yaml(&far, &path));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].0, Rule::DataCreatedBeforeEvent);
+    assert!(found[0].1.starts_with("1 of 2 rows"), "{}", found[0].1);
+    assert!(found[0].1.contains("k=1"), "{}", found[0].1);
+    // Event times in nanoseconds, created times in microseconds and seconds.
+    std::fs::write(
+        &path,
+        "k,ts,created,x,c\n\
+         1,1970-01-01T00:00:00.0000015Z,1970-01-01T00:00:00.000001Z,1.0,a\n\
+         2,1970-01-01T00:00:00.0000015Z,1970-01-01T00:00:00.000002Z,1.0,a\n",
+    )
+    .unwrap();
+    let found = findings(&check_yaml(&nanosecond_schema("UTC"), &path));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].0, Rule::DataCreatedBeforeEvent);
+    assert!(found[0].1.contains("k=1"), "{}", found[0].1);
+    std::fs::write(
+        &path,
+        "k,ts,created,x,c\n1,2262-04-11T23:47:16.854775807Z,9999-12-31T00:00:00Z,1.0,a\n\
+         2,1677-09-21T00:12:43.145224192Z,1677-09-21T00:12:43Z,1.0,a\n",
+    )
+    .unwrap();
+    let found = findings(&check_yaml(&nanosecond_schema("UTC"), &path));
+    let rules: Vec<Rule> = found.iter().map(|(rule, _)| *rule).collect();
+    assert_eq!(
+        rules,
+        // k=2's one event, in 1677, is older than the TTL.
+        [
+            Rule::DataFutureEvent,
+            Rule::DataCreatedBeforeEvent,
+            Rule::DataStaleKeys
+        ],
+        "{found:#?}"
+    );
+    assert!(found[1].1.contains("k=2"), "{}", found[1].1);
+}
+
 #[test]
 fn each_fault_is_found_with_its_count_and_a_sample() {
     let dir = tempfile::tempdir().unwrap();
