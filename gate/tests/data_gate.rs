@@ -410,6 +410,43 @@ fn created_times_of_another_unit_compare_exactly() {
     assert!(found[1].1.contains("k=2"), "{}", found[1].1);
 }
 
+/// A CSV column of empty values has no type: its type cannot be checked (a warning, not
+/// a type error), its nulls are counted as nulls, and a created time of empty values is
+/// the created time's nulls.
+#[test]
+fn csv_columns_of_empty_values_are_nulls_of_no_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.csv");
+    std::fs::write(
+        &path,
+        "k,ts,created,x,c\n1,2026-01-01T11:00:00Z,,,\n2,2026-01-01T11:30:00Z,,,\n",
+    )
+    .unwrap();
+    let checks = check(&path, 5);
+    let found: Vec<(Rule, String, Status)> = checks
+        .iter()
+        .filter(|c| c.status.is_finding())
+        .map(|c| (c.rule, c.message.clone(), c.status))
+        .collect();
+    let rules: Vec<(Rule, Status)> = found.iter().map(|(r, _, s)| (*r, *s)).collect();
+    assert_eq!(
+        rules,
+        [
+            (Rule::DataColumnType, Status::Warning),
+            (Rule::DataColumnType, Status::Warning),
+            (Rule::DataNull, Status::Error),
+        ],
+        "{found:#?}"
+    );
+    assert!(
+        found[0].1.starts_with("`x` in ")
+            && found[0].1.contains("cannot be checked against float64"),
+        "{}",
+        found[0].1
+    );
+    assert!(found[2].1.starts_with("2 of 2 rows"), "{}", found[2].1);
+}
+
 #[test]
 fn each_fault_is_found_with_its_count_and_a_sample() {
     let dir = tempfile::tempdir().unwrap();

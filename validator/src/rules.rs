@@ -163,7 +163,7 @@ rules! {
     DataColumnMissing = "data-column-missing", Data, Error,
         "A column the schema declares (an entity key, the event or created timestamp, a feature) is not in the data.";
     DataColumnType = "data-column-type", Data, Error,
-        "A column of the data has another type than the schema declares: incompatible is an error, a lossless difference (compatible) a warning, as for `feature-type`.";
+        "A column of the data has another type than the schema declares: incompatible is an error, a lossless difference (compatible) a warning, as for `feature-type`; a column of nulls alone that the data gives no type (CSV, JSON) a warning.";
     DataNull = "data-null", Data, Error,
         "Null values in an entity key, the event timestamp or a feature declared `nullable: false` (counted apart from NaN and infinities).";
     DataNonFinite = "data-non-finite", Data, Warning,

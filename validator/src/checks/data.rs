@@ -394,6 +394,23 @@ pub fn findings(plan: &DataPlan, counts: &DataCounts) -> Vec<Check> {
             continue;
         };
         let arrow = crate::text::short(&found.arrow);
+        if found.arrow == "Null" {
+            // Nothing to check the type of, nor to fail: the null checks count the rows.
+            out.push(Check::finding(
+                Rule::DataColumnType,
+                Severity::Warning,
+                subject,
+                Expected(declared_text(column)),
+                Actual("nulls of no type"),
+                column.pos,
+                format!(
+                    "`{}` in {source} holds only nulls and the data gives it no type (as CSV and JSON do for a column of empty values): it cannot be checked against {}",
+                    crate::text::short(&column.name),
+                    declared_text(column)
+                ),
+            ));
+            continue;
+        }
         let Some(declared) = &column.declared else {
             // The created time: any timestamp.
             let is_timestamp = found
