@@ -119,6 +119,67 @@ fn time_text_unit(text: &str) -> Option<TimeUnit> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any text: no panic, and a unit only for a time whose value that unit holds
+        /// exactly (against the nanosecond parse, a naive reference).
+        #[test]
+        fn any_text_reads_as_a_time_at_a_unit_that_holds_it(text in "\\PC{0,40}") {
+            check_unit(&text);
+        }
+
+        #[test]
+        fn times_of_any_digits_read_at_the_coarsest_exact_unit(
+            year in 0u32..10_000,
+            day in 1u32..29,
+            seconds in 0u32..86_400,
+            fraction in proptest::option::of("[0-9]{1,12}"),
+            zone in prop_oneof![Just(""), Just("Z"), Just("+05:30"), Just("-00:00"), Just("z")],
+            space in any::<bool>(),
+        ) {
+            let text = format!(
+                "{year:04}-02-{day:02}{}{:02}:{:02}:{:02}{}{zone}",
+                if space { ' ' } else { 'T' },
+                seconds / 3600,
+                seconds / 60 % 60,
+                seconds % 60,
+                fraction.as_ref().map_or(String::new(), |f| format!(".{f}")),
+            );
+            let digits = fraction.map_or(0, |f| f.len());
+            prop_assert_eq!(time_text_unit(&text).is_some(), digits <= 9, "{}", text);
+            check_unit(&text);
+        }
+    }
+
+    fn check_unit(text: &str) {
+        let Some(unit) = time_text_unit(text) else {
+            return;
+        };
+        let utc: Tz = "+00:00".parse().unwrap();
+        let nanos = string_to_datetime(&utc, text)
+            .expect("a time the unit was given for parses")
+            .timestamp_subsec_nanos();
+        let per_unit = match unit {
+            TimeUnit::Second => 1_000_000_000,
+            TimeUnit::Millisecond => 1_000_000,
+            TimeUnit::Microsecond => 1_000,
+            TimeUnit::Nanosecond => 1,
+        };
+        assert_eq!(nanos % per_unit, 0, "{text}: {unit:?}");
+        // The coarsest: the next coarser unit would not hold it.
+        if per_unit < 1_000_000_000 {
+            assert_ne!(nanos % (per_unit * 1_000), 0, "{text}: {unit:?}");
+        }
+        // Every fraction digit was counted: none past the ninth.
+        let fraction = text
+            .get(20..)
+            .filter(|_| text.as_bytes().get(19) == Some(&b'.'))
+            .map_or(0, |rest| {
+                rest.bytes().take_while(u8::is_ascii_digit).count()
+            });
+        assert!(fraction <= 9, "{text}");
+    }
 
     #[test]
     fn a_time_needs_the_unit_its_value_needs_not_its_digits() {
