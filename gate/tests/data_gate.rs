@@ -304,7 +304,7 @@ fn json_times_are_read_in_the_declared_zone_without_cutting_digits() {
     assert_eq!(checks.len(), 1, "{checks:#?}");
     assert!(
         checks[0].message.contains(
-            "far.json' line 1: expected a time from 1677-09-21 to 2262-04-11 in column `ts` (its unit is nanoseconds), found 9999-12-31T00:00:00+00:00"
+            "far.json' line 1: expected a time from 1677-09-21 to 2262-04-11 in column `ts`, which is read in nanoseconds (the unit the schema declares, or that its values' digits need), found 9999-12-31T00:00:00+00:00"
         ),
         "{}",
         checks[0].message
@@ -445,6 +445,83 @@ fn csv_columns_of_empty_values_are_nulls_of_no_type() {
         found[0].1
     );
     assert!(found[2].1.starts_with("2 of 2 rows"), "{}", found[2].1);
+}
+
+/// What decides a text time's unit sees every file the reader reads, linked ones too; a
+/// CSV file long enough that the reader infers its chunks apart (whole seconds in one,
+/// fractions in another: text) is read as times; a JSON column of a leap second or of
+/// numbers among strings is not, and says why in words.
+#[test]
+fn text_times_are_judged_on_every_value_the_reader_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let seconds = SCHEMA.replace("  unit: us\n", "  unit: s\n");
+    let header = "k,ts,created,x,c\n";
+    #[cfg(unix)]
+    {
+        let table = dir.path().join("linked");
+        std::fs::create_dir(&table).unwrap();
+        std::fs::write(
+            table.join("a.csv"),
+            format!("{header}1,2026-01-01T11:30:00.000Z,,1.0,a\n"),
+        )
+        .unwrap();
+        let elsewhere = dir.path().join("b.csv.data");
+        std::fs::write(
+            &elsewhere,
+            format!("{header}2,2026-01-01T11:40:00.500Z,,1.0,a\n"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(&elsewhere, table.join("b.csv")).unwrap();
+        let found = findings(&check_yaml(&seconds, &table));
+        assert!(
+            found
+                .iter()
+                .any(|(rule, m)| *rule == Rule::DataColumnType && m.contains("truncated")),
+            "{found:#?}"
+        );
+    }
+    let long = dir.path().join("long.csv");
+    let mut text = header.to_string();
+    for k in 0..2_000 {
+        text.push_str(&format!(
+            "{k},2026-01-01T11:30:00Z,2026-01-01T11:30:00Z,1.0,a\n"
+        ));
+    }
+    text.push_str("2000,2026-01-01T11:40:00.5Z,2026-01-01T11:40:00.5Z,1.0,a\n");
+    std::fs::write(&long, text).unwrap();
+    let found = findings(&check(&long, 5));
+    assert!(found.is_empty(), "{found:#?}");
+
+    let leap = dir.path().join("leap.json");
+    std::fs::write(
+        &leap,
+        "{\"k\": 1, \"ts\": \"2025-12-31T23:59:60Z\", \"created\": \"2025-12-31T23:59:60Z\", \"x\": 1.0, \"c\": \"a\"}\n",
+    )
+    .unwrap();
+    let found = findings(&check(&leap, 5));
+    let rules: Vec<Rule> = found.iter().map(|(rule, _)| *rule).collect();
+    assert_eq!(
+        rules,
+        [Rule::DataColumnType, Rule::DataColumnType],
+        "{found:#?}"
+    );
+    let mixed = dir.path().join("mixed.json");
+    std::fs::write(
+        &mixed,
+        "{\"k\": 1, \"ts\": \"2026-01-01T11:30:00Z\", \"created\": null, \"x\": 1.0, \"c\": \"a\"}\n\
+         {\"k\": 2, \"ts\": 1767267000, \"created\": null, \"x\": 1.0, \"c\": \"a\"}\n",
+    )
+    .unwrap();
+    let checks = check(&mixed, 5);
+    assert_eq!(checks.len(), 1, "{checks:#?}");
+    assert_eq!(checks[0].rule, Rule::DataUnreadable);
+    assert!(
+        checks[0].message.contains(
+            "mixed.json' line 2: expected a string in field `ts`, as its other values are, found 1767267000"
+        ),
+        "{}",
+        checks[0].message
+    );
 }
 
 #[test]

@@ -112,6 +112,11 @@ impl TextTimes {
                     (DataFormat::Json, DataType::Utf8, Some(_)) => {
                         text_times::json_time_unit(files(), field.name())
                     }
+                    // The reader infers each chunk of a file apart, and a column of whole
+                    // seconds in one chunk and fractions in another as text.
+                    (DataFormat::Csv, DataType::Utf8, Some(_)) => {
+                        text_times::csv_time_unit(files(), index)
+                    }
                     // No value at all: nulls of the declared type, as a Parquet file's
                     // column of nulls has one.
                     (_, DataType::Null, Some(declared)) => Some(declared.unit),

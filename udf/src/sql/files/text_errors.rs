@@ -4,6 +4,7 @@
 //! JSON files are read again here, one by one, until the first that fails, so the user
 //! is told which file and which line.
 
+use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -181,7 +182,7 @@ fn time_expected(
             .rsplit_once(" would overflow")
             .map_or("", |(v, _)| v.rsplit(": ").next().unwrap_or(v));
         format!(
-            "a time from 1677-09-21 to 2262-04-11 in column `{name}` (its unit is nanoseconds), found {}",
+            "a time from 1677-09-21 to 2262-04-11 in column `{name}`, which is read in nanoseconds (the unit the schema declares, or that its values' digits need), found {}",
             quote(at, 100)
         )
     } else {
@@ -248,6 +249,26 @@ fn json_typed_error(
             if let Some(expected) = json_time_error(schema, why) {
                 return Some(format!("line {}: expected {expected}", number + 1));
             }
+            // "whilst decoding field 'f': expected string got 12": the kind the other
+            // lines gave the field.
+            let kind = why
+                .strip_prefix("whilst decoding field '")
+                .and_then(|rest| rest.split_once("': expected "))
+                .and_then(|(name, rest)| Some((name, rest.split_once(" got ")?)));
+            if let Some((name, (expected, found))) = kind {
+                return Some(format!(
+                    "line {}: expected {} in field `{}`, as its other values are, found {}",
+                    number + 1,
+                    match expected {
+                        "string" => "a string".to_string(),
+                        "{" => "an object".to_string(),
+                        "[" => "a list".to_string(),
+                        other => format!("a {}", quote(other, 40)),
+                    },
+                    quote(name, 100),
+                    quote(found, 100)
+                ));
+            }
             return Some(format!("line {}: {}", number + 1, quote(why, 300)));
         }
     }
@@ -275,30 +296,41 @@ fn overflowing_field(schema: &Schema, line: &[u8]) -> Option<String> {
         .map(|field| field.name().clone())
 }
 
+/// The CSV and JSON files of `dir` and its `key=value` subdirectories, `depth` levels
+/// down, links followed as the reader follows them (each directory once).
 fn text_files_below(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) {
+    let mut visited = HashSet::new();
+    text_files_within(dir, depth, files, &mut visited);
+}
+
+fn text_files_within(
+    dir: &Path,
+    depth: usize,
+    files: &mut Vec<PathBuf>,
+    visited: &mut HashSet<PathBuf>,
+) {
+    let resolved = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if !visited.insert(resolved) {
+        return;
+    }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        match entry.file_type() {
-            Ok(kind)
-                if kind.is_dir()
-                    && depth > 0
-                    && entry.file_name().to_string_lossy().contains('=') =>
-            {
-                text_files_below(&path, depth - 1, files);
-            }
-            Ok(kind)
-                if kind.is_file()
-                    && matches!(
-                        DataFormat::of_file(&path),
-                        Some(DataFormat::Csv | DataFormat::Json)
-                    ) =>
-            {
-                files.push(path);
-            }
-            _ => {}
+        let name = entry.file_name();
+        let partition = name.to_string_lossy().contains('=');
+        let format = DataFormat::of_file(&path);
+        if !partition && !matches!(format, Some(DataFormat::Csv | DataFormat::Json)) {
+            continue;
+        }
+        let Ok(metadata) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if metadata.is_dir() && partition && depth > 0 {
+            text_files_within(&path, depth - 1, files, visited);
+        } else if metadata.is_file() && matches!(format, Some(DataFormat::Csv | DataFormat::Json)) {
+            files.push(path);
         }
     }
 }

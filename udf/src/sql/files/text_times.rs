@@ -104,7 +104,11 @@ fn time_text_unit(text: &str) -> Option<TimeUnit> {
     }
     let utc: Tz = "+00:00".parse().ok()?;
     let time = string_to_datetime(&utc, text).ok()?;
-    let nanos = time.timestamp_subsec_nanos() % 1_000_000_000;
+    let nanos = time.timestamp_subsec_nanos();
+    if nanos >= 1_000_000_000 {
+        // A leap second (`23:59:60`): each unit would read it as another instant.
+        return None;
+    }
     Some(if nanos == 0 {
         TimeUnit::Second
     } else if nanos % 1_000_000 == 0 {
@@ -199,6 +203,8 @@ mod tests {
             ("9999-12-31T23:59:59.999999999", Some(TimeUnit::Nanosecond)),
             // Not times as CSV reads them: a date, minutes only, 10 digits, a number.
             ("2024-01-01", None),
+            ("2025-12-31T23:59:60", None),
+            ("2025-12-31T23:59:60.5Z", None),
             ("2024-01-01T10:00", None),
             ("2024-01-01T10:00:00.1234567891", None),
             ("2024-01-01T10:00:00.", None),
