@@ -1725,6 +1725,35 @@ fn parquet_files_whose_column_types_do_not_merge_are_refused_naming_both() {
 }
 
 #[test]
+fn csv_files_whose_times_have_different_digits_are_one_table() {
+    let tmp = tempdir("time_units");
+    let dir = tmp.path().join("d");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.csv"), "k,t\n1,2026-01-01T11:00:00\n").unwrap();
+    std::fs::write(dir.join("b.csv"), "k,t\n2,2026-01-01T11:00:00.5\n").unwrap();
+    let root = dir.display().to_string();
+    let out = sql_csv(&format!(
+        "SELECT k, t, arrow_typeof(t) AS type FROM '{root}/' ORDER BY k"
+    ));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "k,t,type\n1,2026-01-01T11:00:00,Timestamp(ms)\n2,2026-01-01T11:00:00.500,Timestamp(ms)\n"
+    );
+    // An external table infers its own schema: the difference is named, in words.
+    let out = sql_csv(&format!(
+        "CREATE EXTERNAL TABLE t STORED AS CSV LOCATION '{root}/' \
+         OPTIONS ('format.has_header' 'true'); SELECT * FROM t"
+    ));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let message = stderr(&out);
+    assert!(
+        message.contains("give a column times of two units") && !message.contains("Fail to merge"),
+        "{message}"
+    );
+}
+
+#[test]
 fn json_output_keeps_nan_and_infinities() {
     // arrow-json writes them as null, which reads as "no value".
     let query = "SELECT CAST('NaN' AS DOUBLE) AS n, 1e308 * 10 AS i, -1e308 * 10 AS m, \

@@ -1092,7 +1092,26 @@ impl TableProviderFactory for ExternalTables {
         state: &dyn datafusion::catalog::Session,
         cmd: &datafusion::logical_expr::CreateExternalTable,
     ) -> Result<Arc<dyn TableProvider>> {
-        let table = self.inner.create(state, cmd).await?;
+        let table = self.inner.create(state, cmd).await.map_err(|e| {
+            // The reader's merge error names no file (see `listing_table`).
+            let csv = cmd.file_type.eq_ignore_ascii_case("csv");
+            match (
+                e.to_string().contains("Fail to merge schema field"),
+                local_dir(cmd),
+            ) {
+                (true, Some(dir)) if csv => DataFusionError::Plan(format!(
+                    "'{}': {}",
+                    quote(&dir.to_string_lossy(), 200),
+                    differing_text_types(&dir).unwrap_or_else(|| {
+                        "the files of one table give a column times of two units (whole \
+                         seconds in one, fractions in another); declare the columns' types, \
+                         or read the directory as FROM 'path/', which reads them at the finer"
+                            .to_string()
+                    })
+                )),
+                _ => e,
+            }
+        })?;
         // Types inferred from CSV or JSON files: integers a float column cannot hold are
         // refused, as for `FROM 'path'`.
         let format = match cmd.file_type.to_ascii_lowercase().as_str() {
