@@ -1049,7 +1049,12 @@ fn is_float(data_type: &DataType) -> bool {
 fn value_expr<'a>(column: &str, data_type: &'a DataType) -> (String, &'a DataType) {
     match data_type {
         DataType::Dictionary(_, values) => (
-            format!("arrow_cast({}, '{}')", ident(column), values),
+            // The type names a zone from the file: a literal, escaped.
+            format!(
+                "arrow_cast({}, {})",
+                ident(column),
+                string_literal(&values.to_string())
+            ),
             values.as_ref(),
         ),
         _ => (ident(column), data_type),
@@ -1088,7 +1093,10 @@ fn unit_nanos(unit: ArrowUnit) -> i128 {
 /// the type's range (a bound beyond it compares as the type's extreme).
 fn time_literal(value: i128, data_type: &DataType) -> String {
     let value = value.clamp(i128::from(i64::MIN), i128::from(i64::MAX));
-    format!("arrow_cast(arrow_cast({value}, 'Int64'), '{data_type}')")
+    format!(
+        "arrow_cast(arrow_cast({value}, 'Int64'), {})",
+        string_literal(&data_type.to_string())
+    )
 }
 
 fn ident(name: &str) -> String {

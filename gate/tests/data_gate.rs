@@ -492,6 +492,38 @@ fn text_times_are_judged_on_every_value_the_reader_reads() {
     let found = findings(&check(&long, 5));
     assert!(found.is_empty(), "{found:#?}");
 
+    // A CSV leap second is no time either: the reader would read it as 23:59:59 at
+    // seconds and as the next day at microseconds.
+    let leap = dir.path().join("leap.csv");
+    std::fs::write(
+        &leap,
+        format!("{header}1,2026-01-01T11:59:59Z,,1.0,a\n2,2016-12-31T23:59:60Z,,1.0,a\n"),
+    )
+    .unwrap();
+    let found = findings(&check(&leap, 5));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].1.starts_with("`ts` in "), "{}", found[0].1);
+    // A date alone is midnight, in every file and column alike.
+    let dates = dir.path().join("dates.csv");
+    std::fs::write(
+        &dates,
+        format!("{header}1,2026-01-01,2026-01-01,1.0,a\n2,2026-01-01T11:30:00Z,2026-01-01,1.0,a\n"),
+    )
+    .unwrap();
+    let found = findings(&check(&dates, 5));
+    let rules: Vec<Rule> = found.iter().map(|(rule, _)| *rule).collect();
+    assert_eq!(
+        rules,
+        [Rule::DataCreatedBeforeEvent, Rule::DataStaleKeys],
+        "{found:#?}"
+    );
+    assert!(
+        found[1]
+            .1
+            .contains("k=1, #latest event=2026-01-01T00:00:00Z"),
+        "{}",
+        found[1].1
+    );
     let leap = dir.path().join("leap.json");
     std::fs::write(
         &leap,

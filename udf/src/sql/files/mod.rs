@@ -80,12 +80,10 @@ impl TextTimes {
     }
 
     /// `schema` (of the `format` files at `path`) with the declared units and zones, if
-    /// any column changes. A time column is read at the coarsest unit that holds every
-    /// value, or the declared one where that is finer. CSV's reader infers times at the
-    /// unit their digits give (`.000` as milliseconds), which a declared coarser unit
-    /// takes where every value is exact in it; JSON's infers text, so a JSON column is a
-    /// time when every value is a string that reads as one. A column of nulls alone is
-    /// one of the declared type.
+    /// any column changes. A declared time column whose every value reads as a time
+    /// (checked here, value by value: the readers' own inference goes by digits and
+    /// shapes) is read at the coarsest unit that holds every value, or the declared one
+    /// where that is finer. A column of nulls alone is one of the declared type.
     fn apply(
         &self,
         schema: &datafusion::arrow::datatypes::Schema,
@@ -95,42 +93,68 @@ impl TextTimes {
         use datafusion::arrow::datatypes::{Field, Schema};
         let files = std::cell::OnceCell::new();
         let files = || files.get_or_init(|| text_errors::files_of(&[path.to_path_buf()], format));
+        let declared = |field: &Field| self.0.iter().find(|d| &d.column == field.name());
+        // CSV: every declared time column's values, read in one pass. The reader's own
+        // inference takes `23:59:60` and a fraction of one chunk against whole seconds in
+        // another differently by unit.
+        let csv_columns: Vec<usize> = match format {
+            DataFormat::Csv => schema
+                .fields()
+                .iter()
+                .enumerate()
+                .filter(|(_, field)| {
+                    declared(field).is_some()
+                        && matches!(
+                            field.data_type(),
+                            DataType::Timestamp(_, None)
+                                | DataType::Utf8
+                                | DataType::Date32
+                                | DataType::Date64
+                        )
+                })
+                .map(|(index, _)| index)
+                .collect(),
+            _ => Vec::new(),
+        };
+        let csv_units = match csv_columns.is_empty() {
+            true => Vec::new(),
+            false => text_times::csv_time_units(files(), &csv_columns),
+        };
         let mut changed = false;
         let fields: Vec<Field> = schema
             .fields()
             .iter()
             .enumerate()
             .map(|(index, field)| {
-                let declared = self.0.iter().find(|d| &d.column == field.name());
-                let text_unit = match (format, field.data_type(), declared) {
-                    (DataFormat::Csv, DataType::Timestamp(unit, None), Some(declared)) => Some(
-                        match finer(*unit, declared.unit) == *unit && *unit != declared.unit {
-                            true => text_times::csv_time_unit(files(), index).unwrap_or(*unit),
-                            false => *unit,
-                        },
-                    ),
-                    (DataFormat::Json, DataType::Utf8, Some(_)) => {
+                let Some(declared) = declared(field) else {
+                    return field.as_ref().clone();
+                };
+                let text_unit = match (format, field.data_type()) {
+                    (DataFormat::Csv, _) => match csv_columns.iter().position(|&i| i == index) {
+                        Some(at) => csv_units[at],
+                        None => None,
+                    },
+                    (DataFormat::Json, DataType::Utf8) => {
                         text_times::json_time_unit(files(), field.name())
                     }
-                    // The reader infers each chunk of a file apart, and a column of whole
-                    // seconds in one chunk and fractions in another as text.
-                    (DataFormat::Csv, DataType::Utf8, Some(_)) => {
-                        text_times::csv_time_unit(files(), index)
+                    _ => None,
+                };
+                let read = match (text_unit, field.data_type()) {
+                    (Some(unit), _) => {
+                        DataType::Timestamp(finer(unit, declared.unit), declared.zone.clone())
                     }
                     // No value at all: nulls of the declared type, as a Parquet file's
                     // column of nulls has one.
-                    (_, DataType::Null, Some(declared)) => Some(declared.unit),
-                    _ => None,
-                };
-                match (text_unit, declared) {
-                    (Some(unit), Some(declared)) => {
-                        let read =
-                            DataType::Timestamp(finer(unit, declared.unit), declared.zone.clone());
-                        changed |= &read != field.data_type();
-                        field.as_ref().clone().with_data_type(read)
+                    (None, DataType::Null) => {
+                        DataType::Timestamp(declared.unit, declared.zone.clone())
                     }
-                    _ => field.as_ref().clone(),
-                }
+                    // Times the reader would read, but not as one instant whatever the
+                    // unit: text, which the type check reports.
+                    (None, DataType::Timestamp(..)) if format == DataFormat::Csv => DataType::Utf8,
+                    (None, other) => other.clone(),
+                };
+                changed |= &read != field.data_type();
+                field.as_ref().clone().with_data_type(read)
             })
             .collect();
         changed.then(|| Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone())))

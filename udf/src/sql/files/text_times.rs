@@ -17,29 +17,52 @@ use datafusion::arrow::json::ReaderBuilder;
 
 use super::{finer, CsvDialect};
 
-/// The coarsest unit that holds every value of the column at `index` of the CSV `files`
-/// (with a header, in the default dialect) exactly, when every value that is not empty
-/// (null) reads as a time; `None` otherwise.
-pub(super) fn csv_time_unit(files: &[PathBuf], index: usize) -> Option<TimeUnit> {
+/// For each column at `indices` of the CSV `files` (with a header, in the default
+/// dialect), in one pass: the coarsest unit that holds every value exactly, when every
+/// value that is not empty (null) reads as a time; `None` otherwise, as when no value
+/// does.
+pub(super) fn csv_time_units(files: &[PathBuf], indices: &[usize]) -> Vec<Option<TimeUnit>> {
     let dialect = CsvDialect::default();
-    let mut unit: Option<TimeUnit> = None;
+    // Per column: `Ok(unit so far)`, or `Err(())` once a value is no time.
+    let mut units: Vec<Result<Option<TimeUnit>, ()>> = vec![Ok(None); indices.len()];
     let mut record = csv::ByteRecord::new();
-    for file in files {
+    'files: for file in files {
+        let Ok(opened) = File::open(file) else {
+            units.fill(Err(()));
+            break;
+        };
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(true)
             .delimiter(dialect.delimiter)
             .quote(dialect.quote)
-            .from_reader(BufReader::new(File::open(file).ok()?));
-        while reader.read_byte_record(&mut record).ok()? {
-            let text = record.get(index)?;
-            if text.is_empty() {
-                continue;
+            .from_reader(BufReader::new(opened));
+        loop {
+            match reader.read_byte_record(&mut record) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(_) => {
+                    units.fill(Err(()));
+                    break 'files;
+                }
             }
-            let needed = time_text_unit(std::str::from_utf8(text).ok()?)?;
-            unit = Some(unit.map_or(needed, |unit| finer(unit, needed)));
+            for (unit, &index) in units.iter_mut().zip(indices) {
+                let Ok(so_far) = unit else { continue };
+                let needed = match record.get(index) {
+                    Some([]) => continue,
+                    Some(text) => std::str::from_utf8(text).ok().and_then(time_text_unit),
+                    None => None,
+                };
+                *unit = match needed {
+                    Some(needed) => Ok(Some(so_far.map_or(needed, |u| finer(u, needed)))),
+                    None => Err(()),
+                };
+            }
+            if units.iter().all(Result::is_err) {
+                break 'files;
+            }
         }
     }
-    unit
+    units.into_iter().map(|u| u.ok().flatten()).collect()
 }
 
 /// The coarsest unit that holds every value of the top-level field `column` of the
@@ -67,7 +90,8 @@ pub(super) fn json_time_unit(files: &[PathBuf], column: &str) -> Option<TimeUnit
 
 /// The coarsest unit that holds the time `text` exactly, if it is one: the shape CSV's
 /// reader reads as a time (`2024-01-01T10:00:00` or with a space, a fraction of 1 to 9
-/// digits, then `Z`, an offset or nothing) that also parses as one.
+/// digits, then `Z`, an offset or nothing) that also parses as one, or a date alone
+/// (midnight). Not a leap second: each unit would read it as another instant.
 fn time_text_unit(text: &str) -> Option<TimeUnit> {
     let b = text.as_bytes();
     let digits = |at: usize, n: usize| {
@@ -86,6 +110,14 @@ fn time_text_unit(text: &str) -> Option<TimeUnit> {
         && digits(14, 2)
         && is(16, b":")
         && digits(17, 2);
+    let date = digits(0, 4) && is(4, b"-") && digits(5, 2) && is(7, b"-") && digits(8, 2);
+    if date && b.len() == 10 {
+        // A date alone: midnight, as the readers take it.
+        let utc: Tz = "+00:00".parse().ok()?;
+        return string_to_datetime(&utc, text)
+            .ok()
+            .map(|_| TimeUnit::Second);
+    }
     if !shape {
         return None;
     }
@@ -202,7 +234,9 @@ mod tests {
             ),
             ("9999-12-31T23:59:59.999999999", Some(TimeUnit::Nanosecond)),
             // Not times as CSV reads them: a date, minutes only, 10 digits, a number.
-            ("2024-01-01", None),
+            ("2024-01-01", Some(TimeUnit::Second)),
+            ("2024-02-30", None),
+            ("2024-01-01Z", None),
             ("2025-12-31T23:59:60", None),
             ("2025-12-31T23:59:60.5Z", None),
             ("2024-01-01T10:00", None),
@@ -230,16 +264,11 @@ mod tests {
         let a = write("a.csv", "k,ts\n1,2024-01-01T10:00:00.000\n2,\n");
         let b = write("b.csv", "k,ts\n1,\"2024-01-01 10:00:00.000100\"\n");
         let c = write("c.csv", "k,ts\n1,soon\n");
-        assert_eq!(
-            csv_time_unit(std::slice::from_ref(&a), 1),
-            Some(TimeUnit::Second)
-        );
-        assert_eq!(
-            csv_time_unit(&[a.clone(), b], 1),
-            Some(TimeUnit::Microsecond)
-        );
-        assert_eq!(csv_time_unit(&[a.clone(), c], 1), None);
-        assert_eq!(csv_time_unit(&[a], 2), None);
+        let unit = |files: &[PathBuf], index: usize| csv_time_units(files, &[index])[0];
+        assert_eq!(unit(std::slice::from_ref(&a), 1), Some(TimeUnit::Second));
+        assert_eq!(unit(&[a.clone(), b], 1), Some(TimeUnit::Microsecond));
+        assert_eq!(unit(&[a.clone(), c], 1), None);
+        assert_eq!(unit(&[a], 2), None);
     }
 
     #[test]
