@@ -1748,7 +1748,39 @@ fn csv_files_whose_times_have_different_digits_are_one_table() {
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let message = stderr(&out);
     assert!(
-        message.contains("give a column times of two units") && !message.contains("Fail to merge"),
+        message.contains("give a column two types") && !message.contains("Fail to merge"),
+        "{message}"
+    );
+}
+
+/// Files the reader would skip or not lay out as one table are refused in words: a link
+/// to nothing (the table would be read without that file's rows), files beside and inside
+/// partition directories.
+#[cfg(unix)]
+#[test]
+fn dangling_links_and_mixed_layouts_are_refused_in_words() {
+    let tmp = tempdir("layouts");
+    let linked = tmp.path().join("linked");
+    std::fs::create_dir_all(&linked).unwrap();
+    std::fs::write(linked.join("a.csv"), "k\n1\n").unwrap();
+    std::os::unix::fs::symlink(tmp.path().join("gone.csv"), linked.join("b.csv")).unwrap();
+    let out = sql_csv(&format!("SELECT * FROM '{}/'", linked.display()));
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("'b.csv' is a link to nothing"),
+        "{}",
+        stderr(&out)
+    );
+    let mixed = tmp.path().join("mixed");
+    std::fs::create_dir_all(mixed.join("p=2")).unwrap();
+    std::fs::write(mixed.join("a.csv"), "k\n1\n").unwrap();
+    std::fs::write(mixed.join("p=2").join("b.csv"), "k\n2\n").unwrap();
+    let out = sql_csv(&format!("SELECT * FROM '{}/'", mixed.display()));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let message = stderr(&out);
+    assert!(
+        message.contains("both beside and inside `key=value` subdirectories")
+            && !message.contains("Found mixed"),
         "{message}"
     );
 }

@@ -549,7 +549,7 @@ fn text_times_are_judged_on_every_value_the_reader_reads() {
     assert_eq!(checks[0].rule, Rule::DataUnreadable);
     assert!(
         checks[0].message.contains(
-            "mixed.json' line 2: expected a string in field `ts`, as its other values are, found 1767267000"
+            "mixed.json' line 2: expected a string in field `ts` (the type read for it from all lines, which hold values of two kinds), found 1767267000"
         ),
         "{}",
         checks[0].message

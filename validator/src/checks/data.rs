@@ -404,7 +404,7 @@ pub fn findings(plan: &DataPlan, counts: &DataCounts) -> Vec<Check> {
                 Actual("nulls of no type"),
                 column.pos,
                 format!(
-                    "`{}` in {source} holds only nulls and the data gives it no type (as CSV and JSON do for a column of empty values): it cannot be checked against {}",
+                    "`{}` in {source} holds only nulls, of no type (Arrow's null type, which CSV and JSON give a column of empty values): it cannot be checked against {}",
                     crate::text::short(&column.name),
                     declared_text(column)
                 ),

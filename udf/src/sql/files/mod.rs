@@ -469,8 +469,16 @@ impl<'a> Walk<'a> {
                     self.relative(&entry)
                 ));
             }
-            // Links followed, as the reader follows them.
+            // Links followed, as the reader follows them; one that leads nowhere would be
+            // skipped by the reader, and the table read without its data.
             let Ok(metadata) = std::fs::metadata(&entry) else {
+                if std::fs::symlink_metadata(&entry).is_ok_and(|m| m.file_type().is_symlink()) {
+                    return Err(format!(
+                        "'{}' is a link to nothing (its target does not exist); restore the \
+                         target or remove the link",
+                        self.relative(&entry)
+                    ));
+                }
                 continue;
             };
             if metadata.is_dir() {
@@ -648,7 +656,17 @@ pub async fn listing_table(
     let config = ListingTableConfig::new(literal_url(path)?)
         .with_listing_options(options)
         .infer_partitions_from_path(state)
-        .await?;
+        .await
+        .map_err(
+            |e| match e.to_string().contains("Found mixed partition values") {
+                true => DataFusionError::Plan(format!(
+                    "'{}': the directory holds data files both beside and inside `key=value` \
+                 subdirectories; keep them all in one layout",
+                    quote(&path.to_string_lossy(), 200)
+                )),
+                false => e,
+            },
+        )?;
     let mut table = match config.clone().infer_schema(state).await {
         Ok(table) => table,
         Err(e) if e.to_string().contains("Fail to merge schema field") && path.is_dir() => {
@@ -1127,9 +1145,10 @@ impl TableProviderFactory for ExternalTables {
                     "'{}': {}",
                     quote(&dir.to_string_lossy(), 200),
                     differing_text_types(&dir).unwrap_or_else(|| {
-                        "the files of one table give a column times of two units (whole \
-                         seconds in one, fractions in another); declare the columns' types, \
-                         or read the directory as FROM 'path/', which reads them at the finer"
+                        "the files of one table give a column two types (values of two \
+                         kinds, or times of two units: whole seconds in one file, fractions \
+                         in another); declare the columns' types, or read the directory as \
+                         FROM 'path/', which reads times of two units at the finer unit"
                             .to_string()
                     })
                 )),

@@ -251,13 +251,15 @@ fn json_typed_error(
             }
             // "whilst decoding field 'f': expected string got 12": the kind the other
             // lines gave the field.
-            let kind = why
-                .strip_prefix("whilst decoding field '")
-                .and_then(|rest| rest.split_once("': expected "))
-                .and_then(|(name, rest)| Some((name, rest.split_once(" got ")?)));
+            let kind = decoding_field(schema, why).and_then(|(field, rest)| {
+                Some((
+                    field.name(),
+                    rest.strip_prefix("expected ")?.split_once(" got ")?,
+                ))
+            });
             if let Some((name, (expected, found))) = kind {
                 return Some(format!(
-                    "line {}: expected {} in field `{}`, as its other values are, found {}",
+                    "line {}: expected {} in field `{}` (the type read for it from all lines, which hold values of two kinds), found {}",
                     number + 1,
                     match expected {
                         "string" => "a string".to_string(),
@@ -273,6 +275,26 @@ fn json_typed_error(
         }
     }
     None
+}
+
+/// The field of `schema` a JSON reader's "whilst decoding field '{name}': {rest}" names,
+/// and the rest. Matched against the schema's names (the longest), as a name may itself
+/// hold `': `.
+fn decoding_field<'a>(
+    schema: &'a Schema,
+    error: &'a str,
+) -> Option<(&'a datafusion::arrow::datatypes::Field, &'a str)> {
+    let named = error.strip_prefix("whilst decoding field '")?;
+    schema
+        .fields()
+        .iter()
+        .filter_map(|field| {
+            let rest = named
+                .strip_prefix(field.name().as_str())?
+                .strip_prefix("': ")?;
+            Some((field.as_ref(), rest))
+        })
+        .max_by_key(|(field, _)| field.name().len())
 }
 
 /// The nanosecond time field of `schema` whose value on the JSON `line` overflows.
@@ -549,10 +571,8 @@ fn csv_inexact_integer(path: &Path, floats: &[String]) -> Option<(u64, String, S
 /// A time the JSON reader could not read at its column's unit and zone ("whilst decoding
 /// field '{name}': failed to parse \"{value}\" as {type}: {why}"), in the user's words.
 fn json_time_error(schema: &Schema, error: &str) -> Option<String> {
-    let (name, why) = error
-        .strip_prefix("whilst decoding field '")?
-        .split_once("': ")?;
-    let field = schema.field_with_name(name).ok()?;
+    let (field, why) = decoding_field(schema, error)?;
+    let name = field.name();
     let DataType::Timestamp(unit, zone) = field.data_type() else {
         return None;
     };
@@ -670,19 +690,23 @@ pub fn differing_text_types(dir: &Path) -> Option<String> {
             };
             let Ok(schema) = schema else { continue };
             for field in schema.fields() {
-                match seen.iter().find(|(name, _, _)| name == field.name()) {
+                match seen.iter_mut().find(|(name, _, _)| name == field.name()) {
                     None => seen.push((
                         field.name().clone(),
                         field.data_type().clone(),
                         file.clone(),
                     )),
+                    // A column of no values gives no type: the next file's is compared.
+                    Some((_, first, first_file)) if first.is_null() => {
+                        *first = field.data_type().clone();
+                        *first_file = file.clone();
+                    }
                     // Times of two units are read at the finer (see `listing_table`).
                     Some((_, first, first_file))
-                        if first != field.data_type()
-                            && !first.is_null()
+                        if *first != *field.data_type()
                             && !field.data_type().is_null()
                             && !matches!(
-                                (first, field.data_type()),
+                                (&*first, field.data_type()),
                                 (DataType::Timestamp(_, None), DataType::Timestamp(_, None))
                             ) =>
                     {
