@@ -642,6 +642,9 @@ async fn summarize_table(
             {
                 Some(format!("CAST({expr} AS VARCHAR)"))
             }
+            // No value at all (a CSV or JSON column of empty values): nulls only.
+            (Kind::Numeric, DataType::Null) => Some("CAST(NULL AS DOUBLE)".to_string()),
+            (Kind::Categorical, DataType::Null) => Some("CAST(NULL AS VARCHAR)".to_string()),
             _ => None,
         };
         let Some(value) = value else {

@@ -332,3 +332,22 @@ def test_text_timestamp_features_are_read_in_their_declared_zone(tmp_path: Path,
     report = drift(tmp_path / f"cur.{form}", schema, reference=tmp_path / "ref.parquet")
     assert [f.message for f in report.findings] == []
     assert report.exit_code == 0
+
+
+def test_a_column_of_no_values_has_a_null_rate_not_a_type(tmp_path: Path) -> None:
+    """A CSV feature column empty in every row (no type) is all nulls: the change in its
+    null rate is measured, and a distribution of no values cannot be compared."""
+    schema = tmp_path / "v.yaml"
+    schema.write_text(
+        "name: v\nschema_version: 1.0.0\nowner: a@example.com\n"
+        "entities: [{name: user, join_key: user_id, type: string}]\n"
+        "event_timestamp: {name: ts, type: timestamp, unit: us, tz: UTC}\n"
+        "features:\n  - {name: m, type: float64}\n"
+    )
+    (tmp_path / "ref.csv").write_text("user_id,ts,m\nu1,2026-01-01T00:00:00Z,1.5\nu2,2026-01-01T00:00:00Z,2.5\n")
+    (tmp_path / "cur.csv").write_text("user_id,ts,m\nu1,2026-01-01T00:00:00Z,\nu2,2026-01-01T00:00:00Z,\n")
+    report = drift(tmp_path / "cur.csv", schema, reference=tmp_path / "ref.csv")
+    messages = {f.rule: f.message for f in report.findings}
+    assert set(messages) == {"drift-null-rate", "drift-psi"}, messages
+    assert "2 of 2 now" in messages["drift-null-rate"]
+    assert "the current data has no values" in messages["drift-psi"]

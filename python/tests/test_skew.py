@@ -317,3 +317,22 @@ def test_untrusted_text_in_errors_is_escaped(tmp_path: Path) -> None:
     assert "\x1b" not in str(raised.value) and "\u202e" not in str(raised.value), str(raised.value)
     with pytest.raises(ArrowfeatValueError, match="absolute_tolerance"):
         skew(serving, training, schema, time_tolerance="1m", absolute_tolerance=10**400)
+
+
+def test_a_column_of_no_values_is_compared_as_nulls(tmp_path: Path) -> None:
+    """A serving log whose feature column is empty in every row (CSV gives it no type)
+    served nulls: each matched row mismatches the trained value, in both directions."""
+    schema = one_feature_schema(tmp_path)
+    empty = tmp_path / "empty.csv"
+    empty.write_text("k,ts,m\n1,2026-01-01T12:00:00Z,\n2,2026-01-01T12:00:00Z,\n")
+    full = tmp_path / "full.csv"
+    full.write_text("k,ts,m\n1,2026-01-01T12:00:00Z,1.5\n2,2026-01-01T12:00:00Z,2.5\n")
+    for served, trained, sample in [
+        (empty, full, "served null, trained 1.5"),
+        (full, empty, "served 1.5, trained null"),
+    ]:
+        report = skew(served, trained, schema, time_tolerance="0s")
+        assert [f.rule for f in report.findings] == ["skew-mismatch"], [f.message for f in report.findings]
+        assert "in 2 of 2 matched rows" in report.findings[0].message
+        assert sample in report.findings[0].message
+    assert skew(empty, empty, schema, time_tolerance="0s").findings == []

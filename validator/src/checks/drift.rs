@@ -896,7 +896,7 @@ pub fn findings(
     );
     let no_values = metrics.psi.is_none().then(|| {
         let side = match (metrics.reference_values, metrics.current_values) {
-            (0, 0) => "neither the reference nor the current data has",
+            (0, 0) => "both the reference and the current data have",
             (0, _) => "the reference has",
             _ => "the current data has",
         };
