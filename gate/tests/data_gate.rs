@@ -175,15 +175,7 @@ fn csv_times_in_zones_name_what_does_not_read() {
     )
     .unwrap();
     let checks = check_yaml(&schema("America/New_York"), &gap);
-    assert_eq!(checks.len(), 1, "{checks:#?}");
-    assert_eq!(checks[0].rule, Rule::DataUnreadable);
-    assert!(
-        checks[0].message.contains(
-            "gap.csv' line 3: expected a time in column `ts`, found '2025-03-09 02:30:00': a local time that America/New_York skips or repeats"
-        ),
-        "{}",
-        checks[0].message
-    );
+    assert_unreadable(&checks, "gap.csv' line 3: expected a time in column `ts`, found '2025-03-09 02:30:00': a local time that America/New_York skips or repeats");
     // Whole seconds written with a `.000` fraction are whole seconds, not milliseconds
     // that a schema of seconds would cut; `.500` would be.
     let millis = dir.path().join("millis.csv");
@@ -285,15 +277,7 @@ fn json_times_are_read_in_the_declared_zone_without_cutting_digits() {
     )
     .unwrap();
     let checks = check_yaml(&schema("America/New_York"), &gap);
-    assert_eq!(checks.len(), 1, "{checks:#?}");
-    assert_eq!(checks[0].rule, Rule::DataUnreadable);
-    assert!(
-        checks[0].message.contains(
-            "gap.json' line 2: expected a time in column `ts`, found '2025-03-09 02:30:00': a local time that America/New_York skips or repeats"
-        ),
-        "{}",
-        checks[0].message
-    );
+    assert_unreadable(&checks, "gap.json' line 2: expected a time in column `ts`, found '2025-03-09 02:30:00': a local time that America/New_York skips or repeats");
     let far = dir.path().join("far.json");
     std::fs::write(
         &far,
@@ -301,14 +285,7 @@ fn json_times_are_read_in_the_declared_zone_without_cutting_digits() {
     )
     .unwrap();
     let checks = check_yaml(&schema("UTC"), &far);
-    assert_eq!(checks.len(), 1, "{checks:#?}");
-    assert!(
-        checks[0].message.contains(
-            "far.json' line 1: expected a time from 1677-09-21 to 2262-04-11 in column `ts`, which is read in nanoseconds (the unit the schema declares, or that its values' digits need), found 9999-12-31T00:00:00+00:00"
-        ),
-        "{}",
-        checks[0].message
-    );
+    assert_unreadable(&checks, "far.json' line 1: expected a time from 1677-09-21 to 2262-04-11 in column `ts`, which is read in nanoseconds (the unit the schema declares, or that its values' digits need), found 9999-12-31T00:00:00+00:00");
 }
 
 /// CSV files of one directory whose times have different digits (one file of whole
@@ -545,15 +522,7 @@ fn text_times_are_judged_on_every_value_the_reader_reads() {
     )
     .unwrap();
     let checks = check(&mixed, 5);
-    assert_eq!(checks.len(), 1, "{checks:#?}");
-    assert_eq!(checks[0].rule, Rule::DataUnreadable);
-    assert!(
-        checks[0].message.contains(
-            "mixed.json' line 2: expected a string in field `ts` (the type read for it from all lines, which hold values of two kinds), found 1767267000"
-        ),
-        "{}",
-        checks[0].message
-    );
+    assert_unreadable(&checks, "mixed.json' line 2: expected a string in field `ts` (the type read for it from all lines, which hold values of two kinds), found 1767267000");
 }
 
 #[test]
@@ -716,6 +685,13 @@ fn unreadable_data_is_an_input_finding() {
             .message
             .contains(&path.file_name().unwrap().to_string_lossy().into_owned()));
     }
+}
+
+/// `checks` is the one data-unreadable finding, with `text` in its message.
+fn assert_unreadable(checks: &[Check], text: &str) {
+    assert_eq!(checks.len(), 1, "{checks:#?}");
+    assert_eq!(checks[0].rule, Rule::DataUnreadable);
+    assert!(checks[0].message.contains(text), "{}", checks[0].message);
 }
 
 fn check_yaml(yaml: &str, path: &std::path::Path) -> Vec<Check> {
