@@ -677,24 +677,17 @@ fn compare_part(
             exact: !uses_tolerance(trained.data_type()),
             ..FeaturePart::default()
         };
-        // The serving side in the training side's type (a Utf8View log against a Utf8
-        // backfill, Int32 against Int64); values that do not convert are a type finding.
         // A side of no values at all (a CSV or JSON column of empty values) is nulls of
         // the other side's type.
-        let null_of = |other: &dyn Array, len: usize| {
-            datafusion::arrow::array::new_null_array(other.data_type(), len)
-        };
-        let trained = match (trained.data_type(), served.data_type()) {
-            (DataType::Null, other) if *other != DataType::Null => {
-                null_of(served.as_ref(), trained.len())
-            }
-            _ => trained.clone(),
-        };
-        let served = match served.data_type() {
-            DataType::Null => null_of(trained.as_ref(), served.len()),
-            _ => served.clone(),
+        use datafusion::arrow::array::new_null_array;
+        let (served, trained) = match (served.data_type(), trained.data_type()) {
+            (DataType::Null, other) => (new_null_array(other, served.len()), trained.clone()),
+            (other, DataType::Null) => (served.clone(), new_null_array(other, trained.len())),
+            _ => (served.clone(), trained.clone()),
         };
         let (served, trained) = (&served, &trained);
+        // The serving side in the training side's type (a Utf8View log against a Utf8
+        // backfill, Int32 against Int64); values that do not convert are a type finding.
         let served = match served.data_type() == trained.data_type() {
             true => served.clone(),
             false => match lossless_cast(served, trained.data_type()) {

@@ -751,6 +751,20 @@ pub async fn listing_table(
     )
 }
 
+/// The one type two CSV or JSON files' types for a column read as: the same, the other
+/// where one file holds no value (`Null`), the finer of two units of naive times; `None`
+/// for two other types, which cannot be one column.
+fn merged_text_type(a: &DataType, b: &DataType) -> Option<DataType> {
+    match (a, b) {
+        _ if a == b => Some(a.clone()),
+        (DataType::Null, other) | (other, DataType::Null) => Some(other.clone()),
+        (DataType::Timestamp(a, None), DataType::Timestamp(b, None)) => {
+            Some(DataType::Timestamp(finer(*a, *b), None))
+        }
+        _ => None,
+    }
+}
+
 /// The schema of the CSV files of `dir` when they differ only in the unit of times
 /// (`11:00:00` in one file, `11:00:00.5` in another: seconds and milliseconds) or in a
 /// column some files hold only empty values of: the finest unit, and the type the other
@@ -776,15 +790,7 @@ async fn merged_time_units(
                 fields.push(field.as_ref().clone());
                 continue;
             };
-            let merged = match (seen.data_type(), field.data_type()) {
-                (a, b) if a == b => continue,
-                (DataType::Null, b) => b.clone(),
-                (_, DataType::Null) => continue,
-                (DataType::Timestamp(a, None), DataType::Timestamp(b, None)) => {
-                    DataType::Timestamp(finer(*a, *b), None)
-                }
-                _ => return None,
-            };
+            let merged = merged_text_type(seen.data_type(), field.data_type())?;
             *seen = seen.clone().with_data_type(merged).with_nullable(true);
         }
     }

@@ -701,14 +701,9 @@ pub fn differing_text_types(dir: &Path) -> Option<String> {
                         *first = field.data_type().clone();
                         *first_file = file.clone();
                     }
-                    // Times of two units are read at the finer (see `listing_table`).
+                    // Types the table reads as one (times of two units) are no difference.
                     Some((_, first, first_file))
-                        if *first != *field.data_type()
-                            && !field.data_type().is_null()
-                            && !matches!(
-                                (&*first, field.data_type()),
-                                (DataType::Timestamp(_, None), DataType::Timestamp(_, None))
-                            ) =>
+                        if super::merged_text_type(first, field.data_type()).is_none() =>
                     {
                         let name = |f: &Path| {
                             quote(&f.strip_prefix(dir).unwrap_or(f).to_string_lossy(), 200)

@@ -113,8 +113,7 @@ fn time_text_unit(text: &str) -> Option<TimeUnit> {
     let date = digits(0, 4) && is(4, b"-") && digits(5, 2) && is(7, b"-") && digits(8, 2);
     if date && b.len() == 10 {
         // A date alone: midnight, as the readers take it.
-        let utc: Tz = "+00:00".parse().ok()?;
-        return string_to_datetime(&utc, text)
+        return string_to_datetime(&utc()?, text)
             .ok()
             .map(|_| TimeUnit::Second);
     }
@@ -134,8 +133,7 @@ fn time_text_unit(text: &str) -> Option<TimeUnit> {
     if is(rest, b"0123456789.") {
         return None;
     }
-    let utc: Tz = "+00:00".parse().ok()?;
-    let time = string_to_datetime(&utc, text).ok()?;
+    let time = string_to_datetime(&utc()?, text).ok()?;
     let nanos = time.timestamp_subsec_nanos();
     if nanos >= 1_000_000_000 {
         // A leap second (`23:59:60`): each unit would read it as another instant.
@@ -150,6 +148,11 @@ fn time_text_unit(text: &str) -> Option<TimeUnit> {
     } else {
         TimeUnit::Nanosecond
     })
+}
+
+/// UTC, in which a time's shape and digits are judged (its zone changes neither).
+fn utc() -> Option<Tz> {
+    "+00:00".parse().ok()
 }
 
 #[cfg(test)]
@@ -192,7 +195,7 @@ mod tests {
         let Some(unit) = time_text_unit(text) else {
             return;
         };
-        let utc: Tz = "+00:00".parse().unwrap();
+        let utc = utc().unwrap();
         let nanos = string_to_datetime(&utc, text)
             .expect("a time the unit was given for parses")
             .timestamp_subsec_nanos();
