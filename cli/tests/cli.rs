@@ -728,9 +728,9 @@ fn a_corrupt_parquet_file_in_a_directory_is_named() {
         dir.join("c.parquet"),
     )
     .unwrap();
-    // Not a partition (no `=`): the reader ignores the directory, and so does the note.
-    std::fs::create_dir(tmp.path().join("aaa")).unwrap();
-    std::fs::write(tmp.path().join("aaa/a.parquet"), &events[..3000]).unwrap();
+    // A writer's own directory (`_` name): the reader ignores it, and so does the note.
+    std::fs::create_dir(tmp.path().join("_aaa")).unwrap();
+    std::fs::write(tmp.path().join("_aaa/a.parquet"), &events[..3000]).unwrap();
     let root = tmp.path().display().to_string();
     let culprit = |dir: &str| {
         format!(
@@ -1216,7 +1216,8 @@ fn csv_files_with_reordered_headers_are_refused_not_read_by_position() {
     let out = external(&format!("{root}/*.csv"), "");
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("*.csv': patterns are not read; name a file or a directory"));
-    // A setting that would read plain subdirectories, which are not checked, is fixed.
+    // A setting that would read plain subdirectories, which are not checked, is fixed;
+    // and a plain subdirectory holding data is refused, as the reader leaves it out.
     std::fs::write(dir.join("2.csv"), "a,b\n3,4\n").unwrap();
     std::fs::create_dir_all(dir.join("sub")).unwrap();
     std::fs::write(dir.join("sub/3.csv"), "b,a\n6,5\n").unwrap();
@@ -1231,8 +1232,16 @@ fn csv_files_with_reordered_headers_are_refused_not_read_by_position() {
         stderr(&out)
     );
     let out = arrowfeat(&["sql", &query, "--format", "csv"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("'sub' is a subdirectory whose name is not key=value, and it holds data files (such as 'sub/3.csv')"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::rename(dir.join("sub"), dir.join("_sub")).unwrap();
+    let out = arrowfeat(&["sql", &query, "--format", "csv"]);
     assert_eq!(stdout(&out), "a,b\n1,2\n3,4\n", "{}", stderr(&out));
-    std::fs::remove_dir_all(dir.join("sub")).unwrap();
+    std::fs::remove_dir_all(dir.join("_sub")).unwrap();
     // `has_header` given twice (DataFusion takes the last), and a comment line before
     // the header: both compared as the reader reads them.
     std::fs::write(dir.join("2.csv"), "b,a\n4,3\n").unwrap();
@@ -1869,6 +1878,67 @@ fn training_set_output_into_a_missing_directory_is_refused() {
         stderr(&out)
     );
     assert!(!tmp.path().join("no").exists());
+}
+
+#[test]
+fn malformed_json_lines_and_csv_headers_are_told_in_words_without_their_values() {
+    let tmp = tempdir("text-shapes");
+    let secret = "\\u001b[31mSECRET";
+    let cases = [
+        (
+            "array.json",
+            format!("[{{\"k\": \"{secret}\"}}]\n"),
+            "line 1: expected a JSON object (one per line), found a list",
+        ),
+        (
+            "bom.json",
+            "\u{feff}{\"k\": 1}\n".to_string(),
+            "line 1: the file starts with a UTF-8 byte order mark",
+        ),
+        (
+            "kinds.json",
+            format!("{{\"k\": {{\"a\": \"{secret}\"}}}}\n{{\"k\": [1]}}\n"),
+            "line 2: field `k` is a list here but an object on line 1",
+        ),
+        (
+            "items.json",
+            format!("{{\"k\": [{{\"a\": 1}}, \"{secret}\"]}}\n"),
+            "line 1: field `k[]` is both an object and a string",
+        ),
+        (
+            "deep.json",
+            format!("{{\"k\": [{{\"a\": \"{secret}\"}}]}}\n{{\"k\": 5}}\n"),
+            "deep.json': the JSON values of one field are objects in one place and lists",
+        ),
+        (
+            "header.csv",
+            "k,v,k\n1,2,3\n".to_string(),
+            "line 1: the header names two columns `k` (fields 1 and 3)",
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = arrowfeat(&["sql", &format!("SELECT * FROM '{}'", path.display())]);
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains(expected), "{name}: {err}");
+        for leak in ["SECRET", "\u{1b}", "Object", "Scalar", "Array ["] {
+            assert!(!err.contains(leak), "{name} shows {leak:?}: {err}");
+        }
+    }
+    // A file read alone is named once, by the argument that names it.
+    let path = tmp.path().join("array.json");
+    let table = format!("t={}", path.display());
+    let out = arrowfeat(&["sql", "--table", &table, "SELECT * FROM t"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "--table {table}: cannot read line 1: expected a JSON object"
+        )),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

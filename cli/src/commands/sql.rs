@@ -262,10 +262,8 @@ pub fn parquet_files(
 /// first, then the files (each escaped and cut; at most ten listed).
 pub fn name_parquet_inputs(e: CliError, files: &ParquetFiles) -> CliError {
     const LISTED: usize = 10;
-    if files::is_text_read_error(&e.message) {
-        if let Some(found) = files::first_unreadable_text_file(&files.text) {
-            return CliError::failure(format!("cannot read {found}"));
-        }
+    if let Some(words) = files::text_read_failure(&e.message, &files.text, None) {
+        return CliError::failure(words);
     }
     let Some(detail) = e.message.strip_prefix(files::PARQUET_UNREADABLE) else {
         return e;

@@ -40,8 +40,8 @@ mod text_errors;
 mod text_times;
 
 pub use text_errors::{
-    differing_text_types, first_unreadable_text_file, first_unreadable_text_file_as,
-    inexact_integers, is_text_read_error, name_text_file, TextErrorsExec, TextLayout,
+    differing_text_types, inexact_integers, is_text_read_error, name_text_file, text_read_failure,
+    TextErrorsExec, TextLayout,
 };
 
 pub use open::{
@@ -437,14 +437,18 @@ impl<'a> Walk<'a> {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return Ok(());
         };
-        // Only names that may matter (a data extension, or `=` for a partition) are
-        // looked at further, so that a directory of many other files costs no `stat`.
+        // Only names that may matter (a data extension, `=` for a partition, or a
+        // directory that is not hidden) are looked at further, so that a directory of
+        // many other files costs no `stat`.
         let mut names: Vec<(PathBuf, Option<DataFormat>)> = entries
             .filter_map(|e| {
-                let path = e.ok()?.path();
+                let e = e.ok()?;
+                let path = e.path();
                 let name = path.file_name()?.to_str()?;
                 let format = DataFormat::of_file(Path::new(name));
-                (format.is_some() || name.contains('=')).then_some((path, format))
+                let other_dir = !name.starts_with(['_', '.'])
+                    && e.file_type().is_ok_and(|t| t.is_dir() || t.is_symlink());
+                (format.is_some() || name.contains('=') || other_dir).then_some((path, format))
             })
             .collect();
         // By name, so that the files named in a message do not depend on the file system.
@@ -498,6 +502,18 @@ impl<'a> Walk<'a> {
                     // DataFusion writes a null key as `key=`.
                     self.null_partitions |= value == NULL_PARTITION || value.is_empty();
                     self.dir(&entry, depth + 1)?;
+                } else if let Some(file) = first_data_file_below(&entry) {
+                    // The reader leaves such a directory out, and the table would be read
+                    // without its rows. `_` and `.` names (Spark's `_temporary`, Delta's
+                    // `_delta_log`) are the writers' own and are not looked into.
+                    return Err(format!(
+                        "'{}' is a subdirectory whose name is not key=value, and it holds \
+                         data files (such as '{}') that the reader would leave out: name it \
+                         key=value (a Hive partition), move its files, or read it as a table \
+                         of its own",
+                        self.relative(&entry),
+                        self.relative(&file)
+                    ));
                 }
                 continue;
             }
@@ -612,6 +628,50 @@ impl<'a> Walk<'a> {
         let tail: String = text.chars().skip(chars - 200).collect();
         format!("…{}", quote(&tail, 200))
     }
+}
+
+/// A data file in the directory `dir` or below it (up to [`MAX_DEPTH`] levels, links
+/// followed, hidden `_` and `.` names left out), looking at no more than a bounded number
+/// of entries.
+fn first_data_file_below(dir: &Path) -> Option<PathBuf> {
+    const LOOKED_AT: usize = 100_000;
+    let mut pending = vec![(dir.to_path_buf(), 0)];
+    let mut visited = HashSet::new();
+    let mut seen = 0;
+    while let Some((dir, depth)) = pending.pop() {
+        let resolved = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
+        if !visited.insert(resolved) {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut names: Vec<PathBuf> = entries
+            .filter_map(|e| Some(e.ok()?.path()))
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| !n.starts_with(['_', '.']))
+            })
+            .collect();
+        names.sort();
+        for entry in names {
+            seen += 1;
+            if seen > LOOKED_AT {
+                return None;
+            }
+            let Ok(metadata) = std::fs::metadata(&entry) else {
+                continue;
+            };
+            if metadata.is_file() && DataFormat::of_file(&entry).is_some() {
+                return Some(entry);
+            }
+            if metadata.is_dir() && depth < MAX_DEPTH {
+                pending.push((entry, depth + 1));
+            }
+        }
+    }
+    None
 }
 
 /// `.ext` of a file name, as written (`.parquet` for a file named `.parquet`).
@@ -1296,7 +1356,9 @@ mod tests {
     fn hive_partitions_are_looked_into_and_other_directories_not() {
         let dir = tempfile::tempdir().unwrap();
         touch(dir.path(), "day=1/hour=2/a.PQ");
-        touch(dir.path(), "scratch/b.csv");
+        touch(dir.path(), "_temporary/0/b.PQ");
+        touch(dir.path(), ".spark-staging/c.PQ");
+        touch(dir.path(), "notes/README");
         let files = data_files(dir.path()).unwrap().unwrap();
         assert_eq!(
             (files.format, files.extension.as_str()),
@@ -1308,6 +1370,24 @@ mod tests {
         let empty = tempfile::tempdir().unwrap();
         touch(empty.path(), "_SUCCESS");
         assert_eq!(data_files(empty.path()).unwrap(), None);
+    }
+
+    #[test]
+    fn data_in_a_directory_the_reader_leaves_out_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        touch(dir.path(), "a.parquet");
+        touch(dir.path(), "2026-11-01/more/b.csv");
+        let err = data_files(dir.path()).unwrap_err();
+        assert!(
+            err.contains("'2026-11-01' is a subdirectory whose name is not key=value"),
+            "{err}"
+        );
+        assert!(err.contains("(such as '2026-11-01/more/b.csv')"), "{err}");
+        // Spark writes a table as a directory named like a file.
+        let dir = tempfile::tempdir().unwrap();
+        touch(dir.path(), "out.parquet/part-0.parquet");
+        let err = data_files(dir.path()).unwrap_err();
+        assert!(err.contains("'out.parquet' is a subdirectory"), "{err}");
     }
 
     #[test]

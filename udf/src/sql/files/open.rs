@@ -7,15 +7,15 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrowfeat_common::quote;
+use arrowfeat_common::{cap, quote};
 use datafusion::catalog::TableProvider;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::context::SessionState;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
 use super::{
-    data_files, differing_text_types, first_unreadable_text_file, is_text_read_error,
-    listing_table, local_path, DataFiles, LocalDataTables, TextTimes, INFER_TYPES_FROM_ALL_ROWS,
+    data_files, differing_text_types, is_text_read_error, listing_table, local_path,
+    text_read_failure, DataFiles, LocalDataTables, TextTimes, INFER_TYPES_FROM_ALL_ROWS,
     KNOWN_EXTENSIONS, MAX_DEPTH,
 };
 use crate::sql::errors::{error_cause, ErrorCause};
@@ -233,8 +233,7 @@ pub fn input_error(what: &str, path: &Path, e: &DataFusionError) -> FileError {
         }
         ErrorCause::Other(message) => {
             let found = match is_text_read_error(&message) {
-                true => first_unreadable_text_file(&[path.to_path_buf()])
-                    .map(|found| format!("cannot read {found}")),
+                true => text_read_failure(&message, &[path.to_path_buf()], None),
                 false if message.contains("Fail to merge schema field") => {
                     differing_text_types(path)
                 }
@@ -242,8 +241,16 @@ pub fn input_error(what: &str, path: &Path, e: &DataFusionError) -> FileError {
                 false => None,
             };
             // The listing names the directory itself where the reader names nothing.
-            let own = format!("'{}': ", quote(&path.to_string_lossy(), 200));
-            let found = found.unwrap_or_else(|| message.replacen(&own, "", 1));
+            let own = format!("'{}'", quote(&path.to_string_lossy(), 200));
+            let found =
+                found.unwrap_or_else(|| cap(&message.replacen(&format!("{own}: "), "", 1), 500));
+            // `what` already names a file read alone.
+            let found = match path.is_file() {
+                true => found
+                    .replacen(&format!("cannot read {own} "), "cannot read ", 1)
+                    .replacen(&format!("cannot read {own}: "), "cannot read: ", 1),
+                false => found,
+            };
             FileError::unreadable(format!("{what}: {found}"))
         }
     }

@@ -34,11 +34,27 @@ pub fn is_text_read_error(message: &str) -> bool {
     .any(|m| message.contains(m))
 }
 
-/// The first CSV or JSON file among `inputs` (files, or directories and their `key=value`
-/// subdirectories, by path) that does not parse, as `'file' line N: why`; `None` when
-/// they all parse.
-pub fn first_unreadable_text_file(inputs: &[PathBuf]) -> Option<String> {
-    first_unreadable_text_file_as(inputs, None)
+/// The JSON reader's type inference errors (which print the values they met as Rust
+/// structures) in words, for when no single line is found at fault: a field is an object
+/// in one place and a list or a scalar in another, at a depth the line check does not
+/// follow (a list's items against a scalar, or across files).
+fn json_inference_words(message: &str) -> Option<&'static str> {
+    [
+        "Incompatible type found during schema inference",
+        "Expected scalar or scalar array JSON type",
+        "Expected scalar value for scalar array",
+        "Got non array element in nested array",
+        "Expected struct value for struct array",
+        "Expected array json type",
+        "Expected object json type",
+        "Expected JSON record to be an object",
+    ]
+    .iter()
+    .any(|m| message.contains(m))
+    .then_some(
+        "the JSON values of one field are objects in one place and lists, numbers, strings \
+         or booleans in another (at some depth), which the reader cannot read as one type",
+    )
 }
 
 /// How a table's reader parses its CSV or JSON files: the columns the files hold (the
@@ -51,25 +67,29 @@ pub struct TextLayout {
     pub csv_dialect: CsvDialect,
 }
 
-/// [`first_unreadable_text_file`], and with `layout`, also the first value that does not
-/// parse as its column's type.
-pub fn first_unreadable_text_file_as(
-    inputs: &[PathBuf],
-    layout: Option<&TextLayout>,
-) -> Option<String> {
+/// The first CSV or JSON file among `inputs` (files, or directories and their `key=value`
+/// subdirectories, by path) that does not parse, as `'file' line N: why`, and with
+/// `layout`, the first value that does not parse as its column's type; `None` when they
+/// all parse.
+fn first_unreadable_text_file(inputs: &[PathBuf], layout: Option<&TextLayout>) -> Option<String> {
     text_files(inputs)
         .into_iter()
         .take(PROBED_FILES)
         .find_map(|file| {
             let why = match DataFormat::of_file(&file)? {
-                DataFormat::Csv => {
-                    csv_error(&file).or_else(|| layout.and_then(|l| csv_typed_error(&file, l)))
-                }
+                DataFormat::Csv => csv_error(&file, layout.is_none_or(|l| l.csv_header))
+                    .or_else(|| layout.and_then(|l| csv_typed_error(&file, l))),
                 DataFormat::Json => json_error(&file)
                     .or_else(|| layout.and_then(|l| json_typed_error(&file, &l.file_schema))),
                 DataFormat::Parquet => None,
             }?;
-            Some(format!("'{}' {why}", quote(&file.to_string_lossy(), 200)))
+            let file = quote(&file.to_string_lossy(), 200);
+            Some(
+                match why.starts_with("line ") || why.starts_with("record ") {
+                    true => format!("'{file}' {why}"),
+                    false => format!("'{file}': {why}"),
+                },
+            )
         })
 }
 
@@ -357,9 +377,9 @@ fn text_files_within(
     }
 }
 
-/// Why the CSV file `path` does not parse as the reader parses it (a header, then rows
-/// of as many fields, UTF-8), as `line N: ...`.
-fn csv_error(path: &Path) -> Option<String> {
+/// Why the CSV file `path` does not parse as the reader parses it (with `header`, a
+/// header of distinct names, then rows of as many fields, UTF-8), as `line N: ...`.
+fn csv_error(path: &Path, header: bool) -> Option<String> {
     let file = std::fs::File::open(path).ok()?;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
@@ -373,6 +393,11 @@ fn csv_error(path: &Path) -> Option<String> {
             Ok(false) => return None,
             Ok(true) => {}
             Err(e) => return Some(format!("line {line}: {}", e.kind_text())),
+        }
+        if header && fields.is_none() {
+            if let Some(duplicate) = duplicate_name(&record) {
+                return Some(duplicate);
+            }
         }
         let expected = *fields.get_or_insert(record.len());
         if record.len() != expected {
@@ -392,6 +417,24 @@ fn csv_error(path: &Path) -> Option<String> {
     }
 }
 
+/// A name the CSV header `record` gives two columns, as `line 1: ...`: the reader keeps
+/// one column of that name, and every row then has a field too many.
+fn duplicate_name(record: &csv::ByteRecord) -> Option<String> {
+    let mut seen = std::collections::HashMap::new();
+    record.iter().enumerate().find_map(|(at, name)| {
+        let first = *seen.entry(name).or_insert(at);
+        (first != at).then(|| {
+            format!(
+                "line 1: the header names two columns `{}` (fields {} and {}); each column \
+                 needs a name of its own",
+                quote(&String::from_utf8_lossy(name), 100),
+                first + 1,
+                at + 1
+            )
+        })
+    })
+}
+
 trait KindText {
     fn kind_text(&self) -> String;
 }
@@ -407,34 +450,142 @@ impl KindText for csv::Error {
 }
 
 /// Why the newline-delimited JSON file `path` does not parse, as `line N: ...`: each
-/// non-blank line must hold one JSON object.
+/// non-blank line must hold one JSON object, and a field (at any depth, list items
+/// included) must not be an object on one line and a number, string, boolean or list on
+/// another, as the reader's type inference cannot merge the two. Nothing of a value is
+/// shown: only where it is and what kind of value it is.
 fn json_error(path: &Path) -> Option<String> {
     let file = std::fs::File::open(path).ok()?;
+    let mut kinds = FieldKinds::default();
     for (number, line) in BufReader::new(file).split(b'\n').enumerate() {
+        let at = number + 1;
         let Ok(line) = line else {
-            return Some(format!("line {}: cannot be read", number + 1));
+            return Some(format!("line {at}: cannot be read"));
         };
+        if number == 0 && line.starts_with(b"\xEF\xBB\xBF") {
+            return Some(
+                "line 1: the file starts with a UTF-8 byte order mark, which newline-delimited \
+                 JSON does not take: save the file without it"
+                    .to_string(),
+            );
+        }
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let mut cursor = std::io::Cursor::new(&line);
-        if let Err(e) =
-            datafusion::arrow::json::reader::infer_json_schema_from_seekable(&mut cursor, None)
-        {
-            let text = e.to_string();
-            // The reader's position is within this line: keep its column only.
-            let why = text
-                .rsplit_once(" at line 1 column ")
-                .map(|(why, column)| format!("{why} at column {column}"))
-                .unwrap_or(text);
-            let why = why
-                .trim_start_matches("Json error: ")
-                .trim_start_matches("Not valid JSON: ")
-                .to_string();
-            return Some(format!("line {}: not valid JSON: {why}", number + 1));
+        let value = match serde_json::from_slice::<serde_json::Value>(&line) {
+            Ok(value) => value,
+            Err(e) => {
+                let text = e.to_string();
+                let why = text
+                    .rsplit_once(" at line ")
+                    .map_or(text.as_str(), |(why, _)| why);
+                return Some(format!(
+                    "line {at}: not valid JSON: {} at column {}",
+                    quote(why, 100),
+                    e.column()
+                ));
+            }
+        };
+        let serde_json::Value::Object(record) = &value else {
+            return Some(format!(
+                "line {at}: expected a JSON object (one per line), found {}",
+                json_kind(&value)
+            ));
+        };
+        if let Some(conflict) = kinds.add_object("", record, at) {
+            return Some(conflict);
         }
     }
     None
+}
+
+/// A JSON value's kind in words.
+fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "a list",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+/// Where each field of a JSON file (by its dotted path, a list's items as `list[]`) was
+/// first an object, and first some other kind (a list included): the two do not merge.
+#[derive(Default)]
+struct FieldKinds {
+    seen: std::collections::HashMap<String, FieldSeen>,
+}
+
+/// The line where a field was first an object, and the kind and line where it was first
+/// something else.
+#[derive(Default)]
+struct FieldSeen {
+    object: Option<usize>,
+    other: Option<(&'static str, usize)>,
+}
+
+impl FieldKinds {
+    fn add_object(
+        &mut self,
+        prefix: &str,
+        record: &serde_json::Map<String, serde_json::Value>,
+        line: usize,
+    ) -> Option<String> {
+        record.iter().find_map(|(name, value)| {
+            let path = match prefix.is_empty() {
+                true => name.clone(),
+                false => format!("{prefix}.{name}"),
+            };
+            self.add(path, value, line)
+        })
+    }
+
+    fn add(&mut self, path: String, value: &serde_json::Value, line: usize) -> Option<String> {
+        let FieldSeen {
+            object: object_at,
+            other: other_at,
+        } = self.seen.entry(path.clone()).or_default();
+        let conflict = match value {
+            serde_json::Value::Null => None,
+            serde_json::Value::Object(_) => {
+                object_at.get_or_insert(line);
+                other_at.map(|(kind, other)| ("an object", line, kind, other))
+            }
+            other => {
+                let (kind, _) = other_at.get_or_insert((json_kind(other), line));
+                object_at.map(|object| (*kind, line, "an object", object))
+            }
+        };
+        if let Some((here, line, there, other)) = conflict {
+            let (first, first_kind, second, second_kind) = match other <= line {
+                true => (other, there, line, here),
+                false => (line, here, other, there),
+            };
+            let path = quote(&path, 100);
+            let rule = "the reader needs a field to be always an object or never one";
+            return Some(match first == second {
+                true => format!(
+                    "line {second}: field `{path}` is both {first_kind} and {second_kind}; {rule}"
+                ),
+                false => format!(
+                    "line {second}: field `{path}` is {second_kind} here but {first_kind} on \
+                     line {first}; {rule}"
+                ),
+            });
+        }
+        match value {
+            serde_json::Value::Object(fields) => self.add_object(&path, fields, line),
+            serde_json::Value::Array(items) => {
+                let items_path = format!("{path}[]");
+                items
+                    .iter()
+                    .find_map(|item| self.add(items_path.clone(), item, line))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The files of `inputs` (files, or directories and their `key=value` subdirectories, by
@@ -725,6 +876,31 @@ pub fn differing_text_types(dir: &Path) -> Option<String> {
     None
 }
 
+/// The CSV or JSON reader's error `message` in words, `cannot read ...`, with the first
+/// file of `inputs` that does not parse (read with `layout` when given) and the line in
+/// it; `None` when `message` is not a text reader's error.
+pub fn text_read_failure(
+    message: &str,
+    inputs: &[PathBuf],
+    layout: Option<&TextLayout>,
+) -> Option<String> {
+    if !is_text_read_error(message) {
+        return None;
+    }
+    first_unreadable_text_file(inputs, layout)
+        .map(|found| format!("cannot read {found}"))
+        .or_else(|| {
+            let words = json_inference_words(message)?;
+            Some(match inputs {
+                [one] => format!(
+                    "cannot read '{}': {words}",
+                    quote(&one.to_string_lossy(), 200)
+                ),
+                _ => format!("cannot read: {words}"),
+            })
+        })
+}
+
 /// `error` with the CSV or JSON file and line named, when it is a text reader's error and
 /// one of `sources` is found not to parse; `error` itself otherwise.
 pub fn name_text_file(
@@ -732,13 +908,8 @@ pub fn name_text_file(
     sources: &[PathBuf],
     layout: Option<&TextLayout>,
 ) -> datafusion::error::DataFusionError {
-    if !is_text_read_error(&error.to_string()) {
-        return error;
-    }
-    match first_unreadable_text_file_as(sources, layout) {
-        Some(found) => {
-            datafusion::error::DataFusionError::Execution(format!("cannot read {found}"))
-        }
+    match text_read_failure(&error.to_string(), sources, layout) {
+        Some(words) => datafusion::error::DataFusionError::Execution(words),
         None => error,
     }
 }

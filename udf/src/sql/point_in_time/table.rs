@@ -435,15 +435,13 @@ impl PartitionStream for PointInTimeStream {
             .collect();
         let run = async move {
             let (spine, events) = frames?;
-            let name_file = |e: DataFusionError| {
-                let text = e.to_string();
-                match crate::sql::files::is_text_read_error(&text)
-                    .then(|| crate::sql::files::first_unreadable_text_file(&inputs))
-                    .flatten()
-                {
-                    Some(found) => error("events", format!("cannot read {found}")),
-                    None => e,
-                }
+            let name_file = |e: DataFusionError| match crate::sql::files::text_read_failure(
+                &e.to_string(),
+                &inputs,
+                None,
+            ) {
+                Some(words) => error("events", words),
+                None => e,
             };
             let result = point_in_time_join(spine, events, &join)
                 .await
