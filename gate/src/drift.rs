@@ -487,11 +487,8 @@ pub fn summarize_part_of(
     reference: Option<&ViewProfile>,
 ) -> SummaryPart {
     let (compared, _) = features(file);
-    let summaries = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the runtime that reads the data: {e}"))
-        .and_then(|runtime| runtime.block_on(summarize(data, &compared)));
+    let summaries =
+        crate::reader_runtime().and_then(|runtime| runtime.block_on(summarize(data, &compared)));
     let summaries = match summaries {
         Ok(summaries) => summaries,
         Err(message) => return SummaryPart::unreadable(message),

@@ -449,12 +449,8 @@ pub fn count_part_of(
     options: &DataOptions,
 ) -> Result<part::PartCounts, String> {
     let plan = plan(file, data.label(), options);
-    let current_thread = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the runtime that reads the data: {e}"))?;
     // A worker's memory is its host's to bound.
-    current_thread.block_on(count_part(&plan, data, None))
+    reader_runtime()?.block_on(count_part(&plan, data, None))
 }
 
 /// The finding of data that cannot be read.
@@ -476,13 +472,23 @@ fn unreadable(path: &str, message: String) -> Check {
 fn run_blocking<T>(future: impl std::future::Future<Output = T>) -> Result<T, String> {
     let run = std::panic::AssertUnwindSafe(|| match tokio::runtime::Handle::try_current() {
         Ok(handle) => Ok(tokio::task::block_in_place(|| handle.block_on(future))),
-        Err(_) => Ok(tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| format!("cannot start the runtime that reads the data: {e}"))?
-            .block_on(future)),
+        Err(_) => Ok(reader_runtime()?.block_on(future)),
     });
     std::panic::catch_unwind(run).unwrap_or_else(|_| Err(READER_FAILED.to_string()))
+}
+
+/// The name of the threads that read data when the caller has no runtime: a host's panic
+/// hook can tell them by it (their panics come back to the caller as the reader's error).
+pub const READER_THREAD: &str = "arrowfeat-reader";
+
+/// A runtime on the calling thread (and blocking threads named [`READER_THREAD`]) to
+/// read data from synchronous code.
+pub(crate) fn reader_runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .thread_name(READER_THREAD)
+        .build()
+        .map_err(|e| format!("cannot start the runtime that reads the data: {e}"))
 }
 
 /// What a reader's panic is to the user.

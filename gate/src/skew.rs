@@ -449,15 +449,8 @@ pub fn compare_part_of(
             training.label(),
         )
     };
-    let compared = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            (
-                serving.label().to_string(),
-                format!("cannot start the runtime that reads the data: {e}"),
-            )
-        })
+    let compared = crate::reader_runtime()
+        .map_err(|message| (serving.label().to_string(), message))
         .and_then(|runtime| runtime.block_on(run));
     compared.unwrap_or_else(|(label, message)| SkewPart::unreadable(label, message))
 }

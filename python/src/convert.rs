@@ -2,7 +2,8 @@
 //! Stream interfaces, imported without copying) and results out, errors as Python
 //! exceptions, and the GIL released around the work.
 
-use std::sync::Arc;
+use std::cell::Cell;
+use std::sync::{Arc, Once};
 
 use arrow::array::RecordBatchReader;
 use arrow::array::{make_array, Array, ArrayData, ArrayRef, Datum, Scalar};
@@ -40,9 +41,7 @@ pub(crate) fn import(function: &str, argument: &str, obj: &Bound<'_, PyAny>) -> 
     }
     if obj.hasattr("__arrow_c_array__")? || obj.is_instance(&pyarrow.getattr("Array")?)? {
         let attempt = |o: &Bound<'_, PyAny>| {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                ArrayData::from_pyarrow_bound(o).map(make_array)
-            }))
+            catch_quietly(|| ArrayData::from_pyarrow_bound(o).map(make_array))
         };
         // Import a contiguous copy straight away where arrow-rs is known to fail (its
         // assertion would print a panic message on stderr before the fallback below).
@@ -133,18 +132,53 @@ pub(crate) fn detach<T: Send>(
     function: &str,
     f: impl FnOnce() -> T + Send,
 ) -> PyResult<T> {
-    py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)))
-        .map_err(|payload| {
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown cause".into());
-            arrowfeat_error(
-                "ArrowfeatInternalError",
-                format!("{function}: internal error (please report it): {message}"),
-            )
-        })
+    py.detach(|| catch_quietly(f)).map_err(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown cause".into());
+        arrowfeat_error(
+            "ArrowfeatInternalError",
+            format!("{function}: internal error (please report it): {message}"),
+        )
+    })
+}
+
+thread_local! {
+    /// This thread is inside [`catch_quietly`].
+    static CATCHING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// `f`'s result, or the payload of its panic, which the caller turns into an error: the
+/// panic hook keeps quiet about it, as the user gets the error instead of Rust's panic
+/// line on stderr.
+fn catch_quietly<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
+    quiet_hook();
+    let was = CATCHING.with(|c| c.replace(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    CATCHING.with(|c| c.set(was));
+    result
+}
+
+/// Installs, once, a panic hook that passes every panic to the hook it replaces (the
+/// default, or another extension's) except those [`catch_quietly`] catches: on its own
+/// thread, or on a blocking thread of the data gate's reader, whose panics come back to
+/// the caller as the reader's error.
+fn quiet_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let caught = CATCHING.with(Cell::get)
+                || std::thread::current()
+                    .name()
+                    .is_some_and(|name| name == arrowfeat_gate::READER_THREAD);
+            if !caught {
+                previous(info);
+            }
+        }));
+    });
 }
 
 pub(crate) fn to_py_err(e: KernelError) -> PyErr {

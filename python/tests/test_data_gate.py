@@ -137,3 +137,17 @@ def test_refusals_name_the_argument(tmp_path: Path) -> None:
     missing = check_data(tmp_path / "none.parquet", SCHEMA, as_of=AS_OF)
     assert [f.rule for f in missing.findings] == ["data-unreadable"]
     assert missing.exit_code == 2
+
+
+def test_a_reader_panic_is_a_finding_and_prints_nothing(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """The Parquet crate panics on some corrupt footers: the gate turns that into a
+    data-unreadable finding, and Rust's panic line does not reach stderr."""
+    corrupt = tmp_path / "events.parquet"
+    corrupt.write_bytes((REPO / "tests" / "fixtures" / "corrupt" / "footer-panics-reader.parquet").read_bytes())
+    report = check_data(corrupt, SCHEMA, as_of=AS_OF)
+    [finding] = [f for f in report.findings if f.severity == "error"]
+    assert finding.rule == "data-unreadable"
+    assert "the file is most likely corrupt" in finding.message
+    assert report.exit_code == 2
+    captured = capfd.readouterr()
+    assert "panicked" not in captured.err and "RUST_BACKTRACE" not in captured.err, captured.err
