@@ -1760,6 +1760,29 @@ fn csv_files_whose_times_have_different_digits_are_one_table() {
         message.contains("give a column two types") && !message.contains("Fail to merge"),
         "{message}"
     );
+    // The two files are named with the table's own dialect: another delimiter, no header.
+    let semi = tmp.path().join("semi");
+    std::fs::create_dir_all(&semi).unwrap();
+    std::fs::write(semi.join("a.csv"), "k;v\n1;2\n").unwrap();
+    std::fs::write(semi.join("b.csv"), "k;v\n1;x\n").unwrap();
+    let headless = tmp.path().join("headless");
+    std::fs::create_dir_all(&headless).unwrap();
+    std::fs::write(headless.join("a.csv"), "1,2\n").unwrap();
+    std::fs::write(headless.join("b.csv"), "1,x\n").unwrap();
+    for (dir, options, column) in [
+        (&semi, "'format.delimiter' ';'", "v"),
+        (&headless, "'format.has_header' 'false'", "column_2"),
+    ] {
+        let out = sql_csv(&format!(
+            "CREATE EXTERNAL TABLE t STORED AS CSV LOCATION '{}/' OPTIONS ({options}); \
+             SELECT * FROM t",
+            dir.display()
+        ));
+        assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+        let expected =
+            format!("give column `{column}` two types: 'b.csv' has Utf8 where 'a.csv' has Int64");
+        assert!(stderr(&out).contains(&expected), "{}", stderr(&out));
+    }
 }
 
 /// Files the reader would skip or not lay out as one table are refused in words: a link

@@ -739,12 +739,17 @@ pub async fn listing_table(
                 // The reader's merge error names no file: the two files are found and
                 // named.
                 None => {
-                    return Err(differing_text_types(path).map_or(e, |found| {
-                        DataFusionError::Plan(format!(
-                            "'{}': {found}",
-                            quote(&path.to_string_lossy(), 200)
-                        ))
-                    }))
+                    return Err(
+                        differing_text_types(path, true, CsvDialect::default()).map_or(
+                            e,
+                            |found| {
+                                DataFusionError::Plan(format!(
+                                    "'{}': {found}",
+                                    quote(&path.to_string_lossy(), 200)
+                                ))
+                            },
+                        ),
+                    )
                 }
             }
         }
@@ -1203,6 +1208,10 @@ impl TableProviderFactory for ExternalTables {
         let table = self.inner.create(state, cmd).await.map_err(|e| {
             // The reader's merge error names no file (see `listing_table`).
             let csv = cmd.file_type.eq_ignore_ascii_case("csv");
+            let header = csv_headers(state, cmd).ok().flatten().is_some();
+            let dialect =
+                CsvDialect::of_options(cmd.options.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+                    .unwrap_or_default();
             match (
                 e.to_string().contains("Fail to merge schema field"),
                 local_dir(cmd),
@@ -1210,7 +1219,7 @@ impl TableProviderFactory for ExternalTables {
                 (true, Some(dir)) if csv => DataFusionError::Plan(format!(
                     "'{}': {}",
                     quote(&dir.to_string_lossy(), 200),
-                    differing_text_types(&dir).unwrap_or_else(|| {
+                    differing_text_types(&dir, header, dialect).unwrap_or_else(|| {
                         "the files of one table give a column two types (values of two \
                          kinds, or times of two units: whole seconds in one file, fractions \
                          in another); declare the columns' types, or read the directory as \

@@ -15,8 +15,8 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 
 use super::{
     data_files, differing_text_types, is_text_read_error, listing_table, local_path,
-    text_read_failure, DataFiles, LocalDataTables, TextTimes, INFER_TYPES_FROM_ALL_ROWS,
-    KNOWN_EXTENSIONS, MAX_DEPTH,
+    text_read_failure, CsvDialect, DataFiles, LocalDataTables, TextTimes,
+    INFER_TYPES_FROM_ALL_ROWS, KNOWN_EXTENSIONS, MAX_DEPTH,
 };
 use crate::sql::errors::{error_cause, ErrorCause};
 
@@ -235,7 +235,7 @@ pub fn input_error(what: &str, path: &Path, e: &DataFusionError) -> FileError {
             let found = match is_text_read_error(&message) {
                 true => text_read_failure(&message, &[path.to_path_buf()], None),
                 false if message.contains("Fail to merge schema field") => {
-                    differing_text_types(path)
+                    differing_text_types(path, true, CsvDialect::default())
                 }
                 false if message.starts_with("Object Store error") => Some(listing_words(&message)),
                 false => None,

@@ -820,7 +820,8 @@ fn json_inexact_integer(path: &Path, floats: &[String]) -> Option<(u64, String, 
 
 /// Two CSV or JSON files of the directory `dir` that give one column two types, as
 /// `'b.json' has Utf8 where 'a.json' has Int64 ...`: the reader's own error names neither.
-pub fn differing_text_types(dir: &Path) -> Option<String> {
+/// CSV files are parsed with `csv_header` (whether they start with one) and `dialect`.
+pub fn differing_text_types(dir: &Path, csv_header: bool, dialect: CsvDialect) -> Option<String> {
     use datafusion::arrow::csv::reader::Format;
     let mut seen: Vec<(String, DataType, PathBuf)> = Vec::new();
     for format in [DataFormat::Csv, DataFormat::Json] {
@@ -829,10 +830,22 @@ pub fn differing_text_types(dir: &Path) -> Option<String> {
                 continue;
             };
             let schema = match format {
-                DataFormat::Csv => Format::default()
-                    .with_header(true)
-                    .infer_schema(opened, None)
-                    .map(|(schema, _)| schema),
+                DataFormat::Csv => {
+                    let mut csv = Format::default()
+                        .with_header(csv_header)
+                        .with_delimiter(dialect.delimiter)
+                        .with_quote(dialect.quote);
+                    if let Some(escape) = dialect.escape {
+                        csv = csv.with_escape(escape);
+                    }
+                    if let Some(comment) = dialect.comment {
+                        csv = csv.with_comment(comment);
+                    }
+                    if let Some(terminator) = dialect.terminator {
+                        csv = csv.with_terminator(terminator);
+                    }
+                    csv.infer_schema(opened, None).map(|(schema, _)| schema)
+                }
                 _ => datafusion::arrow::json::reader::infer_json_schema_from_seekable(
                     BufReader::new(opened),
                     None,
