@@ -1783,6 +1783,19 @@ fn csv_files_whose_times_have_different_digits_are_one_table() {
             format!("give column `{column}` two types: 'b.csv' has Utf8 where 'a.csv' has Int64");
         assert!(stderr(&out).contains(&expected), "{}", stderr(&out));
     }
+    // A row of too many fields, in the table's own dialect.
+    std::fs::write(semi.join("b.csv"), "k;v\n1;2\n3;4;5\n").unwrap();
+    let out = sql_csv(&format!(
+        "CREATE EXTERNAL TABLE t STORED AS CSV LOCATION '{}/' \
+         OPTIONS ('format.delimiter' ';'); SELECT * FROM t",
+        semi.display()
+    ));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("b.csv' line 3: expected 2 fields as in the header, found 3"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// Files the reader would skip or not lay out as one table are refused in words: a link

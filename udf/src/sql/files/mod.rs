@@ -261,6 +261,24 @@ impl Default for CsvDialect {
 }
 
 impl CsvDialect {
+    /// A reader of a CSV file's records in this dialect, the header as the first, rows of
+    /// any length.
+    fn records(&self) -> csv::ReaderBuilder {
+        let mut builder = csv::ReaderBuilder::new();
+        builder
+            .has_headers(false)
+            .flexible(true)
+            .delimiter(self.delimiter)
+            .quote(self.quote)
+            .escape(self.escape)
+            .comment(self.comment)
+            .terminator(
+                self.terminator
+                    .map_or(csv::Terminator::CRLF, csv::Terminator::Any),
+            );
+        builder
+    }
+
     /// The dialect `options` (`format.*` keys, any case; values of one byte) give, or a
     /// sentence saying which option cannot be followed.
     pub fn of_options<'a>(
@@ -350,18 +368,8 @@ fn csv_header(
     let Ok(file) = std::fs::File::open(path) else {
         return Ok(None);
     };
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .delimiter(dialect.delimiter)
-        .quote(dialect.quote)
-        .escape(dialect.escape)
-        .comment(dialect.comment)
-        .terminator(
-            dialect
-                .terminator
-                .map_or(csv::Terminator::CRLF, csv::Terminator::Any),
-        )
+    let mut reader = dialect
+        .records()
         .from_reader(file.take(MAX_CSV_HEADER_BYTES + 1));
     let mut header = csv::ByteRecord::new();
     match reader.read_byte_record(&mut header) {
@@ -1205,33 +1213,6 @@ impl TableProviderFactory for ExternalTables {
         state: &dyn datafusion::catalog::Session,
         cmd: &datafusion::logical_expr::CreateExternalTable,
     ) -> Result<Arc<dyn TableProvider>> {
-        let table = self.inner.create(state, cmd).await.map_err(|e| {
-            // The reader's merge error names no file (see `listing_table`).
-            let csv = cmd.file_type.eq_ignore_ascii_case("csv");
-            let header = csv_headers(state, cmd).ok().flatten().is_some();
-            let dialect =
-                CsvDialect::of_options(cmd.options.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-                    .unwrap_or_default();
-            match (
-                e.to_string().contains("Fail to merge schema field"),
-                local_dir(cmd),
-            ) {
-                (true, Some(dir)) if csv => DataFusionError::Plan(format!(
-                    "'{}': {}",
-                    quote(&dir.to_string_lossy(), 200),
-                    differing_text_types(&dir, header, dialect).unwrap_or_else(|| {
-                        "the files of one table give a column two types (values of two \
-                         kinds, or times of two units: whole seconds in one file, fractions \
-                         in another); declare the columns' types, or read the directory as \
-                         FROM 'path/', which reads times of two units at the finer unit"
-                            .to_string()
-                    })
-                )),
-                _ => e,
-            }
-        })?;
-        // Types inferred from CSV or JSON files: integers a float column cannot hold are
-        // refused, as for `FROM 'path'`.
         let format = match cmd.file_type.to_ascii_lowercase().as_str() {
             "csv" => Some(DataFormat::Csv),
             "json" => Some(DataFormat::Json),
@@ -1246,6 +1227,46 @@ impl TableProviderFactory for ExternalTables {
                 .collect(),
             None => Vec::new(),
         };
+        let header = csv_headers(state, cmd)?;
+        let dialect = match header {
+            Some(dialect) => dialect,
+            None => {
+                CsvDialect::of_options(cmd.options.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+                    .unwrap_or_default()
+            }
+        };
+        let table = self.inner.create(state, cmd).await.map_err(|e| {
+            // The reader's errors name no file: the files are read again to name it.
+            let message = e.to_string();
+            let csv = format == Some(DataFormat::Csv);
+            let untyped = TextLayout {
+                file_schema: Arc::new(datafusion::arrow::datatypes::Schema::empty()),
+                csv_header: header.is_some(),
+                csv_dialect: dialect,
+            };
+            if let Some(words) = text_read_failure(&message, &locations, Some(&untyped)) {
+                return DataFusionError::Plan(words);
+            }
+            match (
+                message.contains("Fail to merge schema field"),
+                local_dir(cmd),
+            ) {
+                (true, Some(dir)) if csv => DataFusionError::Plan(format!(
+                    "'{}': {}",
+                    quote(&dir.to_string_lossy(), 200),
+                    differing_text_types(&dir, header.is_some(), dialect).unwrap_or_else(|| {
+                        "the files of one table give a column two types (values of two \
+                         kinds, or times of two units: whole seconds in one file, fractions \
+                         in another); declare the columns' types, or read the directory as \
+                         FROM 'path/', which reads times of two units at the finer unit"
+                            .to_string()
+                    })
+                )),
+                _ => e,
+            }
+        })?;
+        // Types inferred from CSV or JSON files: integers a float column cannot hold are
+        // refused, as for `FROM 'path'`.
         if let (Some(format), true) = (format, cmd.schema.fields().is_empty()) {
             if let Some(found) = inexact_integers(&locations, format, &table.schema()) {
                 return Err(DataFusionError::Plan(format!("cannot read {found}")));
@@ -1253,14 +1274,6 @@ impl TableProviderFactory for ExternalTables {
         }
         let text = match format {
             Some(_) if !locations.is_empty() => {
-                let header = csv_headers(state, cmd)?;
-                let dialect = match header {
-                    Some(dialect) => dialect,
-                    None => CsvDialect::of_options(
-                        cmd.options.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-                    )
-                    .unwrap_or_default(),
-                };
                 let file_fields: Vec<_> = table
                     .schema()
                     .fields()
@@ -1284,7 +1297,7 @@ impl TableProviderFactory for ExternalTables {
         let Some(dir) = local_dir(cmd) else {
             return local_files_table(table, None, &[], None, text);
         };
-        let csv_check = csv_headers(state, cmd)?.map(|dialect| (dir.clone(), dialect));
+        let csv_check = header.map(|dialect| (dir.clone(), dialect));
         let null_partitions = data_files_with(&dir, None)
             .ok()
             .flatten()

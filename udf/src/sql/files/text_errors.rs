@@ -59,7 +59,8 @@ fn json_inference_words(message: &str) -> Option<&'static str> {
 
 /// How a table's reader parses its CSV or JSON files: the columns the files hold (the
 /// table's, less partition keys) with their declared or inferred types, and for CSV
-/// whether files start with a header and the dialect.
+/// whether files start with a header and the dialect. No columns (before the reader has
+/// inferred them): the values are not read as types.
 #[derive(Debug, Clone)]
 pub struct TextLayout {
     pub file_schema: datafusion::arrow::datatypes::SchemaRef,
@@ -72,15 +73,20 @@ pub struct TextLayout {
 /// `layout`, the first value that does not parse as its column's type; `None` when they
 /// all parse.
 fn first_unreadable_text_file(inputs: &[PathBuf], layout: Option<&TextLayout>) -> Option<String> {
+    let typed = layout.filter(|l| !l.file_schema.fields().is_empty());
     text_files(inputs)
         .into_iter()
         .take(PROBED_FILES)
         .find_map(|file| {
             let why = match DataFormat::of_file(&file)? {
-                DataFormat::Csv => csv_error(&file, layout.is_none_or(|l| l.csv_header))
-                    .or_else(|| layout.and_then(|l| csv_typed_error(&file, l))),
+                DataFormat::Csv => csv_error(
+                    &file,
+                    layout.is_none_or(|l| l.csv_header),
+                    layout.map_or_else(CsvDialect::default, |l| l.csv_dialect),
+                )
+                .or_else(|| typed.and_then(|l| csv_typed_error(&file, l))),
                 DataFormat::Json => json_error(&file)
-                    .or_else(|| layout.and_then(|l| json_typed_error(&file, &l.file_schema))),
+                    .or_else(|| typed.and_then(|l| json_typed_error(&file, &l.file_schema))),
                 DataFormat::Parquet => None,
             }?;
             let file = quote(&file.to_string_lossy(), 200);
@@ -379,12 +385,9 @@ fn text_files_within(
 
 /// Why the CSV file `path` does not parse as the reader parses it (with `header`, a
 /// header of distinct names, then rows of as many fields, UTF-8), as `line N: ...`.
-fn csv_error(path: &Path, header: bool) -> Option<String> {
+fn csv_error(path: &Path, header: bool, dialect: CsvDialect) -> Option<String> {
     let file = std::fs::File::open(path).ok()?;
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(file);
+    let mut reader = dialect.records().from_reader(file);
     let mut record = csv::ByteRecord::new();
     let mut fields = None;
     loop {
