@@ -1951,6 +1951,26 @@ fn malformed_json_lines_and_csv_headers_are_told_in_words_without_their_values()
             "k,v,k\n1,2,3\n".to_string(),
             "line 1: the header names two columns `k` (fields 1 and 3)",
         ),
+        (
+            "typed_header.csv",
+            "k,v,k\n1,2.5,x\n".to_string(),
+            "line 1: the header names two columns `k` (fields 1 and 3)",
+        ),
+        (
+            "joined.json",
+            "{\"k\": 1}\n\u{feff}{\"k\": 2}\n".to_string(),
+            "line 2: a UTF-8 byte order mark starts the line",
+        ),
+        (
+            "dotted.json",
+            "{\"a.b\": {}}\n{\"a\": {\"b\": 1}}\n[1]\n".to_string(),
+            "line 3: expected a JSON object (one per line), found a list",
+        ),
+        (
+            "crlf.csv",
+            "a,b\r\n1,2\r\n\r\n\r\n3,4,5\r\n".to_string(),
+            "line 5: expected 2 fields as in the header, found 3",
+        ),
     ];
     for (name, text, expected) in cases {
         let path = tmp.path().join(name);
@@ -1962,6 +1982,34 @@ fn malformed_json_lines_and_csv_headers_are_told_in_words_without_their_values()
         for leak in ["SECRET", "\u{1b}", "Object", "Scalar", "Array ["] {
             assert!(!err.contains(leak), "{name} shows {leak:?}: {err}");
         }
+    }
+    // Declared columns are read by position and decoded as the reader decodes them: a
+    // header naming a column twice, two objects on one line are no fault there.
+    let header = tmp.path().join("declared.csv");
+    std::fs::write(&header, "k,v,k\n1,2,3\n4,zz,6\n").unwrap();
+    let lines = tmp.path().join("declared.json");
+    std::fs::write(&lines, "{\"a\": 1} {\"a\": 2}\n{\"a\": \"zz\"}\n").unwrap();
+    for (path, table, expected) in [
+        (
+            &header,
+            "(a INT, b INT, c INT) STORED AS CSV",
+            "line 3: expected a value of type Int32 in column `b`",
+        ),
+        (
+            &lines,
+            "(a INT) STORED AS JSON",
+            "line 2: whilst decoding field 'a'",
+        ),
+    ] {
+        let out = arrowfeat(&[
+            "sql",
+            &format!(
+                "CREATE EXTERNAL TABLE t {table} LOCATION '{}'; SELECT * FROM t",
+                path.display()
+            ),
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(stderr(&out).contains(expected), "{}", stderr(&out));
     }
     // A file read alone is named once, by the argument that names it.
     let path = tmp.path().join("array.json");

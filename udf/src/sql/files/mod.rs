@@ -338,7 +338,7 @@ struct Walk<'a> {
     /// Entries looked at so far.
     seen: usize,
     /// Directories walked (as resolved), so that a link back up is walked once.
-    visited: HashSet<PathBuf>,
+    visited: HashSet<DirId>,
     /// The first CSV file with a header, to which the others' are compared.
     first_csv: FirstCsv,
     /// How CSV files with a header are parsed; `None`: they have none.
@@ -438,8 +438,10 @@ impl<'a> Walk<'a> {
     }
 
     fn dir(&mut self, dir: &Path, depth: usize) -> std::result::Result<(), String> {
-        let resolved = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-        if !self.visited.insert(resolved) {
+        let Some(id) = dir_id(dir) else {
+            return Ok(());
+        };
+        if !self.visited.insert(id) {
             return Ok(());
         }
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -484,7 +486,14 @@ impl<'a> Walk<'a> {
             // Links followed, as the reader follows them; one that leads nowhere would be
             // skipped by the reader, and the table read without its data.
             let Ok(metadata) = std::fs::metadata(&entry) else {
-                if std::fs::symlink_metadata(&entry).is_ok_and(|m| m.file_type().is_symlink()) {
+                // A link of another name (`notes`) is not the reader's to read.
+                let named_as_data = format.is_some()
+                    || entry
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().contains('='));
+                if named_as_data
+                    && std::fs::symlink_metadata(&entry).is_ok_and(|m| m.file_type().is_symlink())
+                {
                     return Err(format!(
                         "'{}' is a link to nothing (its target does not exist); restore the \
                          target or remove the link",
@@ -510,20 +519,34 @@ impl<'a> Walk<'a> {
                     // DataFusion writes a null key as `key=`.
                     self.null_partitions |= value == NULL_PARTITION || value.is_empty();
                     self.dir(&entry, depth + 1)?;
-                } else if let Some(file) = first_data_file_below(&entry) {
-                    // The reader leaves such a directory out, and the table would be read
-                    // without its rows. `_` and `.` names (Spark's `_temporary`, Delta's
-                    // `_delta_log`) are the writers' own and are not looked into.
-                    return Err(format!(
-                        "'{}' is a subdirectory whose name is not key=value, and it holds \
-                         data files (such as '{}') that the reader would leave out: name it \
-                         key=value (a Hive partition), move its files, or read it as a table \
-                         of its own",
-                        self.relative(&entry),
-                        self.relative(&file)
-                    ));
+                    continue;
                 }
-                continue;
+                // The reader leaves such a directory out, and the table would be read
+                // without its rows. `_` and `.` names (Spark's `_temporary`, Delta's
+                // `_delta_log`) are the writers' own and are not looked into.
+                if entry
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(['_', '.']))
+                {
+                    continue;
+                }
+                let holds = match left_out_data(&entry, &self.visited) {
+                    LeftOut::Nothing => continue,
+                    LeftOut::Data(file) => format!(
+                        "it holds data files (such as '{}') that the reader would leave out",
+                        self.relative(&file)
+                    ),
+                    LeftOut::TooLarge => format!(
+                        "it is too large to look through (more than {LEFT_OUT_ENTRIES} entries \
+                         or {LEFT_OUT_DEPTH} levels) for data files the reader would leave out"
+                    ),
+                };
+                return Err(format!(
+                    "'{}' is a subdirectory whose name is not key=value, and {holds}: name it \
+                     key=value (a Hive partition), move it out of the table's directory, or \
+                     start its name with `_` if it holds no data of the table",
+                    self.relative(&entry),
+                ));
             }
             let Some(format) = format.filter(|_| metadata.is_file()) else {
                 continue;
@@ -638,48 +661,84 @@ impl<'a> Walk<'a> {
     }
 }
 
-/// A data file in the directory `dir` or below it (up to [`MAX_DEPTH`] levels, links
-/// followed, hidden `_` and `.` names left out), looking at no more than a bounded number
-/// of entries.
-fn first_data_file_below(dir: &Path) -> Option<PathBuf> {
-    const LOOKED_AT: usize = 100_000;
+/// What a directory the reader leaves out holds.
+enum LeftOut {
+    Nothing,
+    /// A data file, the first found.
+    Data(PathBuf),
+    /// More than could be looked through.
+    TooLarge,
+}
+
+/// Entries and levels looked through in a directory the reader leaves out.
+const LEFT_OUT_ENTRIES: usize = 100_000;
+const LEFT_OUT_DEPTH: usize = 32;
+
+/// Whether the directory `dir` (which the reader leaves out) or one below it holds a data
+/// file. Links are followed; directories in `walked` (those of the table, already walked)
+/// and hidden `_` and `.` names are not looked into. Only links and directories cost a
+/// `stat`.
+fn left_out_data(dir: &Path, walked: &HashSet<DirId>) -> LeftOut {
     let mut pending = vec![(dir.to_path_buf(), 0)];
     let mut visited = HashSet::new();
     let mut seen = 0;
     while let Some((dir, depth)) = pending.pop() {
-        let resolved = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
-        if !visited.insert(resolved) {
+        let Some(id) = dir_id(&dir) else { continue };
+        if walked.contains(&id) || !visited.insert(id) {
             continue;
         }
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
-        let mut names: Vec<PathBuf> = entries
-            .filter_map(|e| Some(e.ok()?.path()))
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| !n.starts_with(['_', '.']))
-            })
-            .collect();
-        names.sort();
-        for entry in names {
-            seen += 1;
-            if seen > LOOKED_AT {
-                return None;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if name.to_string_lossy().starts_with(['_', '.']) {
+                continue;
             }
-            let Ok(metadata) = std::fs::metadata(&entry) else {
+            seen += 1;
+            if seen > LEFT_OUT_ENTRIES {
+                return LeftOut::TooLarge;
+            }
+            let Ok(mut kind) = entry.file_type() else {
                 continue;
             };
-            if metadata.is_file() && DataFormat::of_file(&entry).is_some() {
-                return Some(entry);
+            if kind.is_symlink() {
+                let Ok(metadata) = std::fs::metadata(entry.path()) else {
+                    continue;
+                };
+                kind = metadata.file_type();
             }
-            if metadata.is_dir() && depth < MAX_DEPTH {
-                pending.push((entry, depth + 1));
+            if kind.is_file() && DataFormat::of_file(Path::new(&name)).is_some() {
+                return LeftOut::Data(entry.path());
+            }
+            if kind.is_dir() {
+                if depth == LEFT_OUT_DEPTH {
+                    return LeftOut::TooLarge;
+                }
+                pending.push((entry.path(), depth + 1));
             }
         }
     }
-    None
+    LeftOut::Nothing
+}
+
+/// A directory's identity, links resolved: the same for every path that reaches it.
+#[cfg(unix)]
+type DirId = (u64, u64);
+
+#[cfg(unix)]
+fn dir_id(dir: &Path) -> Option<DirId> {
+    use std::os::unix::fs::MetadataExt;
+    let metadata = std::fs::metadata(dir).ok()?;
+    Some((metadata.dev(), metadata.ino()))
+}
+
+#[cfg(not(unix))]
+type DirId = PathBuf;
+
+#[cfg(not(unix))]
+fn dir_id(dir: &Path) -> Option<DirId> {
+    std::fs::canonicalize(dir).ok()
 }
 
 /// `.ext` of a file name, as written (`.parquet` for a file named `.parquet`).
@@ -737,9 +796,12 @@ pub async fn listing_table(
         )?;
     let mut table = match config.clone().infer_schema(state).await {
         Ok(table) => table,
-        Err(e) if e.to_string().contains("Fail to merge schema field") && path.is_dir() => {
+        // Also one file: a CSV header naming a column twice, with values of two types.
+        Err(e) if e.to_string().contains("Fail to merge schema field") => {
             let merged = match (files.format, &config.options) {
-                (DataFormat::Csv, Some(options)) => merged_time_units(state, options, path).await,
+                (DataFormat::Csv, Some(options)) if path.is_dir() => {
+                    merged_time_units(state, options, path).await
+                }
                 _ => None,
             };
             match merged {
@@ -1410,6 +1472,33 @@ mod tests {
         touch(dir.path(), "out.parquet/part-0.parquet");
         let err = data_files(dir.path()).unwrap_err();
         assert!(err.contains("'out.parquet' is a subdirectory"), "{err}");
+        // Deeper than can be looked through: refused, not passed over.
+        let dir = tempfile::tempdir().unwrap();
+        touch(dir.path(), "a.parquet");
+        let deep: Vec<String> = (0..=LEFT_OUT_DEPTH + 1).map(|n| n.to_string()).collect();
+        touch(dir.path(), &format!("{}/notes.txt", deep.join("/")));
+        let err = data_files(dir.path()).unwrap_err();
+        assert!(err.contains("'0' is a subdirectory"), "{err}");
+        assert!(err.contains("too large to look through"), "{err}");
+        // A writer's own directory, even named like a file, is not looked into.
+        let dir = tempfile::tempdir().unwrap();
+        touch(dir.path(), "a.parquet");
+        touch(dir.path(), "_out.parquet/part-0.parquet");
+        touch(dir.path(), "notes/README");
+        assert!(data_files(dir.path()).unwrap().is_some());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_the_reader_does_not_read_are_not_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        touch(dir.path(), "a.parquet");
+        // A link to nothing, of a name that is not data.
+        std::os::unix::fs::symlink(dir.path().join("gone"), dir.path().join("notes.txt")).unwrap();
+        assert!(data_files(dir.path()).unwrap().is_some());
+        // A link back to the table is the listing's to refuse (as a loop), not data left out.
+        std::os::unix::fs::symlink(".", dir.path().join("again")).unwrap();
+        assert!(data_files(dir.path()).unwrap().is_some());
     }
 
     #[test]

@@ -39,6 +39,9 @@ pub fn is_text_read_error(message: &str) -> bool {
 /// in one place and a list or a scalar in another, at a depth the line check does not
 /// follow (a list's items against a scalar, or across files).
 fn json_inference_words(message: &str) -> Option<&'static str> {
+    if message.contains("Expected JSON record to be an object") {
+        return Some("a line holds a JSON value that is not an object (one object per line)");
+    }
     [
         "Incompatible type found during schema inference",
         "Expected scalar or scalar array JSON type",
@@ -47,7 +50,6 @@ fn json_inference_words(message: &str) -> Option<&'static str> {
         "Expected struct value for struct array",
         "Expected array json type",
         "Expected object json type",
-        "Expected JSON record to be an object",
     ]
     .iter()
     .any(|m| message.contains(m))
@@ -83,10 +85,23 @@ fn first_unreadable_text_file(inputs: &[PathBuf], layout: Option<&TextLayout>) -
                     &file,
                     layout.is_none_or(|l| l.csv_header),
                     layout.map_or_else(CsvDialect::default, |l| l.csv_dialect),
+                    typed.map(|l| l.file_schema.fields().len()),
                 )
                 .or_else(|| typed.and_then(|l| csv_typed_error(&file, l))),
-                DataFormat::Json => json_error(&file)
-                    .or_else(|| typed.and_then(|l| json_typed_error(&file, &l.file_schema))),
+                // With the columns known, lines are decoded as the reader's decoder does,
+                // which takes what a strict JSON parse does not (two objects on a line, a
+                // control character in a string): its error decides the line, told in the
+                // strict parse's words where that finds the same line at fault.
+                DataFormat::Json => {
+                    match typed.and_then(|l| json_typed_error(&file, &l.file_schema)) {
+                        Some(decoded) => Some(
+                            json_error(&file)
+                                .filter(|strict| line_of(strict) == line_of(&decoded))
+                                .unwrap_or(decoded),
+                        ),
+                        None => json_error(&file),
+                    }
+                }
                 DataFormat::Parquet => None,
             }?;
             let file = quote(&file.to_string_lossy(), 200);
@@ -222,27 +237,56 @@ fn time_expected(
     }
 }
 
+/// N of a message `line N: ...`.
+fn line_of(message: &str) -> Option<u64> {
+    message
+        .strip_prefix("line ")?
+        .split_once(':')?
+        .0
+        .parse()
+        .ok()
+}
+
 /// The line the record `record` (from 0) of the CSV file `path` starts on.
 fn csv_record_line(path: &Path, dialect: CsvDialect, record: usize) -> Option<u64> {
-    let mut builder = csv::ReaderBuilder::new();
-    builder
-        .has_headers(false)
-        .flexible(true)
-        .delimiter(dialect.delimiter)
-        .quote(dialect.quote)
-        .escape(dialect.escape)
-        .comment(dialect.comment);
-    if let Some(terminator) = dialect.terminator {
-        builder.terminator(csv::Terminator::Any(terminator));
-    }
-    let mut reader = builder.from_reader(std::fs::File::open(path).ok()?);
+    let mut reader = dialect
+        .records()
+        .from_reader(std::fs::File::open(path).ok()?);
     let mut found = csv::ByteRecord::new();
     for _ in 0..=record {
         if !reader.read_byte_record(&mut found).ok()? {
             return None;
         }
     }
-    found.position().map(|p| p.line())
+    csv_line_at(path, found.position()?.byte(), dialect)
+}
+
+/// The line (from 1, counted by `\n` whatever the line ends) on which the CSV record the
+/// reader places at `byte` starts: the reader's own count is off by one after `\r\n`,
+/// and its place is before the blank and comment lines it skips to reach the record.
+fn csv_line_at(path: &Path, byte: u64, dialect: CsvDialect) -> Option<u64> {
+    let mut reader = BufReader::new(std::fs::File::open(path).ok()?);
+    let (mut line, mut start, mut record) = (1, 0, byte);
+    let mut text = Vec::new();
+    loop {
+        text.clear();
+        let read = reader.read_until(b'\n', &mut text).ok()? as u64;
+        let end = start + read;
+        if read == 0 || record < end {
+            let rest = usize::try_from(record.saturating_sub(start))
+                .ok()
+                .and_then(|at| text.get(at..))
+                .unwrap_or_default();
+            let skipped = rest.iter().all(|b| matches!(b, b'\r' | b'\n'))
+                || dialect.comment.is_some_and(|c| rest.first() == Some(&c));
+            if read == 0 || !skipped || !text.ends_with(b"\n") {
+                return Some(line);
+            }
+            record = end;
+        }
+        line += u64::from(text.ends_with(b"\n"));
+        start = end;
+    }
 }
 
 /// The first line of the newline-delimited JSON file `path` whose values the reader
@@ -384,52 +428,74 @@ fn text_files_within(
 }
 
 /// Why the CSV file `path` does not parse as the reader parses it (with `header`, a
-/// header of distinct names, then rows of as many fields, UTF-8), as `line N: ...`.
-fn csv_error(path: &Path, header: bool, dialect: CsvDialect) -> Option<String> {
+/// header of distinct names unless `declared` columns are as many, then rows of as many
+/// fields, UTF-8), as `line N: ...`.
+fn csv_error(
+    path: &Path,
+    header: bool,
+    dialect: CsvDialect,
+    declared: Option<usize>,
+) -> Option<String> {
     let file = std::fs::File::open(path).ok()?;
     let mut reader = dialect.records().from_reader(file);
     let mut record = csv::ByteRecord::new();
     let mut fields = None;
+    let line_at = |byte: u64| csv_line_at(path, byte, dialect).unwrap_or(0);
     loop {
-        let line = reader.position().line();
+        let before = reader.position().byte();
         match reader.read_byte_record(&mut record) {
             Ok(false) => return None,
             Ok(true) => {}
-            Err(e) => return Some(format!("line {line}: {}", e.kind_text())),
+            Err(e) => return Some(format!("line {}: {}", line_at(before), e.kind_text())),
         }
-        if header && fields.is_none() {
+        // Counted only for the record at fault: counting reads the file from its start.
+        let line = || line_at(record.position().map_or(before, |p| p.byte()));
+        // Columns declared as many as the header's are read by position, names aside.
+        if header && fields.is_none() && declared != Some(record.len()) {
             if let Some(duplicate) = duplicate_name(&record) {
-                return Some(duplicate);
+                return Some(format!("line {}: {duplicate}", line()));
             }
         }
         let expected = *fields.get_or_insert(record.len());
         if record.len() != expected {
             return Some(format!(
                 "line {}: expected {expected} fields as in the header, found {}",
-                record.position().map_or(line, |p| p.line()),
+                line(),
                 record.len()
             ));
         }
         if let Some(at) = record.iter().position(|f| std::str::from_utf8(f).is_err()) {
             return Some(format!(
                 "line {}: field {} is not UTF-8 text",
-                record.position().map_or(line, |p| p.line()),
+                line(),
                 at + 1
             ));
         }
     }
 }
 
-/// A name the CSV header `record` gives two columns, as `line 1: ...`: the reader keeps
-/// one column of that name, and every row then has a field too many.
+/// A name the header of the CSV file `path` gives two columns, as `line N: ...`.
+fn csv_duplicate_header(path: &Path, dialect: CsvDialect) -> Option<String> {
+    let mut reader = dialect
+        .records()
+        .from_reader(std::fs::File::open(path).ok()?);
+    let mut header = csv::ByteRecord::new();
+    reader.read_byte_record(&mut header).ok()?;
+    let why = duplicate_name(&header)?;
+    let line = csv_line_at(path, header.position()?.byte(), dialect)?;
+    Some(format!("line {line}: {why}"))
+}
+
+/// A name the CSV header `record` gives two columns: the reader, inferring the columns
+/// from the header, keeps one column of that name, and every row then has a field too many.
 fn duplicate_name(record: &csv::ByteRecord) -> Option<String> {
     let mut seen = std::collections::HashMap::new();
     record.iter().enumerate().find_map(|(at, name)| {
         let first = *seen.entry(name).or_insert(at);
         (first != at).then(|| {
             format!(
-                "line 1: the header names two columns `{}` (fields {} and {}); each column \
-                 needs a name of its own",
+                "the header names two columns `{}` (fields {} and {}); each column needs a \
+                 name of its own",
                 quote(&String::from_utf8_lossy(name), 100),
                 first + 1,
                 at + 1
@@ -465,12 +531,16 @@ fn json_error(path: &Path) -> Option<String> {
         let Ok(line) = line else {
             return Some(format!("line {at}: cannot be read"));
         };
-        if number == 0 && line.starts_with(b"\xEF\xBB\xBF") {
-            return Some(
-                "line 1: the file starts with a UTF-8 byte order mark, which newline-delimited \
-                 JSON does not take: save the file without it"
+        if line.starts_with(b"\xEF\xBB\xBF") {
+            return Some(match number {
+                0 => "line 1: the file starts with a UTF-8 byte order mark, which \
+                      newline-delimited JSON does not take: save the file without it"
                     .to_string(),
-            );
+                _ => format!(
+                    "line {at}: a UTF-8 byte order mark starts the line (were files joined \
+                     together?), which newline-delimited JSON does not take: remove it"
+                ),
+            });
         }
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
@@ -495,7 +565,7 @@ fn json_error(path: &Path) -> Option<String> {
                 json_kind(&value)
             ));
         };
-        if let Some(conflict) = kinds.add_object("", record, at) {
+        if let Some(conflict) = kinds.add_object(&mut Vec::new(), record, at) {
             return Some(conflict);
         }
     }
@@ -514,11 +584,19 @@ fn json_kind(value: &serde_json::Value) -> &'static str {
     }
 }
 
-/// Where each field of a JSON file (by its dotted path, a list's items as `list[]`) was
-/// first an object, and first some other kind (a list included): the two do not merge.
+/// Where each field of a JSON file (by its path of names, a list's items as a step of
+/// their own) was first an object, and first some other kind (a list included): the two
+/// do not merge.
 #[derive(Default)]
 struct FieldKinds {
-    seen: std::collections::HashMap<String, FieldSeen>,
+    seen: std::collections::HashMap<Vec<FieldStep>, FieldSeen>,
+}
+
+/// A step down a JSON value: into an object's field, or into a list's items.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum FieldStep {
+    Field(String),
+    Items,
 }
 
 /// The line where a field was first an object, and the kind and line where it was first
@@ -532,20 +610,24 @@ struct FieldSeen {
 impl FieldKinds {
     fn add_object(
         &mut self,
-        prefix: &str,
+        path: &mut Vec<FieldStep>,
         record: &serde_json::Map<String, serde_json::Value>,
         line: usize,
     ) -> Option<String> {
         record.iter().find_map(|(name, value)| {
-            let path = match prefix.is_empty() {
-                true => name.clone(),
-                false => format!("{prefix}.{name}"),
-            };
-            self.add(path, value, line)
+            path.push(FieldStep::Field(name.clone()));
+            let conflict = self.add(path, value, line);
+            path.pop();
+            conflict
         })
     }
 
-    fn add(&mut self, path: String, value: &serde_json::Value, line: usize) -> Option<String> {
+    fn add(
+        &mut self,
+        path: &mut Vec<FieldStep>,
+        value: &serde_json::Value,
+        line: usize,
+    ) -> Option<String> {
         let FieldSeen {
             object: object_at,
             other: other_at,
@@ -566,29 +648,51 @@ impl FieldKinds {
                 true => (other, there, line, here),
                 false => (line, here, other, there),
             };
-            let path = quote(&path, 100);
+            let field = quote(&field_path(path), 100);
             let rule = "the reader needs a field to be always an object or never one";
             return Some(match first == second {
                 true => format!(
-                    "line {second}: field `{path}` is both {first_kind} and {second_kind}; {rule}"
+                    "line {second}: field `{field}` is both {first_kind} and {second_kind}; {rule}"
                 ),
                 false => format!(
-                    "line {second}: field `{path}` is {second_kind} here but {first_kind} on \
+                    "line {second}: field `{field}` is {second_kind} here but {first_kind} on \
                      line {first}; {rule}"
                 ),
             });
         }
         match value {
-            serde_json::Value::Object(fields) => self.add_object(&path, fields, line),
+            serde_json::Value::Object(fields) => self.add_object(path, fields, line),
             serde_json::Value::Array(items) => {
-                let items_path = format!("{path}[]");
-                items
-                    .iter()
-                    .find_map(|item| self.add(items_path.clone(), item, line))
+                path.push(FieldStep::Items);
+                let conflict = items.iter().find_map(|item| self.add(path, item, line));
+                path.pop();
+                conflict
             }
             _ => None,
         }
     }
+}
+
+/// A field's path in messages: names joined by `.`, a list's items as `[]`, a name that
+/// holds either (or is empty) in JSON quotes.
+fn field_path(path: &[FieldStep]) -> String {
+    let mut text = String::new();
+    for step in path {
+        match step {
+            FieldStep::Items => text.push_str("[]"),
+            FieldStep::Field(name) => {
+                if !text.is_empty() {
+                    text.push('.');
+                }
+                let plain = !name.is_empty() && !name.contains(['.', '[', ']', '"']);
+                match plain {
+                    true => text.push_str(name),
+                    false => text.push_str(&serde_json::Value::from(name.as_str()).to_string()),
+                }
+            }
+        }
+    }
+    text
 }
 
 /// The files of `inputs` (files, or directories and their `key=value` subdirectories, by
@@ -826,9 +930,27 @@ fn json_inexact_integer(path: &Path, floats: &[String]) -> Option<(u64, String, 
 /// CSV files are parsed with `csv_header` (whether they start with one) and `dialect`.
 pub fn differing_text_types(dir: &Path, csv_header: bool, dialect: CsvDialect) -> Option<String> {
     use datafusion::arrow::csv::reader::Format;
+    let name = |f: &Path| {
+        let within = f
+            .strip_prefix(dir)
+            .ok()
+            .filter(|p| !p.as_os_str().is_empty());
+        quote(&within.unwrap_or(f).to_string_lossy(), 200)
+    };
     let mut seen: Vec<(String, DataType, PathBuf)> = Vec::new();
     for format in [DataFormat::Csv, DataFormat::Json] {
         for file in files_of(&[dir.to_path_buf()], format) {
+            // The reader infers one column of a name the header gives twice, of the two
+            // columns' types.
+            if format == DataFormat::Csv && csv_header {
+                if let Some(why) = csv_duplicate_header(&file, dialect) {
+                    // A file given alone is named by the caller.
+                    return Some(match dir.is_dir() {
+                        true => format!("'{}' {why}", name(&file)),
+                        false => why,
+                    });
+                }
+            }
             let Ok(opened) = std::fs::File::open(&file) else {
                 continue;
             };
@@ -872,9 +994,6 @@ pub fn differing_text_types(dir: &Path, csv_header: bool, dialect: CsvDialect) -
                     Some((_, first, first_file))
                         if super::merged_text_type(first, field.data_type()).is_none() =>
                     {
-                        let name = |f: &Path| {
-                            quote(&f.strip_prefix(dir).unwrap_or(f).to_string_lossy(), 200)
-                        };
                         return Some(format!(
                             "the files of one table give column `{}` two types: '{}' has {} where '{}' has {}; read them as separate tables, or write them with one type",
                             quote(field.name(), 100),
