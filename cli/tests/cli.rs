@@ -2025,6 +2025,100 @@ fn malformed_json_lines_and_csv_headers_are_told_in_words_without_their_values()
     );
 }
 
+/// Files read as an external table declares (its dialect, its columns) are judged as its
+/// reader reads them: the line named is the one it fails on, and a file it reads whole is
+/// never blamed.
+#[test]
+fn external_tables_name_the_line_their_reader_fails_on() {
+    let tmp = tempdir("external-lines");
+    let columns = "(user_id VARCHAR, event_ts TIMESTAMP, amount DOUBLE)";
+    let at = |name: &str, text: &str| {
+        let path = tmp.path().join(name);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let cases = [
+        (
+            format!(
+                "STORED AS CSV LOCATION '{}' OPTIONS ('format.has_header' 'true', 'format.delimiter' ';')",
+                at("semi.csv", "k;amount\nu1;1.5\nu2;9007199254740993\n")
+            ),
+            "semi.csv' line 3: column `amount` is read as floats".to_string(),
+        ),
+        (
+            format!(
+                "STORED AS CSV LOCATION '{}' OPTIONS ('format.has_header' 'true')",
+                at("crlf.csv", "k,amount\r\nu1,1.5\r\n\r\nu2,9007199254740993\r\n")
+            ),
+            "crlf.csv' line 4: column `amount` is read as floats".to_string(),
+        ),
+        (
+            format!(
+                "(a INT) STORED AS JSON LOCATION '{}/'",
+                {
+                    at("jd/a.json", "{\"a\":1}{\"a\":2}\n");
+                    at("jd/b.json", "{\"a\":1}\n{\"a\":\"x\"}\n");
+                    tmp.path().join("jd").display().to_string()
+                }
+            ),
+            "b.json' line 2: whilst decoding field 'a'".to_string(),
+        ),
+        (
+            format!(
+                "{columns} STORED AS JSON LOCATION '{}'",
+                at(
+                    "pretty.json",
+                    "{\"user_id\":\"u1\",\n \"amount\":1.5}\n{\"user_id\":\"u2\",\"amount\":\"x\"}\n"
+                )
+            ),
+            "pretty.json' line 3: whilst decoding field 'amount'".to_string(),
+        ),
+        (
+            format!(
+                "{columns} STORED AS CSV LOCATION '{}' OPTIONS ('format.has_header' 'true', 'format.truncated_rows' 'true')",
+                at("short.csv", "user_id,event_ts,amount\nu1,2026-01-01T00:00:00Z\nu3,2026-01-01T00:00:00Z,x\n")
+            ),
+            "short.csv' line 3: expected a value of type Float64 in column `amount`".to_string(),
+        ),
+        (
+            format!(
+                "{columns} STORED AS CSV LOCATION '{}' OPTIONS ('format.has_header' 'true')",
+                at("cr.csv", "user_id,event_ts,amount\ru1,2026-01-01T00:00:00Z,1.5\ru2,2026-01-01T00:00:00Z,x\r")
+            ),
+            "cr.csv' line 3: expected a value of type Float64 in column `amount`".to_string(),
+        ),
+        (
+            format!(
+                "{columns} STORED AS CSV LOCATION '{}' OPTIONS ('format.has_header' 'false')",
+                at("wide.csv", "u1,2026-01-01T00:00:00Z,1.5,7\n")
+            ),
+            "wide.csv' line 1: expected 3 fields (the table's columns), found 4".to_string(),
+        ),
+        (
+            format!(
+                "STORED AS CSV LOCATION '{}' OPTIONS ('format.has_header' 'true')",
+                at("twice.csv", "user_id,amount,amount\nu1,1.5,999\n")
+            ),
+            "twice.csv': line 1: the header names two columns `amount` (fields 2 and 3)".to_string(),
+        ),
+    ];
+    for (table, expected) in cases {
+        let out = arrowfeat(&[
+            "sql",
+            &format!("CREATE EXTERNAL TABLE t {table}; SELECT * FROM t"),
+        ]);
+        assert_ne!(out.status.code(), Some(0), "{table}: {}", stdout(&out));
+        assert!(
+            stderr(&out).contains(&expected),
+            "{table}: {}",
+            stderr(&out)
+        );
+    }
+}
+
 #[test]
 fn csv_and_json_read_errors_name_the_file_and_line() {
     let tmp = tempdir("text-errors");

@@ -477,16 +477,10 @@ fn run_blocking<T>(future: impl std::future::Future<Output = T>) -> Result<T, St
     std::panic::catch_unwind(run).unwrap_or_else(|_| Err(READER_FAILED.to_string()))
 }
 
-/// The name of the threads that read data when the caller has no runtime: a host's panic
-/// hook can tell them by it (their panics come back to the caller as the reader's error).
-pub const READER_THREAD: &str = "arrowfeat-reader";
-
-/// A runtime on the calling thread (and blocking threads named [`READER_THREAD`]) to
-/// read data from synchronous code.
+/// A runtime on the calling thread, to read data from synchronous code.
 pub(crate) fn reader_runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
-        .thread_name(READER_THREAD)
         .build()
         .map_err(|e| format!("cannot start the runtime that reads the data: {e}"))
 }

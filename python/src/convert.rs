@@ -161,20 +161,16 @@ fn catch_quietly<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
     result
 }
 
-/// Installs, once, a panic hook that passes every panic to the hook it replaces (the
-/// default, or another extension's) except those [`catch_quietly`] catches: on its own
-/// thread, or on a blocking thread of the data gate's reader, whose panics come back to
-/// the caller as the reader's error.
+/// Installs, once, a panic hook that passes every panic to the hook it replaces except
+/// those on a thread inside [`catch_quietly`], which come back to the caller as an error.
+/// Panics on other threads (a reader's blocking task, a scoped worker) still print: one
+/// that nobody catches must not go unseen.
 fn quiet_hook() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            let caught = CATCHING.with(Cell::get)
-                || std::thread::current()
-                    .name()
-                    .is_some_and(|name| name == arrowfeat_gate::READER_THREAD);
-            if !caught {
+            if !CATCHING.with(Cell::get) {
                 previous(info);
             }
         }));

@@ -246,6 +246,9 @@ pub struct CsvDialect {
     pub escape: Option<u8>,
     pub comment: Option<u8>,
     pub terminator: Option<u8>,
+    /// `format.truncated_rows`: rows of fewer fields than the columns are read, the rest
+    /// null.
+    pub truncated_rows: bool,
 }
 
 impl Default for CsvDialect {
@@ -256,6 +259,7 @@ impl Default for CsvDialect {
             escape: None,
             comment: None,
             terminator: None,
+            truncated_rows: false,
         }
     }
 }
@@ -288,6 +292,10 @@ impl CsvDialect {
         for (key, value) in options {
             let key = key.to_ascii_lowercase();
             let name = key.strip_prefix("format.").unwrap_or(&key);
+            if name == "truncated_rows" {
+                dialect.truncated_rows = value.eq_ignore_ascii_case("true");
+                continue;
+            }
             let slot = match name {
                 "delimiter" => &mut dialect.delimiter,
                 "quote" => &mut dialect.quote,
@@ -835,7 +843,13 @@ pub async fn listing_table(
         }
     }
     if let Some(schema) = &table.file_schema {
-        if let Some(found) = inexact_integers(&[path.to_path_buf()], files.format, schema) {
+        if let Some(found) = inexact_integers(
+            &[path.to_path_buf()],
+            files.format,
+            schema,
+            true,
+            CsvDialect::default(),
+        ) {
             return Err(DataFusionError::Plan(format!("cannot read {found}")));
         }
     }
@@ -1309,10 +1323,12 @@ impl TableProviderFactory for ExternalTables {
             if let Some(words) = text_read_failure(&message, &locations, Some(&untyped)) {
                 return DataFusionError::Plan(words);
             }
-            match (
-                message.contains("Fail to merge schema field"),
-                local_dir(cmd),
-            ) {
+            // One file too: a header naming a column twice, with values of two types.
+            let files = local_dir(cmd).or_else(|| match locations.as_slice() {
+                [one] if one.is_file() => Some(one.clone()),
+                _ => None,
+            });
+            match (message.contains("Fail to merge schema field"), files) {
                 (true, Some(dir)) if csv => DataFusionError::Plan(format!(
                     "'{}': {}",
                     quote(&dir.to_string_lossy(), 200),
@@ -1330,7 +1346,18 @@ impl TableProviderFactory for ExternalTables {
         // Types inferred from CSV or JSON files: integers a float column cannot hold are
         // refused, as for `FROM 'path'`.
         if let (Some(format), true) = (format, cmd.schema.fields().is_empty()) {
-            if let Some(found) = inexact_integers(&locations, format, &table.schema()) {
+            let file_schema = datafusion::arrow::datatypes::Schema::new(
+                table
+                    .schema()
+                    .fields()
+                    .iter()
+                    .filter(|f| !cmd.table_partition_cols.contains(f.name()))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
+            if let Some(found) =
+                inexact_integers(&locations, format, &file_schema, header.is_some(), dialect)
+            {
                 return Err(DataFusionError::Plan(format!("cannot read {found}")));
             }
         }

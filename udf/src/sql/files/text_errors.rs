@@ -91,17 +91,22 @@ fn first_unreadable_text_file(inputs: &[PathBuf], layout: Option<&TextLayout>) -
                 // With the columns known, lines are decoded as the reader's decoder does,
                 // which takes what a strict JSON parse does not (two objects on a line, a
                 // control character in a string): its error decides the line, told in the
-                // strict parse's words where that finds the same line at fault.
-                DataFormat::Json => {
-                    match typed.and_then(|l| json_typed_error(&file, &l.file_schema)) {
-                        Some(decoded) => Some(
-                            json_error(&file)
-                                .filter(|strict| line_of(strict) == line_of(&decoded))
-                                .unwrap_or(decoded),
-                        ),
-                        None => json_error(&file),
+                // strict parse's words where a syntax fault is found on the same line. A
+                // file the decoder reads whole is not at fault.
+                DataFormat::Json => match typed {
+                    None => json_error(&file),
+                    Some(layout) => {
+                        let decoded = json_typed_error(&file, &layout.file_schema)?;
+                        match decoded.of_value {
+                            true => Some(decoded.message),
+                            false => Some(
+                                json_error(&file)
+                                    .filter(|strict| line_of(strict) == line_of(&decoded.message))
+                                    .unwrap_or(decoded.message),
+                            ),
+                        }
                     }
-                }
+                },
                 DataFormat::Parquet => None,
             }?;
             let file = quote(&file.to_string_lossy(), 200);
@@ -121,7 +126,8 @@ fn csv_typed_error(path: &Path, layout: &TextLayout) -> Option<String> {
     let mut builder = datafusion::arrow::csv::ReaderBuilder::new(Arc::clone(&layout.file_schema))
         .with_header(layout.csv_header)
         .with_delimiter(dialect.delimiter)
-        .with_quote(dialect.quote);
+        .with_quote(dialect.quote)
+        .with_truncated_rows(dialect.truncated_rows);
     if let Some(escape) = dialect.escape {
         builder = builder.with_escape(escape);
     }
@@ -261,32 +267,40 @@ fn csv_record_line(path: &Path, dialect: CsvDialect, record: usize) -> Option<u6
     csv_line_at(path, found.position()?.byte(), dialect)
 }
 
-/// The line (from 1, counted by `\n` whatever the line ends) on which the CSV record the
-/// reader places at `byte` starts: the reader's own count is off by one after `\r\n`,
-/// and its place is before the blank and comment lines it skips to reach the record.
+/// The line (from 1; `\n`, `\r\n` and a lone `\r` each end one) on which the CSV record the
+/// reader places at `byte` starts: the reader's own count is off after `\r\n`, and its
+/// place is before the blank and comment lines it skips to reach the record.
 fn csv_line_at(path: &Path, byte: u64, dialect: CsvDialect) -> Option<u64> {
-    let mut reader = BufReader::new(std::fs::File::open(path).ok()?);
-    let (mut line, mut start, mut record) = (1, 0, byte);
-    let mut text = Vec::new();
-    loop {
-        text.clear();
-        let read = reader.read_until(b'\n', &mut text).ok()? as u64;
-        let end = start + read;
-        if read == 0 || record < end {
-            let rest = usize::try_from(record.saturating_sub(start))
-                .ok()
-                .and_then(|at| text.get(at..))
-                .unwrap_or_default();
-            let skipped = rest.iter().all(|b| matches!(b, b'\r' | b'\n'))
-                || dialect.comment.is_some_and(|c| rest.first() == Some(&c));
-            if read == 0 || !skipped || !text.ends_with(b"\n") {
-                return Some(line);
-            }
-            record = end;
-        }
-        line += u64::from(text.ends_with(b"\n"));
-        start = end;
+    use std::io::Read;
+    let mut bytes = BufReader::new(std::fs::File::open(path).ok()?)
+        .bytes()
+        .map_while(|b| b.ok())
+        .peekable();
+    let mut line = 1;
+    let mut after_cr = false;
+    let mut count = |b: u8, line: &mut u64| {
+        *line += u64::from(b == b'\r' || (b == b'\n' && !after_cr));
+        after_cr = b == b'\r';
+    };
+    for _ in 0..byte {
+        count(bytes.next()?, &mut line);
     }
+    while let Some(&b) = bytes.peek() {
+        if b == b'\r' || b == b'\n' {
+            count(b, &mut line);
+            bytes.next();
+        } else if dialect.comment == Some(b) {
+            while let Some(b) = bytes.next() {
+                count(b, &mut line);
+                if b == b'\n' || (b == b'\r' && bytes.peek() != Some(&b'\n')) {
+                    break;
+                }
+            }
+        } else {
+            break;
+        }
+    }
+    Some(line)
 }
 
 /// The first line of the newline-delimited JSON file `path` whose values the reader
@@ -294,30 +308,52 @@ fn csv_line_at(path: &Path, byte: u64, dialect: CsvDialect) -> Option<u64> {
 fn json_typed_error(
     path: &Path,
     schema: &datafusion::arrow::datatypes::SchemaRef,
-) -> Option<String> {
+) -> Option<JsonFault> {
     let mut decoder = datafusion::arrow::json::ReaderBuilder::new(Arc::clone(schema))
         .build_decoder()
         .ok()?;
     let file = std::fs::File::open(path).ok()?;
-    for (number, line) in BufReader::new(file).split(b'\n').enumerate() {
-        let line = line.ok()?;
-        let failed = decoder
-            .decode(&line)
-            .and_then(|_| decoder.decode(b"\n"))
-            .and_then(|_| decoder.flush())
-            .err();
+    // The decoder, as the reader's, takes an object over several lines: records are
+    // decoded when none is left open, and a fault is placed on the line its record began.
+    let mut record = Vec::new();
+    let mut first_line = 1;
+    let lines = BufReader::new(file).split(b'\n').map(Some);
+    // At the end, a record left open is flushed: the file ends inside it.
+    for (number, line) in lines.chain(std::iter::once(None)).enumerate() {
+        let failed = match line {
+            Some(line) => {
+                let mut line = line.ok()?;
+                if !decoder.has_partial_record() {
+                    record.clear();
+                    first_line = number + 1;
+                }
+                line.push(b'\n');
+                record.extend_from_slice(&line);
+                decode_all(&mut decoder, &line)
+                    .and_then(|()| match decoder.has_partial_record() {
+                        true => Ok(()),
+                        false => decoder.flush().map(|_| ()),
+                    })
+                    .err()
+            }
+            None => decoder.flush().err(),
+        };
         if let Some(e) = failed {
+            let number = first_line - 1;
             let why = e.to_string();
             let why = why.trim_start_matches("Json error: ");
             // An overflow is the one error the reader does not name the field of.
             let named = match why.contains("would overflow 64-bit signed nanoseconds") {
-                true => overflowing_field(schema, &line)
+                true => overflowing_field(schema, &record)
                     .map(|name| format!("whilst decoding field '{name}': {why}")),
                 false => None,
             };
             let why = named.as_deref().unwrap_or(why);
             if let Some(expected) = json_time_error(schema, why) {
-                return Some(format!("line {}: expected {expected}", number + 1));
+                return Some(JsonFault::value(format!(
+                    "line {}: expected {expected}",
+                    number + 1
+                )));
             }
             // "whilst decoding field 'f': expected string got 12": the kind the other
             // lines gave the field.
@@ -328,7 +364,7 @@ fn json_typed_error(
                 ))
             });
             if let Some((name, (expected, found))) = kind {
-                return Some(format!(
+                return Some(JsonFault::value(format!(
                     "line {}: expected {} in field `{}` (the type read for it from all lines, which hold values of two kinds), found {}",
                     number + 1,
                     match expected {
@@ -339,12 +375,54 @@ fn json_typed_error(
                     },
                     quote(name, 100),
                     quote(found, 100)
-                ));
+                )));
             }
-            return Some(format!("line {}: {}", number + 1, quote(why, 300)));
+            let message = format!("line {}: {}", number + 1, quote(why, 300));
+            return Some(match decoding_field(schema, why) {
+                Some(_) => JsonFault::value(message),
+                None => JsonFault::syntax(message),
+            });
         }
     }
     None
+}
+
+/// Why a JSON file does not decode, as `line N: ...`, and whether a value is at fault
+/// (its type), not the JSON's syntax.
+struct JsonFault {
+    message: String,
+    of_value: bool,
+}
+
+impl JsonFault {
+    fn value(message: String) -> Self {
+        Self {
+            message,
+            of_value: true,
+        }
+    }
+
+    fn syntax(message: String) -> Self {
+        Self {
+            message,
+            of_value: false,
+        }
+    }
+}
+
+/// Feeds all of `bytes` to `decoder`, flushing whenever its batch is full.
+fn decode_all(
+    decoder: &mut datafusion::arrow::json::reader::Decoder,
+    mut bytes: &[u8],
+) -> Result<(), datafusion::arrow::error::ArrowError> {
+    while !bytes.is_empty() {
+        let read = decoder.decode(bytes)?;
+        bytes = &bytes[read..];
+        if !bytes.is_empty() {
+            decoder.flush()?;
+        }
+    }
+    Ok(())
 }
 
 /// The field of `schema` a JSON reader's "whilst decoding field '{name}': {rest}" names,
@@ -456,11 +534,16 @@ fn csv_error(
                 return Some(format!("line {}: {duplicate}", line()));
             }
         }
-        let expected = *fields.get_or_insert(record.len());
-        if record.len() != expected {
+        let expected = *fields.get_or_insert(declared.unwrap_or(record.len()));
+        let short = dialect.truncated_rows && record.len() < expected;
+        if record.len() != expected && !short {
             return Some(format!(
-                "line {}: expected {expected} fields as in the header, found {}",
+                "line {}: expected {expected} fields {}, found {}",
                 line(),
+                match declared {
+                    Some(_) => "(the table's columns)",
+                    None => "as in the header",
+                },
                 record.len()
             ));
         }
@@ -755,17 +838,32 @@ fn exact_as_float(text: &str) -> bool {
 /// Why the CSV or JSON data at `inputs`, read with the inferred `schema`, would lose
 /// digits: an integer in a column read as floats (because another row of it holds a
 /// fraction, or an integer beyond Int64) that Float64 cannot hold exactly, as `'file' line
-/// N: ...`. Such integers are usually keys, and two of them would become one value.
-pub fn inexact_integers(inputs: &[PathBuf], format: DataFormat, schema: &Schema) -> Option<String> {
+/// N: ...`. Such integers are usually keys, and two of them would become one value. CSV
+/// files are parsed with `csv_header` and `dialect`, their fields by position.
+pub fn inexact_integers(
+    inputs: &[PathBuf],
+    format: DataFormat,
+    schema: &Schema,
+    csv_header: bool,
+    dialect: CsvDialect,
+) -> Option<String> {
     let mut floats = Vec::new();
     float_field_names(schema.fields(), &mut floats);
     if floats.is_empty() {
         return None;
     }
+    // The reader reads a CSV file's fields by position, whatever its header says.
+    let csv_floats: Vec<(usize, String)> = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.data_type().is_floating())
+        .map(|(at, f)| (at, f.name().clone()))
+        .collect();
     files_of(inputs, format).into_iter().find_map(|file| {
         let (line, column, number) = match format {
             DataFormat::Json => json_inexact_integer(&file, &floats)?,
-            DataFormat::Csv => csv_inexact_integer(&file, &floats)?,
+            DataFormat::Csv => csv_inexact_integer(&file, &csv_floats, csv_header, dialect)?,
             DataFormat::Parquet => return None,
         };
         Some(format!(
@@ -783,27 +881,26 @@ pub fn inexact_integers(inputs: &[PathBuf], format: DataFormat, schema: &Schema)
     })
 }
 
-/// The first integer in a float column of the CSV file `path` (a header, then rows) that
-/// Float64 cannot hold exactly: line, column and text.
-fn csv_inexact_integer(path: &Path, floats: &[String]) -> Option<(u64, String, String)> {
-    let file = std::fs::File::open(path).ok()?;
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .flexible(true)
-        .from_reader(file);
-    let header = reader.byte_headers().ok()?.clone();
-    let columns: Vec<(usize, String)> = header
-        .iter()
-        .enumerate()
-        .map(|(i, name)| (i, String::from_utf8_lossy(name).into_owned()))
-        .filter(|(_, name)| floats.contains(name))
-        .collect();
+/// The first integer in a float column (by position, and its name) of the CSV file `path`
+/// that Float64 cannot hold exactly: line, column and text.
+fn csv_inexact_integer(
+    path: &Path,
+    columns: &[(usize, String)],
+    header: bool,
+    dialect: CsvDialect,
+) -> Option<(u64, String, String)> {
     if columns.is_empty() {
         return None;
     }
+    let mut reader = dialect
+        .records()
+        .from_reader(std::fs::File::open(path).ok()?);
     let mut record = csv::ByteRecord::new();
+    if header && !reader.read_byte_record(&mut record).ok()? {
+        return None;
+    }
     while reader.read_byte_record(&mut record).ok()? {
-        for (i, name) in &columns {
+        for (i, name) in columns {
             let Some(value) = record.get(*i) else {
                 continue;
             };
@@ -817,7 +914,7 @@ fn csv_inexact_integer(path: &Path, floats: &[String]) -> Option<(u64, String, S
             if integer {
                 let text = String::from_utf8_lossy(value);
                 if !exact_as_float(&text) {
-                    let line = record.position().map_or(0, |p| p.line());
+                    let line = csv_line_at(path, record.position()?.byte(), dialect)?;
                     return Some((line, name.clone(), text.into_owned()));
                 }
             }
