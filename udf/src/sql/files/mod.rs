@@ -265,6 +265,25 @@ impl Default for CsvDialect {
 }
 
 impl CsvDialect {
+    /// arrow's CSV format of this dialect, the files starting with a header or not.
+    fn arrow_format(&self, header: bool) -> datafusion::arrow::csv::reader::Format {
+        let mut format = datafusion::arrow::csv::reader::Format::default()
+            .with_header(header)
+            .with_delimiter(self.delimiter)
+            .with_quote(self.quote)
+            .with_truncated_rows(self.truncated_rows);
+        if let Some(escape) = self.escape {
+            format = format.with_escape(escape);
+        }
+        if let Some(comment) = self.comment {
+            format = format.with_comment(comment);
+        }
+        if let Some(terminator) = self.terminator {
+            format = format.with_terminator(terminator);
+        }
+        format
+    }
+
     /// A reader of a CSV file's records in this dialect, the header as the first, rows of
     /// any length.
     fn records(&self) -> csv::ReaderBuilder {
@@ -345,7 +364,7 @@ struct Walk<'a> {
     found: Option<(DataFiles, PathBuf)>,
     /// Entries looked at so far.
     seen: usize,
-    /// Directories walked (as resolved), so that a link back up is walked once.
+    /// Directories walked (links resolved), so that a link back up is walked once.
     visited: HashSet<DirId>,
     /// The first CSV file with a header, to which the others' are compared.
     first_csv: FirstCsv,

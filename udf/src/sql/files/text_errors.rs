@@ -123,21 +123,8 @@ fn first_unreadable_text_file(inputs: &[PathBuf], layout: Option<&TextLayout>) -
 /// type in `layout`, as `line N: ...`.
 fn csv_typed_error(path: &Path, layout: &TextLayout) -> Option<String> {
     let dialect = layout.csv_dialect;
-    let mut builder = datafusion::arrow::csv::ReaderBuilder::new(Arc::clone(&layout.file_schema))
-        .with_header(layout.csv_header)
-        .with_delimiter(dialect.delimiter)
-        .with_quote(dialect.quote)
-        .with_truncated_rows(dialect.truncated_rows);
-    if let Some(escape) = dialect.escape {
-        builder = builder.with_escape(escape);
-    }
-    if let Some(comment) = dialect.comment {
-        builder = builder.with_comment(comment);
-    }
-    if let Some(terminator) = dialect.terminator {
-        builder = builder.with_terminator(terminator);
-    }
-    let reader = builder
+    let reader = datafusion::arrow::csv::ReaderBuilder::new(Arc::clone(&layout.file_schema))
+        .with_format(dialect.arrow_format(layout.csv_header))
         .build(BufReader::new(std::fs::File::open(path).ok()?))
         .ok()?;
     let error = reader
@@ -1026,7 +1013,6 @@ fn json_inexact_integer(path: &Path, floats: &[String]) -> Option<(u64, String, 
 /// `'b.json' has Utf8 where 'a.json' has Int64 ...`: the reader's own error names neither.
 /// CSV files are parsed with `csv_header` (whether they start with one) and `dialect`.
 pub fn differing_text_types(dir: &Path, csv_header: bool, dialect: CsvDialect) -> Option<String> {
-    use datafusion::arrow::csv::reader::Format;
     let name = |f: &Path| {
         let within = f
             .strip_prefix(dir)
@@ -1052,22 +1038,10 @@ pub fn differing_text_types(dir: &Path, csv_header: bool, dialect: CsvDialect) -
                 continue;
             };
             let schema = match format {
-                DataFormat::Csv => {
-                    let mut csv = Format::default()
-                        .with_header(csv_header)
-                        .with_delimiter(dialect.delimiter)
-                        .with_quote(dialect.quote);
-                    if let Some(escape) = dialect.escape {
-                        csv = csv.with_escape(escape);
-                    }
-                    if let Some(comment) = dialect.comment {
-                        csv = csv.with_comment(comment);
-                    }
-                    if let Some(terminator) = dialect.terminator {
-                        csv = csv.with_terminator(terminator);
-                    }
-                    csv.infer_schema(opened, None).map(|(schema, _)| schema)
-                }
+                DataFormat::Csv => dialect
+                    .arrow_format(csv_header)
+                    .infer_schema(opened, None)
+                    .map(|(schema, _)| schema),
                 _ => datafusion::arrow::json::reader::infer_json_schema_from_seekable(
                     BufReader::new(opened),
                     None,
