@@ -94,31 +94,39 @@ impl TextTimes {
         let files = std::cell::OnceCell::new();
         let files = || files.get_or_init(|| text_errors::files_of(&[path.to_path_buf()], format));
         let declared = |field: &Field| self.0.iter().find(|d| &d.column == field.name());
-        // CSV: every declared time column's values, read in one pass. The reader's own
-        // inference takes `23:59:60` and a fraction of one chunk against whole seconds in
-        // another differently by unit.
-        let csv_columns: Vec<usize> = match format {
-            DataFormat::Csv => schema
-                .fields()
-                .iter()
-                .enumerate()
-                .filter(|(_, field)| {
-                    declared(field).is_some()
-                        && matches!(
+        // Every declared time column's values, read in one pass. CSV's own inference
+        // takes `23:59:60` and a fraction of one chunk against whole seconds in another
+        // differently by unit; JSON's reads times as text.
+        let text_columns: Vec<usize> = schema
+            .fields()
+            .iter()
+            .enumerate()
+            .filter(|(_, field)| {
+                declared(field).is_some()
+                    && match format {
+                        DataFormat::Csv => matches!(
                             field.data_type(),
                             DataType::Timestamp(_, None)
                                 | DataType::Utf8
                                 | DataType::Date32
                                 | DataType::Date64
-                        )
-                })
-                .map(|(index, _)| index)
-                .collect(),
-            _ => Vec::new(),
-        };
-        let csv_units = match csv_columns.is_empty() {
-            true => Vec::new(),
-            false => text_times::csv_time_units(files(), &csv_columns),
+                        ),
+                        DataFormat::Json => field.data_type() == &DataType::Utf8,
+                        DataFormat::Parquet => false,
+                    }
+            })
+            .map(|(index, _)| index)
+            .collect();
+        let text_units = match (text_columns.is_empty(), format) {
+            (true, _) | (_, DataFormat::Parquet) => Vec::new(),
+            (false, DataFormat::Csv) => text_times::csv_time_units(files(), &text_columns),
+            (false, DataFormat::Json) => {
+                let names: Vec<&str> = text_columns
+                    .iter()
+                    .map(|&index| schema.field(index).name().as_str())
+                    .collect();
+                text_times::json_time_units(files(), &names)
+            }
         };
         let mut changed = false;
         let fields: Vec<Field> = schema
@@ -129,16 +137,10 @@ impl TextTimes {
                 let Some(declared) = declared(field) else {
                     return field.as_ref().clone();
                 };
-                let text_unit = match (format, field.data_type()) {
-                    (DataFormat::Csv, _) => match csv_columns.iter().position(|&i| i == index) {
-                        Some(at) => csv_units[at],
-                        None => None,
-                    },
-                    (DataFormat::Json, DataType::Utf8) => {
-                        text_times::json_time_unit(files(), field.name())
-                    }
-                    _ => None,
-                };
+                let text_unit = text_columns
+                    .iter()
+                    .position(|&i| i == index)
+                    .and_then(|at| text_units[at]);
                 let read = match (text_unit, field.data_type()) {
                     (Some(unit), _) => {
                         DataType::Timestamp(finer(unit, declared.unit), declared.zone.clone())
@@ -372,6 +374,10 @@ struct Walk<'a> {
     csv_headers: Option<CsvDialect>,
     /// A partition directory of Spark's null value was walked.
     null_partitions: bool,
+    /// Subdirectories the reader leaves out (names not key=value), looked into once the
+    /// table's own directories are all known: a link in one to a partition of the table
+    /// leaves nothing out, whichever name sorts first.
+    left_out: Vec<PathBuf>,
 }
 
 /// The first CSV file of a directory: read only when a second one makes its header
@@ -459,9 +465,35 @@ impl<'a> Walk<'a> {
             first_csv: FirstCsv::None,
             csv_headers,
             null_partitions: false,
+            left_out: Vec::new(),
         };
         walk.dir(root, 0)?;
+        for dir in std::mem::take(&mut walk.left_out) {
+            walk.refuse_left_out(&dir)?;
+        }
         Ok(walk)
+    }
+
+    /// Refuses the subdirectory `dir` (which the reader leaves out) if it holds data
+    /// files of the table's that the reader would not read through another path.
+    fn refuse_left_out(&self, dir: &Path) -> std::result::Result<(), String> {
+        let holds = match left_out_data(dir, &self.visited) {
+            LeftOut::Nothing => return Ok(()),
+            LeftOut::Data(file) => format!(
+                "it holds data files (such as '{}') that the reader would leave out",
+                self.relative(&file)
+            ),
+            LeftOut::TooLarge => format!(
+                "it is too large to look through (more than {LEFT_OUT_ENTRIES} entries \
+                 or {LEFT_OUT_DEPTH} levels) for data files the reader would leave out"
+            ),
+        };
+        Err(format!(
+            "'{}' is a subdirectory whose name is not key=value, and {holds}: name it \
+             key=value (a Hive partition), move it out of the table's directory, or \
+             start its name with `_` if it holds no data of the table",
+            self.relative(dir),
+        ))
     }
 
     fn dir(&mut self, dir: &Path, depth: usize) -> std::result::Result<(), String> {
@@ -557,23 +589,8 @@ impl<'a> Walk<'a> {
                 {
                     continue;
                 }
-                let holds = match left_out_data(&entry, &self.visited) {
-                    LeftOut::Nothing => continue,
-                    LeftOut::Data(file) => format!(
-                        "it holds data files (such as '{}') that the reader would leave out",
-                        self.relative(&file)
-                    ),
-                    LeftOut::TooLarge => format!(
-                        "it is too large to look through (more than {LEFT_OUT_ENTRIES} entries \
-                         or {LEFT_OUT_DEPTH} levels) for data files the reader would leave out"
-                    ),
-                };
-                return Err(format!(
-                    "'{}' is a subdirectory whose name is not key=value, and {holds}: name it \
-                     key=value (a Hive partition), move it out of the table's directory, or \
-                     start its name with `_` if it holds no data of the table",
-                    self.relative(&entry),
-                ));
+                self.left_out.push(entry);
+                continue;
             }
             let Some(format) = format.filter(|_| metadata.is_file()) else {
                 continue;
@@ -1545,6 +1562,24 @@ mod tests {
         // A link back to the table is the listing's to refuse (as a loop), not data left out.
         std::os::unix::fs::symlink(".", dir.path().join("again")).unwrap();
         assert!(data_files(dir.path()).unwrap().is_some());
+        // A link in a plain subdirectory to a partition of the table leaves nothing out,
+        // whether the subdirectory's name sorts before the partition's or after.
+        for plain in ["a_links", "z_links"] {
+            let dir = tempfile::tempdir().unwrap();
+            touch(dir.path(), "k=1/a.parquet");
+            std::fs::create_dir(dir.path().join(plain)).unwrap();
+            std::os::unix::fs::symlink("../k=1", dir.path().join(plain).join("k1")).unwrap();
+            assert!(data_files(dir.path()).unwrap().is_some(), "{plain}");
+            // A link to data of no partition is data left out.
+            touch(dir.path(), "_elsewhere/b.parquet");
+            std::os::unix::fs::symlink("../_elsewhere", dir.path().join(plain).join("more"))
+                .unwrap();
+            let err = data_files(dir.path()).unwrap_err();
+            assert!(
+                err.contains(&format!("'{plain}' is a subdirectory")),
+                "{err}"
+            );
+        }
     }
 
     #[test]

@@ -65,27 +65,59 @@ pub(super) fn csv_time_units(files: &[PathBuf], indices: &[usize]) -> Vec<Option
     units.into_iter().map(|u| u.ok().flatten()).collect()
 }
 
-/// The coarsest unit that holds every value of the top-level field `column` of the
-/// newline-delimited JSON `files` exactly, when every value that is not null is a string
-/// of a time; `None` otherwise (the column stays text), as when no value is one.
-pub(super) fn json_time_unit(files: &[PathBuf], column: &str) -> Option<TimeUnit> {
-    let schema = Arc::new(Schema::new(vec![Field::new(column, DataType::Utf8, true)]));
-    let mut unit: Option<TimeUnit> = None;
-    for file in files {
+/// For each top-level field of `columns` of the newline-delimited JSON `files`: the
+/// coarsest unit that holds every value exactly, when every value that is not null is a
+/// string of a time; `None` otherwise (the column stays text), as when no value is one.
+/// One pass reads them all; when it cannot (a value of one of them is a number, or a line
+/// is broken), each is read alone, so that one column of numbers leaves the others' units.
+pub(super) fn json_time_units(files: &[PathBuf], columns: &[&str]) -> Vec<Option<TimeUnit>> {
+    match columns {
+        [] => Vec::new(),
+        [column] => vec![json_units(files, &[column]).map_or(None, |units| units[0])],
+        _ => json_units(files, columns).unwrap_or_else(|()| {
+            columns
+                .iter()
+                .map(|column| json_units(files, &[column]).map_or(None, |units| units[0]))
+                .collect()
+        }),
+    }
+}
+
+/// [`json_time_units`] in one pass; `Err(())` when a value of one of `columns` is not a
+/// string or null, or a line does not read.
+fn json_units(files: &[PathBuf], columns: &[&str]) -> Result<Vec<Option<TimeUnit>>, ()> {
+    let schema = Arc::new(Schema::new(
+        columns
+            .iter()
+            .map(|column| Field::new(*column, DataType::Utf8, true))
+            .collect::<Vec<_>>(),
+    ));
+    // Per column: `Ok(unit so far)`, or `Err(())` once a value is no time.
+    let mut units: Vec<Result<Option<TimeUnit>, ()>> = vec![Ok(None); columns.len()];
+    'files: for file in files {
+        let opened = File::open(file).map_err(|_| ())?;
         let reader = ReaderBuilder::new(Arc::clone(&schema))
-            .build(BufReader::new(File::open(file).ok()?))
-            .ok()?;
+            .build(BufReader::new(opened))
+            .map_err(|_| ())?;
         for batch in reader {
             // A number, object or broken line: not a column of times (the read of the
             // whole file reports a broken line).
-            let batch = batch.ok()?;
-            for text in batch.column(0).as_string::<i32>().iter().flatten() {
-                let needed = time_text_unit(text)?;
-                unit = Some(unit.map_or(needed, |unit| finer(unit, needed)));
+            let batch = batch.map_err(|_| ())?;
+            for (unit, array) in units.iter_mut().zip(batch.columns()) {
+                for text in array.as_string::<i32>().iter().flatten() {
+                    let Ok(so_far) = unit else { break };
+                    *unit = match time_text_unit(text) {
+                        Some(needed) => Ok(Some(so_far.map_or(needed, |u| finer(u, needed)))),
+                        None => Err(()),
+                    };
+                }
+            }
+            if units.iter().all(Result::is_err) {
+                break 'files;
             }
         }
     }
-    unit
+    Ok(units.into_iter().map(|u| u.ok().flatten()).collect())
 }
 
 /// The coarsest unit that holds the time `text` exactly, if it is one: the shape CSV's
@@ -290,6 +322,7 @@ mod tests {
         let number = write("n.json", "{\"ts\": 1700000000}\n");
         let text = write("t.json", "{\"ts\": \"soon\"}\n");
         let none = write("z.json", "{\"ts\": null}\n");
+        let json_time_unit = |files: &[PathBuf], column: &str| json_time_units(files, &[column])[0];
         assert_eq!(
             json_time_unit(std::slice::from_ref(&a), "ts"),
             Some(TimeUnit::Second)
@@ -302,5 +335,40 @@ mod tests {
         assert_eq!(json_time_unit(&[b, text], "ts"), None);
         assert_eq!(json_time_unit(&[none], "ts"), None);
         assert_eq!(json_time_unit(&[a], "other"), None);
+    }
+
+    #[test]
+    fn json_columns_read_together_keep_their_own_units() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let both = write(
+            "a.json",
+            "{\"a\": \"2024-01-01T10:00:00\", \"b\": \"2024-01-01T10:00:00.000001Z\", \"c\": \"soon\"}\n\
+             {\"a\": null, \"c\": \"2024-01-01\"}\n",
+        );
+        assert_eq!(
+            json_time_units(std::slice::from_ref(&both), &["a", "b", "c", "d"]),
+            vec![
+                Some(TimeUnit::Second),
+                Some(TimeUnit::Microsecond),
+                None,
+                None
+            ]
+        );
+        // A number in one column: the others are still read, each alone.
+        let number = write(
+            "n.json",
+            "{\"a\": \"2024-01-01T10:00:00.5\", \"b\": 1700000000}\n",
+        );
+        assert_eq!(
+            json_time_units(&[both, number], &["a", "b"]),
+            vec![Some(TimeUnit::Millisecond), None]
+        );
+        assert_eq!(json_time_units(&[], &["a"]), vec![None]);
+        assert!(json_time_units(&[], &[]).is_empty());
     }
 }
