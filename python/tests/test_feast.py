@@ -50,6 +50,16 @@ def applied(tmp_path_factory):
     return repo, registry
 
 
+@pytest.fixture
+def applied_copy(applied, tmp_path):
+    """A copy of the applied repo (registry, data and its dump) for a test that changes its
+    data: each `feast` run costs seconds, and the sources' paths are relative to the repo."""
+    repo, _ = applied
+    copy = tmp_path / "repo"
+    shutil.copytree(repo, copy)
+    return copy
+
+
 def cli_findings(*args):
     out = run([str(BINARY), "check", *map(str, args), "--format", "json"])
     report = json.loads(out.stdout)
@@ -291,16 +301,14 @@ def test_baselines_as_in_the_cli(tmp_path, monkeypatch):
         validate_registry(REGISTRY_FIXTURE, DRIFTED_STATS, baseline=False, write_baseline=tmp_path / "b.json")
 
 
-def test_data_of_the_feast_repo_sources_is_checked(tmp_path, monkeypatch):
+def test_data_of_the_feast_repo_sources_is_checked(applied_copy, monkeypatch):
     """`check --feast-repo REPO --data-from-store`: each view's data is read from its
     FileSource path (relative to the repo, as Feast reads it). The repo's own data passes
     its schemas' data checks; a drifted source file is found."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    repo = make_repo(tmp_path)
-    applied = run([FEAST, "apply"], cwd=repo)
-    assert applied.returncode == 0, applied.stderr
+    repo = applied_copy
     args = ["--schemas", EXAMPLES, "--feast-repo", repo, "--data-from-store", "--as-of", "2026-01-01T03:00:00Z"]
     code, found = cli_findings(*args)
     data_findings = [f for f in found if f[0].startswith("data-")]
@@ -325,8 +333,6 @@ def test_data_of_the_feast_repo_sources_is_checked(tmp_path, monkeypatch):
     as_of = "2026-01-01T03:00:00Z"
     by_repo = check_data(None, EXAMPLES, feast_repo=repo, data_from_store=True, as_of=as_of)
     assert by_repo.exit_code == code and api_findings(by_repo) == found
-    dump = run([FEAST, "registry-dump"], cwd=repo)
-    (repo / "registry.json").write_text(dump.stdout)
     monkeypatch.chdir(repo)
     by_registry = check_data(None, EXAMPLES, registry="registry.json", data_from_store=True, as_of=as_of)
     assert api_findings(by_registry) == found
@@ -337,7 +343,7 @@ def test_data_of_the_feast_repo_sources_is_checked(tmp_path, monkeypatch):
         check_data(None, EXAMPLES, data_from_store=True)
 
 
-def test_drift_of_every_view_of_the_feast_repo(tmp_path, monkeypatch):
+def test_drift_of_every_view_of_the_feast_repo(applied_copy, tmp_path, monkeypatch):
     """`drift --feast-repo REPO --reference-from-store --save-reference P` profiles every
     view's batch source; `--current-from-store --reference-profile P` later compares each
     view's source with it. A drifted source file is found in its view only; the schemas
@@ -349,12 +355,7 @@ def test_drift_of_every_view_of_the_feast_repo(tmp_path, monkeypatch):
 
     from arrowfeat.data import drift
 
-    repo = make_repo(tmp_path)
-    applied = run([FEAST, "apply"], cwd=repo)
-    assert applied.returncode == 0, applied.stderr
-    dump = run([FEAST, "registry-dump"], cwd=repo)
-    assert dump.returncode == 0, dump.stderr
-    (repo / "registry.json").write_text(dump.stdout)
+    repo = applied_copy
     profile = tmp_path / "profile.json"
     store = ["--schemas", str(EXAMPLES), "--feast-repo", str(repo)]
 
