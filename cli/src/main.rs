@@ -105,8 +105,12 @@ enum Command {
 
 fn emit(outcome: Outcome, out: &mut impl Write) -> CliResult<i32> {
     match &outcome.output {
-        Some(path) => std::fs::write(path, &outcome.rendered)
-            .map_err(|e| CliError::usage(format!("--output {}: {e}", path.display())))?,
+        Some(path) => std::fs::write(path, &outcome.rendered).map_err(|e| {
+            CliError::usage(format!(
+                "--output {}",
+                arrowfeat_common::path_io_message(path, &e)
+            ))
+        })?,
         None => out
             .write_all(outcome.rendered.as_bytes())
             // Not 1, the code for findings: the gate could not deliver its result.
@@ -157,7 +161,10 @@ async fn run(cli: Cli) -> CliResult<i32> {
             match output {
                 Some(path) => {
                     let file = std::fs::File::create(&path).map_err(|e| {
-                        CliError::usage(format!("--output {}: {e}", path.display()))
+                        CliError::usage(format!(
+                            "--output {}",
+                            arrowfeat_common::path_io_message(&path, &e)
+                        ))
                     })?;
                     let mut file = std::io::BufWriter::new(file);
                     sql::write_stream(stream, format, max_rows, &mut file)

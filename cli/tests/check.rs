@@ -1824,6 +1824,124 @@ fn drift_reports_formats_and_usage_errors() {
         assert_eq!(kept("r.parquet"), data_bytes, "{args:?}");
         assert_eq!(kept("stale.json"), stale_bytes, "{args:?}");
     }
+    // Nor is a data file written into a directory the command reads as data: it would be
+    // read with the data next time, or replace some.
+    std::fs::create_dir_all(dir.path().join("table/part=a")).unwrap();
+    std::fs::copy(
+        repo().join(events),
+        dir.path().join("table/part=a/data.parquet"),
+    )
+    .unwrap();
+    let table_bytes = kept("table/part=a/data.parquet");
+    for (flag, written) in [
+        ("--save-reference", "table/part=a/data.parquet"),
+        ("--save-reference", "table/profile.json"),
+        ("-o", "./table/report.json"),
+    ] {
+        let args = [
+            "drift",
+            "--schemas",
+            "s.yaml",
+            "--reference",
+            "table",
+            "--current",
+            "r.parquet",
+            flag,
+            written,
+        ];
+        let run = arrowfeat_in(dir.path(), &args);
+        assert_eq!(run.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&run).contains("is inside --reference table, a directory whose data files"),
+            "{args:?}: {}",
+            stderr(&run)
+        );
+        assert_eq!(kept("table/part=a/data.parquet"), table_bytes);
+        assert!(!dir.path().join("table/profile.json").exists());
+        assert!(!dir.path().join("table/report.json").exists());
+    }
+    // A report of another extension is no data of the table.
+    let sarif = arrowfeat_in(
+        dir.path(),
+        &[
+            "drift",
+            "--schemas",
+            "s.yaml",
+            "--reference",
+            "table",
+            "--current",
+            "r.parquet",
+            "--format",
+            "sarif",
+            "-o",
+            "table/report.sarif",
+        ],
+    );
+    assert_eq!(sarif.status.code(), Some(0), "{}", stderr(&sarif));
+}
+
+/// `drift` and `skew` judge each feature column's type as `check --data` does: text for a
+/// float is an error and that feature is not compared (it used to be compared converted).
+#[test]
+fn drift_and_skew_refuse_columns_of_another_kind() {
+    let dir = tempdir("kinds");
+    let events = repo().join("examples/data/events.parquet");
+    let events = events.to_str().unwrap();
+    let written = arrowfeat_in(
+        dir.path(),
+        &[
+            "sql",
+            "--allow-write",
+            &format!(
+                "COPY (SELECT * EXCEPT (amount), CAST(amount AS VARCHAR) AS amount FROM '{events}') \
+                 TO 'text.parquet'"
+            ),
+        ],
+    );
+    assert!(written.status.success(), "{}", stderr(&written));
+    let schema = repo().join("examples/schemas/user_events_v1.yaml");
+    let schema = schema.to_str().unwrap();
+    let refused = |args: &[&str]| {
+        let run = arrowfeat_in(dir.path(), &[args, &["--format", "json"]].concat());
+        assert_eq!(run.status.code(), Some(1), "{args:?}: {}", stderr(&run));
+        let report: serde_json::Value = serde_json::from_str(&stdout(&run)).unwrap();
+        let checks = report["files"][0]["checks"].as_array().unwrap().clone();
+        let amount: Vec<&serde_json::Value> = checks
+            .iter()
+            .filter(|c| c["subject"].as_str().unwrap().contains("`amount`"))
+            .collect();
+        assert_eq!(amount.len(), 1, "{args:?}: {amount:#?}");
+        assert_eq!(amount[0]["rule"], "data-column-type");
+        assert_eq!(amount[0]["status"], "error");
+        let message = amount[0]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("`amount` in ")
+                && message.contains("text.parquet")
+                && message.contains(" is string (")
+                && message.contains("the schema declares float64"),
+            "{message}"
+        );
+    };
+    refused(&[
+        "drift",
+        "--schemas",
+        schema,
+        "--reference",
+        events,
+        "--current",
+        "text.parquet",
+    ]);
+    refused(&[
+        "skew",
+        "--schemas",
+        schema,
+        "--serving",
+        "text.parquet",
+        "--training",
+        events,
+        "--time-tolerance",
+        "0s",
+    ]);
 }
 
 /// `[data]` in `arrowfeat.toml`: each view's data, relative to the file's directory, is

@@ -8,6 +8,7 @@
 //! aggregation. The results stream through a bounded sample of rows for each finding.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 mod canonical;
 pub mod drift;
@@ -455,6 +456,19 @@ pub fn count_part_of(
 
 /// The finding of data that cannot be read.
 fn unreadable(path: &str, message: String) -> Check {
+    // The Parquet reader's errors past the footer (a corrupt page) name no file.
+    let message = match message.strip_prefix(files::PARQUET_UNREADABLE) {
+        Some(detail) if Path::new(path).is_file() => format!(
+            "cannot read the Parquet file '{}': {detail}",
+            quote(path, 200)
+        ),
+        Some(detail) if Path::new(path).is_dir() => format!(
+            "cannot read a Parquet file of '{}': {detail}{}",
+            quote(path, 200),
+            files::unreadable_file_note(&[PathBuf::from(path)])
+        ),
+        _ => message,
+    };
     Check::fail(
         Rule::DataUnreadable,
         format!("data {}", quote(path, 200)),

@@ -80,12 +80,13 @@ impl SkewSources {
 }
 
 fn value_tolerance_text(t: &Tolerance) -> String {
+    use arrowfeat_validator::text::number;
     let mut parts = Vec::new();
     if t.absolute > 0.0 {
-        parts.push(format!("absolute {}", t.absolute));
+        parts.push(format!("absolute {}", number(t.absolute)));
     }
     if t.relative > 0.0 {
-        parts.push(format!("relative {}", t.relative));
+        parts.push(format!("relative {}", number(t.relative)));
     }
     if t.ulps > 0 {
         parts.push(format!("{} ULPs", t.ulps));
@@ -615,9 +616,10 @@ fn compare_part(
     };
     let joined = point_in_time_join(&spine, &events, &join).map_err(|e| {
         on_serving(format!(
-            "cannot match it with {}: {}",
+            "cannot match the serving data {} with the training data {}: {}",
+            quote(serving_label, 200),
             quote(training_label, 200),
-            e.message
+            in_skew_words(&e.message)
         ))
     })?;
     let rows = joined
@@ -785,9 +787,40 @@ fn finish(
     {
         return out; // no join without the keys and times
     }
+    // Each side's column against the declared kind, in `check --data`'s words: text for
+    // a float, integers for a timestamp or a naive time for a zoned one are refused
+    // rather than compared converted.
+    let refused = |schema: &Schema, label: &str, name: &str| -> Option<Check> {
+        let declared = &layout.feature_types.iter().find(|(n, _)| *n == name)?.1;
+        let field = schema.field_with_name(name).ok()?;
+        let found = crate::feature_type(field.data_type())
+            .filter(|t| !arrowfeat_validator::types::same_kind(declared, t))?;
+        Some(arrowfeat_validator::checks::data::column_type(
+            format!("skew {}: feature `{}`", quote(label, 200), quote(name, 100)),
+            &quote(label, 200),
+            &arrowfeat_validator::checks::data::DataColumn {
+                name: name.to_string(),
+                read_as: Some(found),
+                arrow: field.data_type().to_string(),
+            },
+            declared,
+            file.feature_pos(name),
+        ))
+    };
     let mut skews = Vec::new();
     for feature in part.features {
         let pos = file.feature_pos(&feature.name);
+        let wrong: Vec<Check> = [
+            (serving_schema, serving_label),
+            (training_schema, training_label),
+        ]
+        .into_iter()
+        .filter_map(|(schema, label)| refused(schema, label, &feature.name))
+        .collect();
+        if !wrong.is_empty() {
+            out.extend(wrong);
+            continue;
+        }
         if let Some((served, trained)) = &feature.unconverted {
             out.push(Check::fail(
                 Rule::DataColumnType,
@@ -836,6 +869,23 @@ fn finish(
         },
     ));
     out
+}
+
+/// The point-in-time join's message `message` in skew's words: its spine is the serving
+/// data, its events the training data.
+fn in_skew_words(message: &str) -> String {
+    [
+        ("spine key", "serving key"),
+        ("spine time", "serving time"),
+        ("spine column", "serving column"),
+        ("event key", "training key"),
+        ("event time", "training time"),
+        ("created time", "training created time"),
+    ]
+    .iter()
+    .fold(message.to_string(), |text, (kernel, skew)| {
+        text.replace(kernel, skew)
+    })
 }
 
 /// Both types in the schema vocabulary (`int64`; Arrow's name for a type it lacks), with

@@ -75,6 +75,16 @@ pub const MAX_SHOWN: usize = 100;
 /// How many items of a list from a file a message shows (see [`list`]).
 pub const MAX_LISTED: usize = 10;
 
+/// A float as a message shows it: its shortest round-trip digits, with an exponent for
+/// very large and small magnitudes, which would print hundreds of digits in full.
+pub fn number(value: f64) -> String {
+    if value != 0.0 && !(1e-6..1e16).contains(&value.abs()) {
+        format!("{value:e}")
+    } else {
+        value.to_string()
+    }
+}
+
 /// A value from a file (a name, a type, a version, a key) as a message shows it: escaped
 /// and cut to [`MAX_SHOWN`] characters, so a megabyte-long name cannot flood a CI log
 /// (with the hash of the whole value, see [`quote_hashed`]).

@@ -397,6 +397,38 @@ pub fn compare(declared: &FeatureType, actual: &FeatureType) -> TypeMatch {
     }
 }
 
+/// Whether values of the data type `actual` are values of the kind `declared` calls for,
+/// whatever their width or unit: numbers for a number, text for a string, instants for a
+/// zoned timestamp and wall-clock times for a naive one. Values of another kind (text for
+/// a float, integers for a time, a naive time for a zoned one) compared with the declared
+/// kind's values would be compared converted or shifted: drift and skew refuse them.
+/// Lists, embeddings and types without an equivalent are not judged here.
+pub fn same_kind(declared: &FeatureType, actual: &FeatureType) -> bool {
+    use FeatureType as T;
+    #[derive(PartialEq)]
+    enum Kind {
+        Number,
+        Text,
+        Bytes,
+        Bool,
+        Time { naive: bool },
+        Unjudged,
+    }
+    let kind = |t: &FeatureType| match t {
+        T::Int32 | T::Int64 | T::Float32 | T::Float64 => Kind::Number,
+        T::String => Kind::Text,
+        T::Bytes => Kind::Bytes,
+        T::Bool => Kind::Bool,
+        T::Timestamp { tz, .. } => Kind::Time {
+            naive: tz.is_none(),
+        },
+        T::Datetime64Ns => Kind::Time { naive: true },
+        T::List(_) | T::Embedding { .. } | T::Other(_) => Kind::Unjudged,
+    };
+    let (a, b) = (kind(declared), kind(actual));
+    a == Kind::Unjudged || b == Kind::Unjudged || a == b
+}
+
 /// (unit, time zone) of a timestamp type.
 fn timestamp_parts(ty: &FeatureType) -> Option<(TimeUnit, Option<&str>)> {
     match ty {
@@ -447,6 +479,43 @@ fn compare_timestamps(declared: &FeatureType, actual: &FeatureType) -> TypeMatch
         ));
     }
     TypeMatch::Compatible(format!("both are timestamps; {}", lossless.join(", ")))
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::*;
+
+    #[test]
+    fn kinds_are_families_of_types() {
+        let zoned = |unit| FeatureType::Timestamp {
+            unit,
+            tz: Some("UTC".into()),
+        };
+        let naive = FeatureType::Timestamp {
+            unit: TimeUnit::Microsecond,
+            tz: None,
+        };
+        use FeatureType as T;
+        for (declared, actual, same) in [
+            (T::Float64, T::Int32, true),
+            (T::Int64, T::Float32, true),
+            (T::Float64, T::String, false),
+            (T::Int64, T::Bool, false),
+            (T::String, T::Int64, false),
+            (T::Int64, zoned(TimeUnit::Nanosecond), false),
+            (
+                zoned(TimeUnit::Microsecond),
+                zoned(TimeUnit::Nanosecond),
+                true,
+            ),
+            (zoned(TimeUnit::Microsecond), naive.clone(), false),
+            (T::Datetime64Ns, naive.clone(), true),
+            (zoned(TimeUnit::Second), T::Int64, false),
+            (T::List(Box::new(T::Float64)), T::String, true),
+        ] {
+            assert_eq!(same_kind(&declared, &actual), same, "{declared} / {actual}");
+        }
+    }
 }
 
 #[cfg(test)]

@@ -45,6 +45,18 @@ pub fn clash(command: &clap::Command, matches: &clap::ArgMatches) -> Option<Stri
                     arrowfeat_common::clean(&Path::new(value).display().to_string()),
                 ));
             }
+            let data_dir = after_name.unwrap_or(value);
+            if i != j && names_data(other) && inside_data_dir(written, Path::new(data_dir)) {
+                return Some(format!(
+                    "{} {}: is inside {} {}, a directory whose data files are read as the \
+                     table: a file of a data extension written there is read with the data \
+                     next time (or replaces some); give a path outside it",
+                    flag(output),
+                    arrowfeat_common::clean(&written.display().to_string()),
+                    flag(other),
+                    arrowfeat_common::clean(&Path::new(data_dir).display().to_string()),
+                ));
+            }
         }
     }
     None
@@ -130,6 +142,20 @@ fn names_paths(arg: &clap::Arg) -> bool {
         })
 }
 
+/// Whether `arg`'s values are data (`[VIEW=]PATH`): a directory of them is a table.
+fn names_data(arg: &clap::Arg) -> bool {
+    arg.get_value_names()
+        .is_some_and(|names| names.iter().any(|n| n.as_str() == "[VIEW=]PATH"))
+}
+
+/// Whether `written`, a file of a data extension, would be within the directory `dir`.
+fn inside_data_dir(written: &Path, dir: &Path) -> bool {
+    if !dir.is_dir() || arrowfeat_udf::sql::files::DataFormat::of_file(written).is_none() {
+        return false;
+    }
+    matches!((normalized(written), normalized(dir)), (Some(w), Some(d)) if w.starts_with(&d))
+}
+
 /// How the user spelled `arg`: `--save-reference`, or a positional's name (`NEW`).
 fn flag(arg: &clap::Arg) -> String {
     match arg.get_long() {
@@ -192,5 +218,25 @@ mod tests {
         assert!(same_file(&file, &sub.join("../ref.json")));
         assert!(!same_file(&file, &dir.path().join("other.json")));
         assert!(!same_file(Path::new("json"), Path::new("")));
+    }
+
+    #[test]
+    fn a_data_file_written_into_a_data_directory_is_inside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        std::fs::create_dir_all(data.join("part=a")).unwrap();
+        assert!(inside_data_dir(&data.join("part=a/x.parquet"), &data));
+        assert!(inside_data_dir(&data.join("profile.json"), &data));
+        assert!(inside_data_dir(
+            &dir.path().join("data/../data/new.csv"),
+            &data
+        ));
+        // Not a data extension, beside the directory, or the directory is a file.
+        assert!(!inside_data_dir(&data.join("report.sarif"), &data));
+        assert!(!inside_data_dir(&dir.path().join("profile.json"), &data));
+        assert!(!inside_data_dir(
+            &dir.path().join("data.json"),
+            &dir.path().join("data.parquet")
+        ));
     }
 }

@@ -328,7 +328,8 @@ pub(crate) fn sample_text(matched: &Matched) -> String {
     format!("; for example {}", matched.sample.join("; "))
 }
 
-/// `part` as a percentage of `whole`, "<0.01%" rather than a rounded zero.
+/// `part` as a percentage of `whole`: "<0.01%" rather than a rounded zero, ">99.99%"
+/// rather than a rounded hundred.
 pub(crate) fn share(part: u64, whole: u64) -> String {
     if whole == 0 {
         return "0%".into();
@@ -336,6 +337,8 @@ pub(crate) fn share(part: u64, whole: u64) -> String {
     let percent = part as f64 * 100.0 / whole as f64;
     if percent > 0.0 && percent < 0.01 {
         "<0.01%".into()
+    } else if part < whole && percent > 99.99 {
+        ">99.99%".into()
     } else {
         format!("{percent:.2}%")
     }
@@ -346,11 +349,69 @@ fn number_text(n: &ExactNumber) -> String {
         ExactNumber::Int { negative, digits } => {
             format!("{}{digits}", if *negative { "-" } else { "" })
         }
-        // Shortest round-trip form; exponent form for very large and small magnitudes.
-        ExactNumber::Float(f) if *f != 0.0 && (f.abs() >= 1e16 || f.abs() < 1e-6) => {
-            format!("{f:e}")
-        }
-        ExactNumber::Float(f) => f.to_string(),
+        ExactNumber::Float(f) => crate::text::number(*f),
+    }
+}
+
+/// The check of a data column's type, `found`, against the `declared` feature type: a
+/// pass when they are one type, a warning when compatible, an error otherwise. The words
+/// of `check --data`, which `drift` and `skew` use for their columns too.
+pub fn column_type(
+    subject: String,
+    source: &str,
+    found: &DataColumn,
+    declared: &FeatureType,
+    pos: Pos,
+) -> Check {
+    let arrow = crate::text::short(&found.arrow);
+    match &found.read_as {
+        Some(actual) => match compare(actual, declared) {
+            TypeMatch::Exact => Check::pass(
+                Rule::DataColumnType,
+                subject,
+                Expected(declared.to_string()),
+                Actual(actual.to_string()),
+                pos,
+            ),
+            TypeMatch::Compatible(why) => Check::finding(
+                Rule::DataColumnType,
+                Severity::Warning,
+                subject,
+                Expected(declared.to_string()),
+                Actual(actual.to_string()),
+                pos,
+                format!(
+                    "`{}` in {source} is {actual} ({arrow}), the schema declares {} (compatible: {why})",
+                    crate::text::short(&found.name),
+                    declared
+                ),
+            ),
+            TypeMatch::Incompatible(why) => Check::fail(
+                Rule::DataColumnType,
+                subject,
+                Expected(declared.to_string()),
+                Actual(actual.to_string()),
+                pos,
+                format!(
+                    "`{}` in {source} is {actual} ({arrow}), the schema declares {}{}",
+                    crate::text::short(&found.name),
+                    declared,
+                    if why.is_empty() { String::new() } else { format!(": {why}") }
+                ),
+            ),
+        },
+        None => Check::fail(
+            Rule::DataColumnType,
+            subject,
+            Expected(declared.to_string()),
+            Actual(arrow.clone()),
+            pos,
+            format!(
+                "`{}` in {source} is {arrow}, which has no equivalent in the schema types; the schema declares {}",
+                crate::text::short(&found.name),
+                declared
+            ),
+        ),
     }
 }
 
@@ -434,55 +495,7 @@ pub fn findings(plan: &DataPlan, counts: &DataCounts) -> Vec<Check> {
             );
             continue;
         };
-        let check = match &found.read_as {
-            Some(actual) => match compare(actual, declared) {
-                TypeMatch::Exact => Check::pass(
-                    Rule::DataColumnType,
-                    subject,
-                    Expected(declared.to_string()),
-                    Actual(actual.to_string()),
-                    column.pos,
-                ),
-                TypeMatch::Compatible(why) => Check::finding(
-                    Rule::DataColumnType,
-                    Severity::Warning,
-                    subject,
-                    Expected(declared.to_string()),
-                    Actual(actual.to_string()),
-                    column.pos,
-                    format!(
-                        "`{}` in {source} is {actual} ({arrow}), the schema declares {} (compatible: {why})",
-                        crate::text::short(&column.name),
-                        declared
-                    ),
-                ),
-                TypeMatch::Incompatible(why) => Check::fail(
-                    Rule::DataColumnType,
-                    subject,
-                    Expected(declared.to_string()),
-                    Actual(actual.to_string()),
-                    column.pos,
-                    format!(
-                        "`{}` in {source} is {actual} ({arrow}), the schema declares {}{}",
-                        crate::text::short(&column.name),
-                        declared,
-                        if why.is_empty() { String::new() } else { format!(": {why}") }
-                    ),
-                ),
-            },
-            None => Check::fail(
-                Rule::DataColumnType,
-                subject,
-                Expected(declared.to_string()),
-                Actual(arrow.clone()),
-                column.pos,
-                format!(
-                    "`{}` in {source} is {arrow}, which has no equivalent in the schema types; the schema declares {}",
-                    crate::text::short(&column.name),
-                    declared
-                ),
-            ),
-        };
+        let check = column_type(subject, &source, found, declared, column.pos);
         out.push(check);
     }
     for (check, matched) in plan.checks.iter().zip(&counts.checks) {

@@ -35,7 +35,7 @@ pub const EMPTY_BIN: f64 = 1e-4;
 /// At most this many categories are kept per feature in a saved profile, the most
 /// frequent; the rest are one "other" category. (Reference data read in the run is
 /// compared over all its categories.)
-pub const MAX_CATEGORIES: usize = 1_000;
+pub const MAX_CATEGORIES: usize = 100_000;
 /// A category longer than this many bytes is its first characters and a hash of the
 /// whole value, on both sides, so a profile stays small.
 pub const MAX_CATEGORY_BYTES: usize = 200;
@@ -291,10 +291,22 @@ impl ReferenceProfile {
     /// pull request). Errors say what is wrong, without the path (the caller adds it).
     pub fn parse(text: &str) -> Result<ReferenceProfile, String> {
         let profile: ReferenceProfile = serde_json::from_str(text).map_err(|e| {
-            format!(
-                "not a reference profile: {}",
-                crate::text::clean(&e.to_string())
-            )
+            // serde's own words for a value of the wrong shape name its types (`struct
+            // ReferenceProfile`, `untagged enum Raw`): said here in the file's terms.
+            let message = e.to_string();
+            let internal = ["struct ", "enum ", "variant", "tuple"]
+                .iter()
+                .any(|word| message.contains(word));
+            match (e.classify(), internal) {
+                (serde_json::error::Category::Data, true) => format!(
+                    "not a reference profile: line {} column {}: a value is not of the kind a \
+                     saved profile holds there (an object of `format`, `version` and \
+                     `views`, each view's features with their counts, edges and points)",
+                    e.line(),
+                    e.column()
+                ),
+                _ => format!("not a reference profile: {}", crate::text::clean(&message)),
+            }
         })?;
         if profile.format != PROFILE_FORMAT {
             return Err(format!(
@@ -718,7 +730,9 @@ pub fn ks(reference: &[(Float, u64)], reference_n: u64, current: &[(f64, u64)]) 
     }
     let (mut i, mut j) = (0usize, 0usize);
     let (mut below_ref, mut below_cur) = (0u64, 0u64);
-    let mut d: f64 = 0.0;
+    // The largest gap as a numerator over `reference_n * current_n`: exact, so that a D
+    // of exactly a threshold is not above it by a rounding.
+    let mut d: u128 = 0;
     while i < reference.len() || j < current.len() {
         let next_ref = reference.get(i).map_or(f64::NAN, |p| p.0 .0);
         let next_cur = current.get(j).map_or(f64::NAN, |p| p.0);
@@ -735,29 +749,56 @@ pub fn ks(reference: &[(Float, u64)], reference_n: u64, current: &[(f64, u64)]) 
             below_cur += current[j].1;
             j += 1;
         }
-        let gap = below_ref as f64 / reference_n as f64 - below_cur as f64 / current_n as f64;
-        d = d.max(gap.abs());
+        d = d.max(share_gap(below_ref, reference_n, below_cur, current_n));
     }
-    d
+    ratio(d, u128::from(reference_n) * u128::from(current_n))
+}
+
+/// |a / a_n - b / b_n| as a numerator over `a_n * b_n`, exactly.
+fn share_gap(a: u64, a_n: u64, b: u64, b_n: u64) -> u128 {
+    (u128::from(a) * u128::from(b_n)).abs_diff(u128::from(b) * u128::from(a_n))
+}
+
+/// `numerator / denominator` (0 for 0 / 0), reduced first: a share of counts that fit
+/// in 53 bits is the nearest `f64` (1 / 10 is `0.1`, not `0.4 - 0.3`).
+fn ratio(numerator: u128, denominator: u128) -> f64 {
+    if denominator == 0 {
+        return 0.0;
+    }
+    let (mut a, mut b) = (numerator, denominator);
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    (numerator / a) as f64 / (denominator / a) as f64
 }
 
 /// Compares the current data's summary of a feature with its reference.
 pub fn compare(reference: &FeatureProfile, current: &Summary) -> Metrics {
     let current_missing = current.nulls.saturating_add(current.nans);
-    let share_missing = |missing: u64, rows: u64| {
-        if rows == 0 {
-            0.0
-        } else {
-            missing as f64 / rows as f64
-        }
-    };
+    // A side without rows has a missing share of 0.
+    let (reference_rows, current_rows) = (reference.rows.max(1), current.rows.max(1));
+    let missing_gap = share_gap(
+        current_missing,
+        current_rows,
+        reference.missing,
+        reference_rows,
+    );
+    let missing_change = ratio(
+        missing_gap,
+        u128::from(current_rows) * u128::from(reference_rows),
+    );
+    let missing_fell = u128::from(current_missing) * u128::from(reference_rows)
+        < u128::from(reference.missing) * u128::from(current_rows);
     let mut metrics = Metrics {
         reference_values: reference.values(),
         current_values: 0,
         reference_rows: reference.rows,
         current_rows: current.rows,
-        missing_change: share_missing(current_missing, current.rows)
-            - share_missing(reference.missing, reference.rows),
+        missing_change: if missing_fell {
+            -missing_change
+        } else {
+            missing_change
+        },
         psi: None,
         jensen_shannon_divergence: None,
         jensen_shannon_distance: None,
@@ -824,12 +865,16 @@ pub fn compare(reference: &FeatureProfile, current: &Summary) -> Metrics {
             reference_counts.push(*other);
             let p = shares(&reference_counts, metrics.reference_values);
             let q = shares(&current_counts, n);
-            metrics.categories_linf = Some(
-                p.iter()
-                    .zip(&q)
-                    .map(|(a, b)| (a - b).abs())
-                    .fold(0.0, f64::max),
-            );
+            let largest = reference_counts
+                .iter()
+                .zip(&current_counts)
+                .map(|(&a, &b)| share_gap(a, metrics.reference_values, b, n))
+                .max()
+                .unwrap_or(0);
+            metrics.categories_linf = Some(ratio(
+                largest,
+                u128::from(metrics.reference_values) * u128::from(n),
+            ));
             (p, q)
         }
     };
@@ -890,8 +935,17 @@ pub fn findings(
         )];
     }
     let metrics = compare(reference, current);
+    // A saved reference of more categories than it keeps cannot tell apart those it
+    // pools: every measure of the feature says so, passing ones included.
+    let pooled = match &reference.distribution {
+        Distribution::Categorical { other, .. } if *other > 0 => format!(
+            "; the saved reference keeps its {MAX_CATEGORIES} most frequent categories and \
+             pools its other {other} values as one category, within which a change is not seen"
+        ),
+        _ => String::new(),
+    };
     let sizes = format!(
-        "reference n={}, current n={}",
+        "reference n={}, current n={}{pooled}",
         metrics.reference_values, metrics.current_values
     );
     let no_values = metrics.psi.is_none().then(|| {
@@ -915,6 +969,7 @@ pub fn findings(
     // `bound`: how far the value may be from the exact one (0: exact), shown pass or fail.
     let mut metric =
         |rule: Rule, label: &str, value: f64, bound: f64, threshold: f64, explain: &str| {
+            let limit = crate::text::number(threshold);
             let actual = match bound > 0.0 {
                 true => format!("{value} (within {bound}; {sizes})"),
                 false => format!("{value} ({sizes})"),
@@ -922,15 +977,16 @@ pub fn findings(
             let check = Check::pass(
                 rule,
                 subject(label),
-                Expected(format!("<= {threshold}")),
+                Expected(format!("<= {limit}")),
                 Actual(actual),
                 feature.pos,
             );
             out.push(check.fail_unless(value.abs() <= threshold, || {
-                format!(
-                    "`{name}` drifted: {label} {} > {threshold} ({explain}; {sizes})",
-                    short(value)
-                )
+                let beyond = match value < 0.0 {
+                    true => format!("{}, a fall of more than {limit}", short(value)),
+                    false => format!("{} > {limit}", short(value)),
+                };
+                format!("`{name}` drifted: {label} {beyond} ({explain}; {sizes})")
             }));
         };
     metric(
@@ -1159,7 +1215,12 @@ mod tests {
             }
             assert_eq!(bins.iter().sum::<u64>(), a.len() as u64);
             let metrics = compare(&reference, &summary_of(&b));
-            assert_eq!(metrics.ks, Some(naive_ks(&a, &b)));
+            // The naive D subtracts rounded shares; ours is the exact fraction, rounded once.
+            let naive = naive_ks(&a, &b);
+            assert!(
+                (metrics.ks.unwrap() - naive).abs() <= 1e-15,
+                "{metrics:?} {naive}"
+            );
             let saved = reference.thinned();
             assert_eq!(
                 compare(&saved, &summary_of(&b)),
@@ -1273,6 +1334,135 @@ mod tests {
             r#"{"format":"arrowfeat-drift-reference","version":1,"views":{"v":{"source":"s","features":{"f":{"rows":18446744073709551615,"missing":0,"kind":"categorical","categories":[["a",18446744073709551615],["b",1]],"other":0}}}}}"#,
         ] {
             assert!(ReferenceProfile::parse(text).is_err(), "{text}");
+        }
+        // The wrong shape is told in the profile's terms, not serde's.
+        let why = ReferenceProfile::parse("[]").unwrap_err();
+        assert!(
+            !why.contains("struct") && why.contains("line 1 column"),
+            "{why}"
+        );
+    }
+
+    fn float_feature() -> DriftFeature {
+        DriftFeature {
+            name: "x".into(),
+            kind: Kind::Numeric,
+            declared: FeatureType::Float64,
+            pos: Pos::UNKNOWN,
+        }
+    }
+
+    /// `rows` rows, `missing` of them null and the others 1.0.
+    fn with_missing(rows: u64, missing: u64) -> Summary {
+        Summary {
+            rows,
+            nulls: missing,
+            ..summary_of(&vec![1.0; (rows - missing) as usize])
+        }
+    }
+
+    /// A measure of exactly a threshold is not above it: shares of counts are exact
+    /// fractions, not differences of rounded shares (0.4 - 0.3 > 0.1 in floats).
+    #[test]
+    fn shares_of_counts_are_exact_at_a_threshold() {
+        let mut values = vec![0.0; 4];
+        values.extend([1.0; 6]);
+        let reference = profile(Kind::Numeric, &summary_of(&values));
+        let mut current = vec![0.0; 3];
+        current.extend([1.0; 7]);
+        let metrics = compare(&reference, &summary_of(&current));
+        assert_eq!(metrics.ks, Some(0.1));
+        let thresholds = Thresholds::default();
+        let feature = float_feature();
+        let checks = findings(
+            ("r", "c"),
+            &feature,
+            Some(&reference),
+            &summary_of(&current),
+            &Thresholds {
+                ks: 0.1,
+                ..thresholds
+            },
+        );
+        assert!(checks.iter().all(|c| !c.status.is_finding()), "{checks:#?}");
+        // The missing share: 11 of 20, then 10 of 20, a change of exactly -0.05.
+        let with_missing = |missing| with_missing(20, missing);
+        let metrics = compare(
+            &profile(Kind::Numeric, &with_missing(11)),
+            &with_missing(10),
+        );
+        assert_eq!(metrics.missing_change, -0.05);
+        let rose = compare(
+            &profile(Kind::Numeric, &with_missing(10)),
+            &with_missing(11),
+        );
+        assert_eq!(rose.missing_change, 0.05);
+        // Categories: 8 of 20, then 6 of 20.
+        let categories = |a: u64| Summary {
+            rows: 20,
+            categories: vec![("a".into(), a), ("b".into(), 20 - a)],
+            ..Summary::default()
+        };
+        let metrics = compare(&profile(Kind::Categorical, &categories(8)), &categories(6));
+        assert_eq!(metrics.categories_linf, Some(0.1));
+        assert_eq!(ratio(0, 0), 0.0);
+        assert_eq!(ratio(u128::MAX, u128::MAX), 1.0);
+    }
+
+    #[test]
+    fn a_fall_is_told_as_one() {
+        let with_missing = |missing| with_missing(10, missing);
+        let feature = float_feature();
+        let checks = findings(
+            ("r", "c"),
+            &feature,
+            Some(&profile(Kind::Numeric, &with_missing(9))),
+            &with_missing(1),
+            &Thresholds::default(),
+        );
+        let fell = checks
+            .iter()
+            .find(|c| c.rule == Rule::DriftNullRate)
+            .unwrap();
+        assert!(
+            fell.message
+                .contains("missing share change -0.8000, a fall of more than 0.05"),
+            "{}",
+            fell.message
+        );
+    }
+
+    #[test]
+    fn a_saved_reference_that_pools_categories_says_so() {
+        let many = Summary {
+            rows: (MAX_CATEGORIES + 2) as u64,
+            categories: (0..MAX_CATEGORIES + 2)
+                .map(|i| (format!("c{i}"), 1))
+                .collect(),
+            ..Summary::default()
+        };
+        let saved = profile(Kind::Categorical, &many).thinned();
+        let feature = DriftFeature {
+            name: "c".into(),
+            kind: Kind::Categorical,
+            declared: FeatureType::String,
+            pos: Pos::UNKNOWN,
+        };
+        let checks = findings(
+            ("r", "c"),
+            &feature,
+            Some(&saved),
+            &many,
+            &Thresholds::default(),
+        );
+        assert!(!checks.is_empty());
+        for check in &checks {
+            assert!(
+                check
+                    .actual
+                    .contains("pools its other 2 values as one category"),
+                "{check:#?}"
+            );
         }
     }
 }
