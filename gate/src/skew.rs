@@ -878,6 +878,7 @@ fn in_skew_words(message: &str) -> String {
         ("spine key", "serving key"),
         ("spine time", "serving time"),
         ("spine column", "serving column"),
+        ("events column", "training column"),
         ("event key", "training key"),
         ("event time", "training time"),
         ("created time", "training created time"),

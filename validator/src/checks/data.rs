@@ -364,8 +364,17 @@ pub fn column_type(
     pos: Pos,
 ) -> Check {
     let arrow = crate::text::short(&found.arrow);
+    // Arrow has one type of naive nanoseconds: for data it is `datetime64[ns]` exactly.
+    let naive_nanos = FeatureType::Timestamp {
+        unit: crate::types::TimeUnit::Nanosecond,
+        tz: None,
+    };
+    let judged = |actual: &FeatureType| match declared {
+        FeatureType::Datetime64Ns if *actual == naive_nanos => TypeMatch::Exact,
+        _ => compare(actual, declared),
+    };
     match &found.read_as {
-        Some(actual) => match compare(actual, declared) {
+        Some(actual) => match judged(actual) {
             TypeMatch::Exact => Check::pass(
                 Rule::DataColumnType,
                 subject,
@@ -706,5 +715,32 @@ mod tests {
         assert_eq!(share(0, 10), "0.00%");
         assert_eq!(share(5, 0), "0%");
         assert_eq!(share(1, 3), "33.33%");
+        assert_eq!(share(99_999, 100_000), ">99.99%");
+        assert_eq!(share(100_000, 100_000), "100.00%");
+    }
+
+    #[test]
+    fn naive_nanoseconds_are_datetime64_ns_exactly() {
+        use crate::types::TimeUnit;
+        let column = |tz: Option<&str>| DataColumn {
+            name: "t".into(),
+            read_as: Some(FeatureType::Timestamp {
+                unit: TimeUnit::Nanosecond,
+                tz: tz.map(str::to_string),
+            }),
+            arrow: "Timestamp(ns)".into(),
+        };
+        let judged = |found| {
+            column_type(
+                "t".into(),
+                "d",
+                &found,
+                &FeatureType::Datetime64Ns,
+                Pos::UNKNOWN,
+            )
+            .status
+        };
+        assert_eq!(judged(column(None)), crate::report::Status::Pass);
+        assert_eq!(judged(column(Some("UTC"))), crate::report::Status::Error);
     }
 }

@@ -294,9 +294,9 @@ impl ReferenceProfile {
             // serde's own words for a value of the wrong shape name its types (`struct
             // ReferenceProfile`, `untagged enum Raw`): said here in the file's terms.
             let message = e.to_string();
-            let internal = ["struct ", "enum ", "variant", "tuple"]
-                .iter()
-                .any(|word| message.contains(word));
+            // A missing field is said plainly; any other value of the wrong kind is
+            // told in serde's types (`u64`, `struct`, `a sequence`).
+            let internal = !message.starts_with("missing field");
             match (e.classify(), internal) {
                 (serde_json::error::Category::Data, true) => format!(
                     "not a reference profile: line {} column {}: a value is not of the kind a \
@@ -938,9 +938,10 @@ pub fn findings(
     // A saved reference of more categories than it keeps cannot tell apart those it
     // pools: every measure of the feature says so, passing ones included.
     let pooled = match &reference.distribution {
-        Distribution::Categorical { other, .. } if *other > 0 => format!(
-            "; the saved reference keeps its {MAX_CATEGORIES} most frequent categories and \
-             pools its other {other} values as one category, within which a change is not seen"
+        Distribution::Categorical { categories, other } if *other > 0 => format!(
+            "; the saved reference keeps its {} most frequent categories and pools the \
+             other {other} value(s) as one category, within which a change is not seen",
+            categories.len()
         ),
         _ => String::new(),
     };
@@ -974,10 +975,15 @@ pub fn findings(
                 true => format!("{value} (within {bound}; {sizes})"),
                 false => format!("{value} ({sizes})"),
             };
+            // A change (of the missing share) may be a fall: its size is what is bounded.
+            let expected = match rule {
+                Rule::DriftNullRate => format!("between -{limit} and {limit}"),
+                _ => format!("<= {limit}"),
+            };
             let check = Check::pass(
                 rule,
                 subject(label),
-                Expected(format!("<= {limit}")),
+                Expected(expected),
                 Actual(actual),
                 feature.pos,
             );
@@ -1336,11 +1342,20 @@ mod tests {
             assert!(ReferenceProfile::parse(text).is_err(), "{text}");
         }
         // The wrong shape is told in the profile's terms, not serde's.
-        let why = ReferenceProfile::parse("[]").unwrap_err();
-        assert!(
-            !why.contains("struct") && why.contains("line 1 column"),
-            "{why}"
-        );
+        for text in [
+            "[]",
+            r#"{"format":"arrowfeat-drift-reference","version":1,"views":{"v":{"source":"s","features":{"f":{"rows":-1,"missing":0,"kind":"categorical","categories":[],"other":0}}}}}"#,
+            r#"{"format":"arrowfeat-drift-reference","version":1,"views":{"v":{"source":"s","features":{"f":{"rows":1,"missing":0,"kind":"categorical","categories":{"a":1},"other":0}}}}}"#,
+        ] {
+            let why = ReferenceProfile::parse(text).unwrap_err();
+            assert!(
+                ["struct", "u64", "sequence", "invalid"]
+                    .iter()
+                    .all(|word| !why.contains(word))
+                    && why.contains("line 1 column"),
+                "{why}"
+            );
+        }
     }
 
     fn float_feature() -> DriftFeature {
@@ -1460,7 +1475,7 @@ mod tests {
             assert!(
                 check
                     .actual
-                    .contains("pools its other 2 values as one category"),
+                    .contains("pools the other 2 value(s) as one category"),
                 "{check:#?}"
             );
         }
