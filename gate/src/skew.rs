@@ -872,16 +872,17 @@ fn finish(
 }
 
 /// The point-in-time join's message `message` in skew's words: its spine is the serving
-/// data, its events the training data.
+/// data, its events the training data. Only the words before a quoted column name
+/// (`spine key \`k\``) are the join's: a column's own name is left as it is.
 fn in_skew_words(message: &str) -> String {
     [
-        ("spine key", "serving key"),
-        ("spine time", "serving time"),
-        ("spine column", "serving column"),
-        ("events column", "training column"),
-        ("event key", "training key"),
-        ("event time", "training time"),
-        ("created time", "training created time"),
+        ("spine key `", "serving key `"),
+        ("spine time `", "serving time `"),
+        ("spine column `", "serving column `"),
+        ("events column `", "training column `"),
+        ("event key `", "training key `"),
+        ("event time `", "training time `"),
+        ("created time `", "training created time `"),
     ]
     .iter()
     .fold(message.to_string(), |text, (kernel, skew)| {
@@ -915,5 +916,22 @@ fn lossless_cast(array: &ArrayRef, to: &DataType) -> Option<ArrayRef> {
     match datafusion::arrow::compute::kernels::cmp::not_distinct(array, &back) {
         Ok(same) => (same.true_count() == same.len()).then_some(cast),
         Err(_) => Some(cast),
+    }
+}
+
+#[cfg(test)]
+mod words {
+    #[test]
+    fn the_join_words_are_skews_and_column_names_stay() {
+        assert_eq!(
+            super::in_skew_words(
+                "expected event key `spine key k` of the type of spine key `k` (Int64), found Utf8"
+            ),
+            "expected training key `spine key k` of the type of serving key `k` (Int64), found Utf8"
+        );
+        assert_eq!(
+            super::in_skew_words("events column `event_ts`: expected times between"),
+            "training column `event_ts`: expected times between"
+        );
     }
 }
