@@ -30,7 +30,12 @@ pub fn plain_serde(message: &str, field: Option<&str>) -> String {
         "a boolean" | "bool" => "true or false".to_string(),
         other => other.trim_start_matches("a string ").to_string(),
     };
-    let value = |prefix: &str| found.strip_prefix(prefix).map(|v| v.trim_matches('`'));
+    // The value between its backticks: `1e20` as i128 is the number 1e20.
+    let value = |prefix: &str| {
+        found
+            .strip_prefix(prefix)
+            .map(|v| v.trim_start_matches('`').split('`').next().unwrap_or(v))
+    };
     let found = if let Some(v) = found.strip_prefix("string ") {
         format!("the string {v}")
     } else if let Some(v) = value("integer ").or_else(|| value("floating point ")) {
@@ -184,6 +189,13 @@ mod tests {
             "`severity`: expected a table (an object), found the number 3"
         );
         assert_eq!(plain_serde("missing field `x`", None), "missing field `x`");
+        assert_eq!(
+            plain_serde(
+                "invalid type: integer `100000000000000000000` as i128, expected f64",
+                Some("ks")
+            ),
+            "`ks`: expected a number, found the number 100000000000000000000"
+        );
         assert_eq!(
             key_before("a = 1\nviews = \"x\"", 16).as_deref(),
             Some("views")

@@ -291,22 +291,32 @@ impl ReferenceProfile {
     /// pull request). Errors say what is wrong, without the path (the caller adds it).
     pub fn parse(text: &str) -> Result<ReferenceProfile, String> {
         let profile: ReferenceProfile = serde_json::from_str(text).map_err(|e| {
-            // serde's own words for a value of the wrong shape name its types (`struct
-            // ReferenceProfile`, `untagged enum Raw`): said here in the file's terms.
+            // serde's words for a value of the wrong kind, in the file's terms where
+            // [`crate::text::plain_serde`] knows them (`-1` for a count: "expected a whole
+            // number"); else, rather than its type names (`struct ReferenceProfile`,
+            // `untagged enum Raw`), what a profile holds.
             let message = e.to_string();
-            // A missing field is said plainly; any other value of the wrong kind is
-            // told in serde's types (`u64`, `struct`, `a sequence`).
-            let internal = !message.starts_with("missing field");
-            match (e.classify(), internal) {
-                (serde_json::error::Category::Data, true) => format!(
-                    "not a reference profile: line {} column {}: a value is not of the kind a \
+            let message = message
+                .rsplit_once(" at line ")
+                .map_or(message.as_str(), |(m, _)| m);
+            let plain = crate::text::plain_serde(message, None);
+            let internal = [
+                "struct", "enum", "variant", "tuple", "invalid", "sequence", "u64",
+            ]
+            .iter()
+            .any(|word| plain.contains(word));
+            let what = match (e.classify(), internal) {
+                (serde_json::error::Category::Data, true) => "a value is not of the kind a \
                      saved profile holds there (an object of `format`, `version` and \
-                     `views`, each view's features with their counts, edges and points)",
-                    e.line(),
-                    e.column()
-                ),
-                _ => format!("not a reference profile: {}", crate::text::clean(&message)),
-            }
+                     `views`, each view's features with their counts, edges and points)"
+                    .to_string(),
+                _ => crate::text::clean(&plain),
+            };
+            format!(
+                "not a reference profile: line {} column {}: {what}",
+                e.line(),
+                e.column()
+            )
         })?;
         if profile.format != PROFILE_FORMAT {
             return Err(format!(
