@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use arrowfeat_common::quote;
-use arrowfeat_validator::checks::data::DataColumn;
 use arrowfeat_validator::checks::drift::{
     coarsened, features, findings, profile, DriftFeature, FeatureProfile, Float, Kind,
     ReferenceProfile, Summary, ViewProfile,
@@ -17,7 +16,6 @@ use arrowfeat_validator::rules::Rule;
 use arrowfeat_validator::run::DataSource;
 use arrowfeat_validator::spec::model::SchemaFile;
 use arrowfeat_validator::store::StoreView;
-use arrowfeat_validator::types::same_kind;
 use arrowfeat_validator::types::FeatureType;
 use arrowfeat_validator::yaml::Pos;
 use datafusion::arrow::array::{Array, Float64Array, Int64Array, StringArray};
@@ -607,22 +605,15 @@ async fn summarize_table(
             );
             continue;
         };
-        // A column of another kind than declared (integers for a time, a naive time for
-        // a zoned one) is refused in `check --data`'s words, not compared converted.
-        let read_as = crate::feature_type(field.data_type());
-        if let Some(found) = read_as.filter(|t| !same_kind(&feature.declared, t)) {
-            let judged = arrowfeat_validator::checks::data::column_type(
-                subject.clone(),
-                &source,
-                &DataColumn {
-                    name: feature.name.clone(),
-                    read_as: Some(found),
-                    arrow: field.data_type().to_string(),
-                },
-                &feature.declared,
-                feature.pos,
-            );
-            out.insert(feature.name.clone(), Err(judged));
+        if let Some(refused) = crate::wrong_kind(
+            subject.clone(),
+            &source,
+            &feature.name,
+            field.data_type(),
+            &feature.declared,
+            feature.pos,
+        ) {
+            out.insert(feature.name.clone(), Err(refused));
             continue;
         }
         let (expr, data_type) = value_expr(&feature.name, field.data_type());

@@ -454,6 +454,33 @@ pub fn count_part_of(
     reader_runtime()?.block_on(count_part(&plan, data, None))
 }
 
+/// The `data-column-type` error of the column `name` (of `data_type`, in `source`) when
+/// its values are of another kind than the `declared` feature type (text for a float, a
+/// naive time for a zoned one), in `check --data`'s words: drift and skew refuse to
+/// compare such a column converted. `None` when the kinds agree.
+fn wrong_kind(
+    subject: String,
+    source: &str,
+    name: &str,
+    data_type: &DataType,
+    declared: &FeatureType,
+    pos: arrowfeat_validator::yaml::Pos,
+) -> Option<Check> {
+    let found =
+        feature_type(data_type).filter(|t| !arrowfeat_validator::types::same_kind(declared, t))?;
+    Some(arrowfeat_validator::checks::data::column_type(
+        subject,
+        source,
+        &arrowfeat_validator::checks::data::DataColumn {
+            name: name.to_string(),
+            read_as: Some(found),
+            arrow: data_type.to_string(),
+        },
+        declared,
+        pos,
+    ))
+}
+
 /// The finding of data that cannot be read.
 fn unreadable(path: &str, message: String) -> Check {
     // The Parquet reader's errors past the footer (a corrupt page) name no file.

@@ -793,19 +793,14 @@ fn finish(
     let refused = |schema: &Schema, label: &str, name: &str| -> Option<Check> {
         let declared = &layout.feature_types.iter().find(|(n, _)| *n == name)?.1;
         let field = schema.field_with_name(name).ok()?;
-        let found = crate::feature_type(field.data_type())
-            .filter(|t| !arrowfeat_validator::types::same_kind(declared, t))?;
-        Some(arrowfeat_validator::checks::data::column_type(
+        crate::wrong_kind(
             format!("skew {}: feature `{}`", quote(label, 200), quote(name, 100)),
             &quote(label, 200),
-            &arrowfeat_validator::checks::data::DataColumn {
-                name: name.to_string(),
-                read_as: Some(found),
-                arrow: field.data_type().to_string(),
-            },
+            name,
+            field.data_type(),
             declared,
             file.feature_pos(name),
-        ))
+        )
     };
     let mut skews = Vec::new();
     for feature in part.features {

@@ -785,30 +785,21 @@ fn ratio(numerator: u128, denominator: u128) -> f64 {
 /// Compares the current data's summary of a feature with its reference.
 pub fn compare(reference: &FeatureProfile, current: &Summary) -> Metrics {
     let current_missing = current.nulls.saturating_add(current.nans);
-    // A side without rows has a missing share of 0.
+    // A side without rows has a missing share of 0. Both shares over one denominator:
+    // the change is exact, its sign the order of the numerators.
     let (reference_rows, current_rows) = (reference.rows.max(1), current.rows.max(1));
-    let missing_gap = share_gap(
-        current_missing,
-        current_rows,
-        reference.missing,
-        reference_rows,
-    );
-    let missing_change = ratio(
-        missing_gap,
+    let now = u128::from(current_missing) * u128::from(reference_rows);
+    let before = u128::from(reference.missing) * u128::from(current_rows);
+    let size = ratio(
+        now.abs_diff(before),
         u128::from(current_rows) * u128::from(reference_rows),
     );
-    let missing_fell = u128::from(current_missing) * u128::from(reference_rows)
-        < u128::from(reference.missing) * u128::from(current_rows);
     let mut metrics = Metrics {
         reference_values: reference.values(),
         current_values: 0,
         reference_rows: reference.rows,
         current_rows: current.rows,
-        missing_change: if missing_fell {
-            -missing_change
-        } else {
-            missing_change
-        },
+        missing_change: if now < before { -size } else { size },
         psi: None,
         jensen_shannon_divergence: None,
         jensen_shannon_distance: None,

@@ -71,15 +71,12 @@ pub(super) fn csv_time_units(files: &[PathBuf], indices: &[usize]) -> Vec<Option
 /// One pass reads them all; when it cannot (a value of one of them is a number, or a line
 /// is broken), each is read alone, so that one column of numbers leaves the others' units.
 pub(super) fn json_time_units(files: &[PathBuf], columns: &[&str]) -> Vec<Option<TimeUnit>> {
+    let alone = |column: &&str| json_units(files, &[column]).ok().and_then(|units| units[0]);
     match columns {
-        [] => Vec::new(),
-        [column] => vec![json_units(files, &[column]).map_or(None, |units| units[0])],
-        _ => json_units(files, columns).unwrap_or_else(|()| {
-            columns
-                .iter()
-                .map(|column| json_units(files, &[column]).map_or(None, |units| units[0]))
-                .collect()
-        }),
+        [_, _, ..] => {
+            json_units(files, columns).unwrap_or_else(|()| columns.iter().map(alone).collect())
+        }
+        _ => columns.iter().map(alone).collect(),
     }
 }
 
