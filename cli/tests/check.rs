@@ -2084,3 +2084,157 @@ fn store_metadata_batch_sources_are_read() {
     assert_eq!(rules(&bare), ["data-not-read"], "{}", stdout(&bare));
     assert_eq!(bare.status.code(), Some(1));
 }
+
+/// skew's keys and times against their declared types, in `check --data`'s words: an
+/// integer serving time, a float key beside a string one, a naive time for a zoned one
+/// are each a `data-column-type` error naming the side and the column, and no row is
+/// compared.
+#[test]
+fn skew_refuses_keys_and_times_of_another_kind() {
+    let dir = tempdir("skew-kinds");
+    let events = repo().join("examples/data/events.parquet");
+    let events = events.to_str().unwrap();
+    let schema = repo().join("examples/schemas/user_events_v1.yaml");
+    let schema = schema.to_str().unwrap();
+    let write = |name: &str, select: &str| {
+        let written = arrowfeat_in(
+            dir.path(),
+            &[
+                "sql",
+                "--allow-write",
+                &format!("COPY (SELECT {select} FROM '{events}') TO '{name}'"),
+            ],
+        );
+        assert!(written.status.success(), "{}", stderr(&written));
+    };
+    write(
+        "int_time.parquet",
+        "* EXCEPT (event_ts), CAST(to_unixtime(event_ts) AS BIGINT) AS event_ts",
+    );
+    write(
+        "naive_time.parquet",
+        "* EXCEPT (event_ts), CAST(event_ts AS TIMESTAMP) AS event_ts",
+    );
+    write("int_key.parquet", "* EXCEPT (user_id), event_id AS user_id");
+    let skew = |serving: &str, training: &str| {
+        let run = arrowfeat_in(
+            dir.path(),
+            &[
+                "skew",
+                "--schemas",
+                schema,
+                "--serving",
+                serving,
+                "--training",
+                training,
+                "--time-tolerance",
+                "0s",
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
+        let report: serde_json::Value = serde_json::from_str(&stdout(&run)).unwrap();
+        report["files"][0]["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["status"] != "pass")
+            .map(|c| {
+                (
+                    c["rule"].as_str().unwrap().to_string(),
+                    c["subject"].as_str().unwrap().to_string(),
+                    c["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    // The serving side's integer time is the serving side's fault, not the training's.
+    let found = skew("int_time.parquet", events);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let (rule, subject, message) = &found[0];
+    assert_eq!(rule, "data-column-type");
+    assert_eq!(subject, "skew int_time.parquet: time `event_ts`");
+    assert!(
+        message.starts_with("`event_ts` in int_time.parquet is int64 (")
+            && message.contains("the schema declares timestamp[us, UTC]"),
+        "{message}"
+    );
+    let found = skew(events, "naive_time.parquet");
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0].1.contains("naive_time.parquet: time `event_ts`"),
+        "{found:#?}"
+    );
+    // An integer key where the schema declares a string one.
+    let found = skew("int_key.parquet", events);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].1, "skew int_key.parquet: entity key `user_id`");
+    assert!(
+        found[0].2.contains("is int64") && found[0].2.contains("the schema declares string"),
+        "{found:#?}"
+    );
+}
+
+/// A view given no data while another view of the run was given its own by name is a
+/// `data-not-read` error in `check --data`, `drift` and `skew` alike: the run does not
+/// pass on data it did not read.
+#[test]
+fn a_view_given_no_data_beside_others_is_not_read() {
+    let dir = tempdir("not-given");
+    let schemas = dir.path().join("schemas");
+    std::fs::create_dir(&schemas).unwrap();
+    let original =
+        std::fs::read_to_string(repo().join("examples/schemas/user_events_v1.yaml")).unwrap();
+    std::fs::write(schemas.join("a.yaml"), &original).unwrap();
+    std::fs::write(
+        schemas.join("b.yaml"),
+        original.replace("name: user_events_v1", "name: other_events_v1"),
+    )
+    .unwrap();
+    let events = repo().join("examples/data/events.parquet");
+    let given = format!("user_events_v1={}", events.to_str().unwrap());
+    let runs: [&[&str]; 3] = [
+        &["check", "--schemas", "schemas", "--data", &given],
+        &[
+            "drift",
+            "--schemas",
+            "schemas",
+            "--reference",
+            &given,
+            "--current",
+            &given,
+        ],
+        &[
+            "skew",
+            "--schemas",
+            "schemas",
+            "--serving",
+            &given,
+            "--training",
+            &given,
+            "--time-tolerance",
+            "0s",
+        ],
+    ];
+    for args in runs {
+        let run = arrowfeat_in(dir.path(), &[args, &["--format", "json"]].concat());
+        assert_eq!(run.status.code(), Some(1), "{args:?}: {}", stderr(&run));
+        let report: serde_json::Value = serde_json::from_str(&stdout(&run)).unwrap();
+        let not_read: Vec<&serde_json::Value> = report["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|f| f["checks"].as_array().unwrap())
+            .filter(|c| c["rule"] == "data-not-read")
+            .collect();
+        assert_eq!(not_read.len(), 1, "{args:?}: {not_read:#?}");
+        let message = not_read[0]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("view `other_events_v1` was given no data while other views were"),
+            "{message}"
+        );
+        assert!(message.contains("other_events_v1=PATH"), "{message}");
+        assert_eq!(not_read[0]["status"], "error");
+    }
+}

@@ -5,11 +5,13 @@
 //!   [`quote_hashed`] where what is shown is also an identity), [`cap`];
 //! - I/O errors in plain words: [`io_message`], [`path_io_message`];
 //! - the one duration grammar and its parser: [`duration`];
+//! - times since 1970 as calendar dates, for any count: [`instant`];
 //! - sizes in bytes as people write them: [`size`].
 //!
 //! It depends on nothing, and nothing here knows of Arrow, DataFusion or feature schemas.
 
 pub mod duration;
+pub mod instant;
 mod io;
 pub mod size;
 mod text;

@@ -287,7 +287,19 @@ impl DataSource for DriftSources {
             Ok(Some(found)) => found,
             Ok(None) => {
                 return match current {
-                    None => None,
+                    None => {
+                        let Reference::Data(references) = &self.reference else {
+                            return None;
+                        };
+                        let also = (!self.saving).then_some((&self.current, given));
+                        let done = match self.saving {
+                            true => "profiled",
+                            false => "compared",
+                        };
+                        references
+                            .not_given(view, self.names.given("--reference"), also, done)
+                            .map(|c| vec![c])
+                    }
                     Some(Err(finding)) => Some(vec![*finding]),
                     Some(Ok(current)) => Some(vec![no_pair(
                         view,

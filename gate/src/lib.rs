@@ -282,6 +282,40 @@ impl ByView {
         Ok(Some(data.clone()))
     }
 
+    /// The finding of `view`, given no data by this input or `also` while other views
+    /// were given theirs by name (`--data a=PATH` beside the schema files of `a` and
+    /// `b`): nothing of it was `done` ("checked"), and the run must not pass as if it
+    /// had been. `None` when no view was given data by name.
+    pub fn not_given(
+        &self,
+        view: &str,
+        given: Given,
+        also: Option<(&ByView, Given)>,
+        done: &str,
+    ) -> Option<Check> {
+        let named = |by: &ByView| !by.by_view.is_empty() && by.any_view.is_none();
+        if !named(self) && !also.is_some_and(|(other, _)| named(other)) {
+            return None;
+        }
+        let flags: Vec<String> = [Some(given), also.map(|(_, g)| g)]
+            .into_iter()
+            .flatten()
+            .map(|g| g.for_view(view))
+            .collect();
+        Some(Check::fail(
+            Rule::DataNotRead,
+            format!("view `{}`", quote(view, 100)),
+            Expected("data of the view"),
+            Actual("none given"),
+            arrowfeat_validator::yaml::Pos::UNKNOWN,
+            format!(
+                "view `{}` was given no data while other views were, so it was not {done}: give {}, or leave its schema file out",
+                quote(view, 100),
+                flags.join(" and ")
+            ),
+        ))
+    }
+
     /// The first view given by name that no schema file asked for (after a run).
     pub fn unused_view(&self) -> Option<&str> {
         let used = self.used.lock().unwrap_or_else(|p| p.into_inner());
@@ -393,7 +427,12 @@ impl DataSource for DataPaths {
                     Ok(data) => (data, sources.unreadable_hint(view, given)),
                     Err(finding) => return Some(vec![*finding]),
                 },
-                None => return None,
+                None => {
+                    return self
+                        .data
+                        .not_given(view, given, None, "checked")
+                        .map(|c| vec![c])
+                }
             },
             Err(refused) => return Some(vec![*refused]),
         };

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use arrowfeat_common::quote;
 use arrowfeat_udf::kernels::compare::{differ, uses_tolerance, Tolerance};
 use arrowfeat_udf::kernels::point_in_time::join::{
-    point_in_time_join, FeatureSpec, PointInTimeJoin, Spelling,
+    comparable_keys, point_in_time_join, FeatureSpec, PointInTimeJoin, Spelling,
 };
 use arrowfeat_udf::kernels::point_in_time::PointInTimeOptions;
 use arrowfeat_validator::checks::skew::{findings, FeatureSkew, SkewCounts, SkewLabels};
@@ -21,6 +21,7 @@ use arrowfeat_validator::run::DataSource;
 use arrowfeat_validator::spec::model::SchemaFile;
 use arrowfeat_validator::store::StoreView;
 use arrowfeat_validator::types::FeatureType;
+use arrowfeat_validator::yaml::Pos;
 use datafusion::arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, UInt64Array};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use serde::{Deserialize, Serialize};
@@ -117,7 +118,17 @@ impl DataSource for SkewSources {
             Err(refused) => return Some(vec![*refused]),
         };
         let (serving, training) = match (serving, training) {
-            (None, None) => return None,
+            (None, None) => {
+                return self
+                    .serving
+                    .not_given(
+                        view,
+                        serving_given,
+                        Some((&self.training, training_given)),
+                        "compared",
+                    )
+                    .map(|c| vec![c])
+            }
             (Some(serving), Some(training)) => (serving, training),
             (serving, _) => {
                 let (given, lacking) = match serving {
@@ -129,7 +140,7 @@ impl DataSource for SkewSources {
                     format!("skew: view `{}`", quote(view, 100)),
                     Expected("serving and training data of the view"),
                     Actual(format!("only {given}")),
-                    arrowfeat_validator::yaml::Pos::UNKNOWN,
+                    Pos::UNKNOWN,
                     format!(
                         "{given} gives data of view `{}` but {lacking} does not: give {}",
                         quote(view, 100),
@@ -294,6 +305,10 @@ struct Layout<'a> {
     time_type: FeatureType,
     /// The features' declared types (those that parse).
     feature_types: Vec<(&'a str, FeatureType)>,
+    /// The entity keys' declared types (those that parse) and where each is declared.
+    key_types: Vec<(&'a str, FeatureType, Pos)>,
+    /// Where the event timestamp is declared.
+    time_pos: Pos,
 }
 
 impl<'a> Layout<'a> {
@@ -329,7 +344,88 @@ impl<'a> Layout<'a> {
                 .iter()
                 .filter_map(|f| Some((f.name.as_str(), FeatureType::parse(&f.type_name).ok()?)))
                 .collect(),
+            key_types: spec
+                .entities
+                .iter()
+                .enumerate()
+                .filter_map(|(index, entity)| {
+                    Some((
+                        entity.join_key.as_str(),
+                        FeatureType::parse(&entity.type_name).ok()?,
+                        file.key_pos(&format!("/entities/{index}")),
+                    ))
+                })
+                .collect(),
+            time_pos: file.key_pos("/event_timestamp"),
         }
+    }
+
+    /// The findings that keep any row from being matched, in `check --data`'s words: a
+    /// key or time of either side of another kind than declared (an integer serving time
+    /// for a timestamp, text for an integer key, a naive time for a zoned one), or keys
+    /// of the two sides that cannot be compared (a float beside an integer).
+    fn unmatchable(&self, serving: (&Schema, &str), training: (&Schema, &str)) -> Vec<Check> {
+        let mut out = Vec::new();
+        for ((schema, label), time) in [(serving, self.serving_time), (training, self.event_time)] {
+            let keys = self
+                .key_types
+                .iter()
+                .filter(|(key, _, _)| self.keys.contains(key))
+                .map(|(key, declared, pos)| (*key, declared, *pos, "entity key"));
+            for (column, declared, pos, role) in
+                keys.chain([(time, &self.time_type, self.time_pos, "time")])
+            {
+                let Ok(field) = schema.field_with_name(column) else {
+                    continue;
+                };
+                out.extend(crate::wrong_kind(
+                    format!(
+                        "skew {}: {role} `{}`",
+                        quote(label, 200),
+                        quote(column, 100)
+                    ),
+                    &quote(label, 200),
+                    column,
+                    field.data_type(),
+                    declared,
+                    pos,
+                ));
+            }
+        }
+        if !out.is_empty() {
+            return out;
+        }
+        for key in &self.keys {
+            let (Ok(served), Ok(trained)) = (
+                serving.0.field_with_name(key),
+                training.0.field_with_name(key),
+            ) else {
+                continue;
+            };
+            if comparable_keys(served.data_type(), trained.data_type()) {
+                continue;
+            }
+            let (served, trained) = type_names(served.data_type(), trained.data_type());
+            let pos = self
+                .key_types
+                .iter()
+                .find(|(k, _, _)| k == key)
+                .map_or(Pos::UNKNOWN, |(_, _, pos)| *pos);
+            out.push(Check::fail(
+                Rule::DataColumnType,
+                format!("skew {}: entity key `{}`", quote(training.1, 200), quote(key, 100)),
+                Expected(served.clone()),
+                Actual(trained.clone()),
+                pos,
+                format!(
+                    "the entity key `{}` is {trained} in the training data {} and {served} in the serving data {}: keys are matched only as one type, text with text or integers with integers",
+                    quote(key, 100),
+                    quote(training.1, 200),
+                    quote(serving.1, 200)
+                ),
+            ));
+        }
+        out
     }
 
     /// The units and zones at which the times of CSV and JSON files are read: the event
@@ -558,6 +654,13 @@ fn compare_part(
     {
         return Ok(part); // no join without the keys and times
     }
+    let sides = (
+        (serving_batch.schema_ref().as_ref(), serving_label),
+        (training_batch.schema_ref().as_ref(), training_label),
+    );
+    if !layout.unmatchable(sides.0, sides.1).is_empty() {
+        return Ok(part); // `finish` reports them
+    }
     let compared: Vec<&str> = layout
         .features
         .iter()
@@ -751,7 +854,7 @@ fn finish(
             if spec.features.iter().any(|f| f.name == column) {
                 file.feature_pos(column)
             } else {
-                arrowfeat_validator::yaml::Pos::UNKNOWN
+                Pos::UNKNOWN
             },
             format!(
                 "the data {} has no column `{}` ({what})",
@@ -786,6 +889,14 @@ fn finish(
         .any(|c| layout.structural(c))
     {
         return out; // no join without the keys and times
+    }
+    let unmatchable = layout.unmatchable(
+        (serving_schema, serving_label),
+        (training_schema, training_label),
+    );
+    if !unmatchable.is_empty() {
+        out.extend(unmatchable);
+        return out;
     }
     // Each side's column against the declared kind, in `check --data`'s words: text for
     // a float, integers for a timestamp or a naive time for a zoned one are refused

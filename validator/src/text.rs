@@ -36,8 +36,13 @@ pub fn plain_serde(message: &str, field: Option<&str>) -> String {
             .strip_prefix(prefix)
             .map(|v| v.trim_start_matches('`').split('`').next().unwrap_or(v))
     };
+    // An integer beyond i64 reaches serde as i128 (TOML integers stop at i64): written
+    // with a fraction or an exponent, it is read as the float it is.
+    let beyond_i64 = found.starts_with("integer ") && found.ends_with(" as i128");
     let found = if let Some(v) = found.strip_prefix("string ") {
         format!("the string {v}")
+    } else if let (true, Some(v)) = (beyond_i64 && expected == "a number", value("integer ")) {
+        format!("the whole number {v}, beyond the integers TOML holds: write it as {v}.0")
     } else if let Some(v) = value("integer ").or_else(|| value("floating point ")) {
         format!("the number {v}")
     } else if let Some(v) = value("boolean ") {
@@ -194,7 +199,14 @@ mod tests {
                 "invalid type: integer `100000000000000000000` as i128, expected f64",
                 Some("ks")
             ),
-            "`ks`: expected a number, found the number 100000000000000000000"
+            "`ks`: expected a number, found the whole number 100000000000000000000, beyond the integers TOML holds: write it as 100000000000000000000.0"
+        );
+        assert_eq!(
+            plain_serde(
+                "invalid type: integer `100000000000000000000` as i128, expected u64",
+                Some("count")
+            ),
+            "`count`: expected a whole number (0 or more), found the number 100000000000000000000"
         );
         assert_eq!(
             key_before("a = 1\nviews = \"x\"", 16).as_deref(),

@@ -589,32 +589,10 @@ pub fn findings(plan: &DataPlan, counts: &DataCounts) -> Vec<Check> {
     out
 }
 
-/// `as_of` as an RFC 3339 UTC instant.
+/// `as_of` as an RFC 3339 UTC instant, to the second.
 pub fn as_of_text(nanos: i64) -> String {
-    let seconds = nanos.div_euclid(1_000_000_000);
-    let days = seconds.div_euclid(86_400);
-    let rest = seconds.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
-}
-
-/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+    let seconds = i128::from(nanos.div_euclid(1_000_000_000));
+    format!("{}Z", arrowfeat_common::instant::date_time_text(seconds))
 }
 
 fn value_finding(

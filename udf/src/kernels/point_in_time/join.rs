@@ -371,6 +371,13 @@ fn column_type<'a>(schema: &'a Schema, name: &str) -> &'a DataType {
 
 /// Whether two key types hold the same values in another representation: strings of
 /// any layout, integers of any width, or a dictionary of either.
+/// Whether a spine key of type `spine` can be matched with an event key of type
+/// `events`: one type, text with text, integers with integers, or a side of no values
+/// (a CSV column of only its header), which matches nothing.
+pub fn comparable_keys(spine: &DataType, events: &DataType) -> bool {
+    spine == events || same_family(spine, events) || spine.is_null() || events.is_null()
+}
+
 fn same_family(a: &DataType, b: &DataType) -> bool {
     fn family(t: &DataType) -> Option<u8> {
         match t {
@@ -573,9 +580,7 @@ fn check_join_spelled(spine: &Schema, events: &Schema, join: &PointInTimeJoin) -
     for (s, e) in join.spine_keys.iter().zip(&join.event_keys) {
         let st = column_type(spine, s);
         let et = column_type(events, e);
-        // A column of type Null (from a CSV file holding only its header) has no value to
-        // compare: it matches nothing, whatever the other side's type.
-        if st != et && !same_family(st, et) && !st.is_null() && !et.is_null() {
+        if !comparable_keys(st, et) {
             return Err(KernelError::wrong_type(
                 FUNCTION,
                 "by",

@@ -279,12 +279,6 @@ fn to_nanos(
     per_unit: i64,
     nulls: Option<&NullBuffer>,
 ) -> Result<Vec<i64>> {
-    let unit = match per_unit {
-        86_400_000_000_000 => "days",
-        1_000_000_000 => "s",
-        1_000_000 => "ms",
-        _ => "us",
-    };
     let mut out = Vec::with_capacity(values.size_hint().0);
     for (row, v) in values.enumerate() {
         match v.checked_mul(per_unit) {
@@ -296,7 +290,8 @@ fn to_nanos(
                     argument,
                     format!(
                         "expected times between 1677-09-21 and 2262-04-11 (nanosecond timestamps), \
-                         found {v} {unit} at row {row}"
+                         found {} at row {row}",
+                        arrowfeat_common::instant::time_value_text(v, per_unit)
                     ),
                 ))
             }

@@ -753,7 +753,7 @@ fn dates_are_midnight_utc() {
     let far = arrow::array::Date32Array::from(vec![0, 200_000]);
     let e = tumble_start(&far, 10, 0).unwrap_err();
     assert!(
-        e.message.contains("found 200000 days at row 1"),
+        e.message.contains("found 2517-08-01T00:00:00 at row 1"),
         "{}",
         e.message
     );
