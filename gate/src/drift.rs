@@ -665,6 +665,9 @@ async fn summarize_table(
             // No value at all (a CSV or JSON column of empty values): nulls only.
             (Kind::Numeric, DataType::Null) => Some("CAST(NULL AS DOUBLE)".to_string()),
             (Kind::Categorical, DataType::Null) => Some("CAST(NULL AS VARCHAR)".to_string()),
+            // Only rows and nulls are counted: a null list is missing, a list holding a
+            // NaN or a null is not.
+            (Kind::Presence, _) => Some(String::new()),
             _ => None,
         };
         let Some(value) = value else {
@@ -682,7 +685,7 @@ async fn summarize_table(
                         field.data_type(),
                         match feature.kind {
                             Kind::Numeric => "numeric",
-                            Kind::Categorical => "categorical",
+                            Kind::Categorical | Kind::Presence => "categorical",
                         },
                         feature.declared
                     ),
@@ -716,6 +719,10 @@ async fn summarize_table(
             nans: row[2 + 2 * index],
             ..Summary::default()
         };
+        if feature.kind == Kind::Presence {
+            out.insert(feature.name.clone(), Ok(summary));
+            continue;
+        }
         let query = format!(
             "SELECT {value} AS v, count(*) AS n FROM {TABLE} WHERE {} IS NOT NULL GROUP BY 1",
             ident(&feature.name)
@@ -745,7 +752,7 @@ async fn summarize_table(
                         }
                     }
                 }
-                Kind::Categorical => {
+                Kind::Categorical | Kind::Presence => {
                     let values = datafusion::arrow::compute::cast(batch.column(0), &DataType::Utf8)
                         .map_err(|e| e.to_string())?;
                     let values = values

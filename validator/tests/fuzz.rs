@@ -270,6 +270,10 @@ fn saved_profile() -> &'static str {
             "channel".to_string(),
             drift::profile(Kind::Categorical, &categorical),
         ),
+        (
+            "tags".to_string(),
+            drift::profile(Kind::Presence, &categorical),
+        ),
     ];
     let profile = ReferenceProfile {
         format: drift::PROFILE_FORMAT.into(),
@@ -336,6 +340,19 @@ fn current_summaries(kind: Kind) -> Vec<Summary> {
             },
             Summary::default(),
         ],
+        Kind::Presence => vec![
+            Summary {
+                rows: u64::MAX,
+                nulls: u64::MAX / 2,
+                ..Summary::default()
+            },
+            Summary {
+                rows: 2,
+                nulls: 2,
+                ..Summary::default()
+            },
+            Summary::default(),
+        ],
     }
 }
 
@@ -353,6 +370,7 @@ fn check_profile_text(text: &str) {
             let kind = match feature.distribution {
                 Distribution::Numeric { .. } => Kind::Numeric,
                 Distribution::Categorical { .. } => Kind::Categorical,
+                Distribution::Presence {} => Kind::Presence,
             };
             let thinned = feature.thinned();
             for current in current_summaries(kind) {
@@ -377,6 +395,7 @@ fn check_profile_text(text: &str) {
                 let declared = FeatureType::parse(match kind {
                     Kind::Numeric => "float64",
                     Kind::Categorical => "string",
+                    Kind::Presence => "list<float32>",
                 })
                 .unwrap();
                 let feature_spec = DriftFeature {

@@ -75,6 +75,9 @@ impl Default for Thresholds {
 pub enum Kind {
     Numeric,
     Categorical,
+    /// Values without a distribution to compare (lists, embeddings, bytes): only their
+    /// missing share is.
+    Presence,
 }
 
 /// A feature to compare.
@@ -113,7 +116,10 @@ pub fn features(file: &SchemaFile) -> (Vec<DriftFeature>, Vec<(String, String)>)
             | FeatureType::Float64
             | FeatureType::Timestamp { .. }
             | FeatureType::Datetime64Ns => Some(Kind::Numeric),
-            _ => None,
+            FeatureType::List(_) | FeatureType::Embedding { .. } | FeatureType::Bytes => {
+                Some(Kind::Presence)
+            }
+            FeatureType::Other(_) => None,
         };
         match kind {
             Some(kind) => compared.push(DriftFeature {
@@ -196,6 +202,8 @@ pub enum Distribution {
         /// Values of the other categories.
         other: u64,
     },
+    /// Only the rows and missing values (lists, embeddings, bytes).
+    Presence {},
 }
 
 /// One feature of a reference profile.
@@ -214,6 +222,7 @@ impl FeatureProfile {
         match self.distribution {
             Distribution::Numeric { .. } => Kind::Numeric,
             Distribution::Categorical { .. } => Kind::Categorical,
+            Distribution::Presence {} => Kind::Presence,
         }
     }
 
@@ -400,6 +409,7 @@ impl FeatureProfile {
                     return Err("a category is listed twice".into());
                 }
             }
+            Distribution::Presence {} => {}
         }
         Ok(())
     }
@@ -597,6 +607,7 @@ pub fn profile(kind: Kind, summary: &Summary) -> FeatureProfile {
                 other: 0,
             }
         }
+        Kind::Presence => Distribution::Presence {},
     };
     FeatureProfile {
         rows: summary.rows,
@@ -878,6 +889,10 @@ pub fn compare(reference: &FeatureProfile, current: &Summary) -> Metrics {
             ));
             (p, q)
         }
+        Distribution::Presence {} => {
+            metrics.current_values = current.rows.saturating_sub(current_missing);
+            return metrics;
+        }
     };
     metrics.psi = Some(psi(&reference_shares, &current_shares));
     let divergence = jensen_shannon(&reference_shares, &current_shares);
@@ -907,6 +922,23 @@ pub fn findings(
     let name = crate::text::short(&feature.name);
     let subject = |metric: &str| format!("drift {current_source}: feature `{name}`: {metric}");
     let Some(reference) = reference else {
+        // A profile saved before lists, embeddings and bytes were profiled lacks them:
+        // their missing share is not compared, which must be seen, yet it is no reason
+        // to fail a gate that passed before.
+        if feature.kind == Kind::Presence {
+            return vec![Check::finding(
+                Rule::DriftReference,
+                crate::rules::Severity::Warning,
+                subject("reference"),
+                Expected("a reference profile of the feature"),
+                Actual("none"),
+                feature.pos,
+                format!(
+                    "the reference {} has no feature `{name}`, so its missing share is not compared: save the reference again with this schema",
+                    crate::text::short(reference_source)
+                ),
+            )];
+        }
         return vec![Check::fail(
             Rule::DriftReference,
             subject("reference"),
@@ -950,7 +982,8 @@ pub fn findings(
         "reference n={}, current n={}{pooled}",
         metrics.reference_values, metrics.current_values
     );
-    let no_values = metrics.psi.is_none().then(|| {
+    let distributed = feature.kind != Kind::Presence;
+    let no_values = (distributed && metrics.psi.is_none()).then(|| {
         let side = match (metrics.reference_values, metrics.current_values) {
             (0, 0) => "both the reference and the current data have",
             (0, _) => "the reference has",
@@ -1013,7 +1046,7 @@ pub fn findings(
     if let Some(psi) = metrics.psi {
         let bins = match feature.kind {
             Kind::Numeric => "10 bins at the reference's deciles".to_string(),
-            Kind::Categorical => "over the categories".to_string(),
+            Kind::Categorical | Kind::Presence => "over the categories".to_string(),
         };
         metric(Rule::DriftPsi, "PSI", psi, 0.0, thresholds.psi, &bins);
     }
@@ -1084,6 +1117,7 @@ fn kind_text(kind: Kind) -> &'static str {
     match kind {
         Kind::Numeric => "numeric",
         Kind::Categorical => "categorical",
+        Kind::Presence => "missing-share-only",
     }
 }
 
@@ -1480,5 +1514,81 @@ mod tests {
                 "{check:#?}"
             );
         }
+    }
+
+    #[test]
+    fn lists_are_compared_by_their_missing_share_alone() {
+        let feature = DriftFeature {
+            name: "tags".into(),
+            kind: Kind::Presence,
+            declared: FeatureType::List(Box::new(FeatureType::String)),
+            pos: Pos::UNKNOWN,
+        };
+        let rows = |rows, nulls| Summary {
+            rows,
+            nulls,
+            ..Summary::default()
+        };
+        let saved = profile(Kind::Presence, &rows(10, 2));
+        let text = ReferenceProfile {
+            views: BTreeMap::from([(
+                "v".to_string(),
+                ViewProfile {
+                    source: "r".into(),
+                    features: BTreeMap::from([("tags".to_string(), saved.thinned())]),
+                },
+            )]),
+            ..ReferenceProfile::default()
+        }
+        .to_json();
+        assert!(
+            text.contains(r#""tags":{"rows":10,"missing":2,"kind":"presence"}"#),
+            "{text}"
+        );
+        let read = ReferenceProfile::parse(&text).unwrap().views["v"].features["tags"].clone();
+        assert_eq!(read, saved);
+        let checks = findings(
+            ("r", "c"),
+            &feature,
+            Some(&read),
+            &rows(10, 5),
+            &Thresholds::default(),
+        );
+        assert_eq!(checks.len(), 1, "{checks:#?}");
+        assert_eq!(checks[0].rule, Rule::DriftNullRate);
+        assert_eq!(checks[0].status, crate::report::Status::Error);
+        assert!(
+            checks[0]
+                .message
+                .contains("missing share change 0.3000 > 0.05 (missing values 2 of 10 rows in the reference, 5 of 10 now; reference n=8, current n=5)"),
+            "{}",
+            checks[0].message
+        );
+        // No rows on a side: the share is 0 there, and nothing else is claimed.
+        let checks = findings(
+            ("r", "c"),
+            &feature,
+            Some(&read),
+            &rows(0, 0),
+            &Thresholds::default(),
+        );
+        assert_eq!(checks.len(), 1, "{checks:#?}");
+        // A profile saved before lists were profiled: a warning, not a failed gate.
+        let checks = findings(
+            ("r", "c"),
+            &feature,
+            None,
+            &rows(10, 5),
+            &Thresholds::default(),
+        );
+        assert_eq!(checks.len(), 1, "{checks:#?}");
+        assert_eq!(checks[0].status, crate::report::Status::Warning);
+        assert!(
+            checks[0]
+                .message
+                .contains("its missing share is not compared"),
+            "{}",
+            checks[0].message
+        );
     }
 }

@@ -74,7 +74,7 @@ impl Renderer for Text {
 /// The table of every check of `file`: check / expected / actual / status (`--verbose`).
 fn table(out: &mut String, file: &FileReport, color: bool) {
     let widths = [
-        width(&file.checks, |c| &c.subject, 5, 40),
+        width(&file.checks, |c| &c.subject, 5, 56),
         width(&file.checks, |c| &c.expected, 8, 32),
         width(&file.checks, |c| &c.actual, 6, 40),
     ];
@@ -93,7 +93,7 @@ fn table(out: &mut String, file: &FileReport, color: bool) {
         let _ = writeln!(
             out,
             "  {:<w0$}  {:<w1$}  {:<w2$}  {status}",
-            clip(&check.subject, widths[0]),
+            clip_start(&check.subject, widths[0]),
             clip(&check.expected, widths[1]),
             clip(&check.actual, widths[2]),
             w0 = widths[0],
@@ -131,6 +131,20 @@ fn clip(text: &str, width: usize) -> String {
         text.to_string()
     } else {
         format!("{}…", text.chars().take(width - 1).collect::<String>())
+    }
+}
+
+/// `text` cut at its start: a subject ends with what tells it from its neighbours (the
+/// feature and the measure after a long data path).
+fn clip_start(text: &str, width: usize) -> String {
+    let count = text.chars().count();
+    if count <= width {
+        text.to_string()
+    } else {
+        format!(
+            "…{}",
+            text.chars().skip(count - (width - 1)).collect::<String>()
+        )
     }
 }
 
