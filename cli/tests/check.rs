@@ -2156,7 +2156,7 @@ fn skew_refuses_keys_and_times_of_another_kind() {
     assert_eq!(rule, "data-column-type");
     assert_eq!(subject, "skew int_time.parquet: time `event_ts`");
     assert!(
-        message.starts_with("`event_ts` in int_time.parquet is int64 (")
+        message.starts_with("`event_ts` in the serving data int_time.parquet is int64 (")
             && message.contains("the schema declares timestamp[us, UTC]"),
         "{message}"
     );
@@ -2173,6 +2173,111 @@ fn skew_refuses_keys_and_times_of_another_kind() {
     assert!(
         found[0].2.contains("is int64") && found[0].2.contains("the schema declares string"),
         "{found:#?}"
+    );
+    // A training time out of the nanosecond range is the training data's finding, named
+    // by its date.
+    write(
+        "old.parquet",
+        "* EXCEPT (event_ts), CASE WHEN event_id = 5 THEN \
+         arrow_cast(-14831769600000000, 'Timestamp(Microsecond, Some(\"UTC\"))') \
+         ELSE event_ts END AS event_ts",
+    );
+    let run = arrowfeat_in(
+        dir.path(),
+        &[
+            "skew",
+            "--schemas",
+            schema,
+            "--serving",
+            events,
+            "--training",
+            "old.parquet",
+            "--time-tolerance",
+            "0s",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&run)).unwrap();
+    let unreadable = report["files"][0]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["rule"] == "data-unreadable")
+        .unwrap();
+    assert_eq!(unreadable["subject"], "data old.parquet");
+    let message = unreadable["message"].as_str().unwrap();
+    assert!(
+        message.contains("training column `event_ts`")
+            && message.contains("found 1500-01-01T00:00:00Z at row "),
+        "{message}"
+    );
+}
+
+/// A CSV column declared `string` is read as text, whatever its values look like: ids
+/// `001` and `01` stay two ids, and neither `check --data` nor `skew` calls them integers.
+#[test]
+fn csv_text_columns_that_look_like_numbers_stay_text() {
+    let dir = tempdir("csv-text-ids");
+    std::fs::write(
+        dir.path().join("v.yaml"),
+        "name: v\nschema_version: 1.0.0\nentities: [{name: u, join_key: user_id, type: string}]\n\
+         event_timestamp: {name: event_ts, unit: us, tz: UTC}\n\
+         features: [{name: amount, type: float64}, {name: code, type: string}]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("serving.csv"),
+        "user_id,event_ts,amount,code\n001,2026-01-01T00:00:00Z,1.0,10\n01,2026-01-01T00:00:00Z,2.0,20\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("training.csv"),
+        "user_id,event_ts,amount,code\n001,2026-01-01T00:00:00Z,1.0,10\n01,2026-01-01T00:00:00Z,3.0,20\n",
+    )
+    .unwrap();
+    let check = arrowfeat_in(
+        dir.path(),
+        &[
+            "check",
+            "--schemas",
+            "v.yaml",
+            "--data",
+            "serving.csv",
+            "--as-of",
+            "2027-01-01",
+        ],
+    );
+    assert_eq!(check.status.code(), Some(0), "{}", stdout(&check));
+    let skew = arrowfeat_in(
+        dir.path(),
+        &[
+            "skew",
+            "--schemas",
+            "v.yaml",
+            "--serving",
+            "serving.csv",
+            "--training",
+            "training.csv",
+            "--time-tolerance",
+            "0s",
+            "--format",
+            "json",
+        ],
+    );
+    let report: serde_json::Value = serde_json::from_str(&stdout(&skew)).unwrap();
+    let mismatch = report["files"][0]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["rule"] == "skew-mismatch" && c["status"] == "error")
+        .unwrap_or_else(|| panic!("{report:#}"));
+    // Only `01` differs: as integers, `001` and `01` would be one key.
+    let message = mismatch["message"].as_str().unwrap();
+    assert!(
+        message.contains("in 1 of 2 matched rows") && message.contains("user_id=\"01\""),
+        "{message}"
     );
 }
 
@@ -2237,4 +2342,38 @@ fn a_view_given_no_data_beside_others_is_not_read() {
         assert!(message.contains("other_events_v1=PATH"), "{message}");
         assert_eq!(not_read[0]["status"], "error");
     }
+    // A profile saved without the view would replace one that has it: not saved, exit 2.
+    let save = arrowfeat_in(
+        dir.path(),
+        &[
+            "drift",
+            "--schemas",
+            "schemas",
+            "--reference",
+            &given,
+            "--save-reference",
+            "profile.json",
+        ],
+    );
+    assert_eq!(save.status.code(), Some(2), "{}", stdout(&save));
+    assert!(
+        stdout(&save).contains("reference-not-saved"),
+        "{}",
+        stdout(&save)
+    );
+    assert!(!dir.path().join("profile.json").exists());
+    // Data from `[data]` in arrowfeat.toml: the advice names the file's table.
+    std::fs::write(
+        dir.path().join("arrowfeat.toml"),
+        format!("[data]\nuser_events_v1 = {:?}\n", events.to_str().unwrap()),
+    )
+    .unwrap();
+    let configured = arrowfeat_in(dir.path(), &["check", "--schemas", "schemas"]);
+    assert_eq!(configured.status.code(), Some(1), "{}", stderr(&configured));
+    assert!(
+        stdout(&configured)
+            .contains("give `other_events_v1` = \"PATH\" under [data] in arrowfeat.toml"),
+        "{}",
+        stdout(&configured)
+    );
 }

@@ -24,8 +24,11 @@ fn civil_from_days(days: i128) -> (i128, u32, u32) {
 pub fn date_time_text(seconds: i128) -> String {
     let (y, m, d) = civil_from_days(seconds.div_euclid(86_400));
     let rest = seconds.rem_euclid(86_400);
+    // ISO 8601's expanded years: a sign, then at least four digits (-0001, not -001).
+    let sign = if y < 0 { "-" } else { "" };
     format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+        "{sign}{:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+        y.unsigned_abs(),
         rest / 3600,
         rest % 3600 / 60,
         rest % 60
@@ -58,6 +61,9 @@ mod tests {
         assert_eq!(date_time_text(1_709_294_400), "2024-03-01T12:00:00");
         // 1600-01-01, outside the nanosecond range.
         assert_eq!(date_time_text(-11_676_096_000), "1600-01-01T00:00:00");
+        // Day -719529 is 31 December of year -1 (1 BC).
+        assert_eq!(date_time_text(-719_529 * 86_400), "-0001-12-31T00:00:00");
+        assert_eq!(date_time_text(-62_167_219_200), "0000-01-01T00:00:00");
     }
 
     #[test]

@@ -291,14 +291,20 @@ impl DataSource for DriftSources {
                         let Reference::Data(references) = &self.reference else {
                             return None;
                         };
-                        let also = (!self.saving).then_some((&self.current, given));
-                        let done = match self.saving {
-                            true => "profiled",
-                            false => "compared",
+                        let reference = self.names.given("--reference").for_view(view);
+                        let (named, done, give) = match self.saving {
+                            true => (references.by_name(), "profiled", reference),
+                            false => (
+                                references.by_name() || self.current.by_name(),
+                                "compared",
+                                format!("{reference} and {}", given.for_view(view)),
+                            ),
                         };
-                        references
-                            .not_given(view, self.names.given("--reference"), also, done)
-                            .map(|c| vec![c])
+                        let finding = named.then(|| crate::not_given(view, done, &give))?;
+                        // A profile without this view must not replace one that has it.
+                        self.mark_incomplete(view, &finding.message);
+                        let refused = self.saving.then(|| not_saved(view, &finding.message));
+                        Some([finding].into_iter().chain(refused).collect())
                     }
                     Some(Err(finding)) => Some(vec![*finding]),
                     Some(Ok(current)) => Some(vec![no_pair(
@@ -591,7 +597,13 @@ async fn summarize_table(
     let (ctx, schema) = register(
         data,
         None,
-        &arrowfeat_udf::sql::files::TextTimes::new(times),
+        &arrowfeat_udf::sql::files::TextTimes::new(times).with_text(
+            compared
+                .iter()
+                .filter(|f| f.declared == FeatureType::String)
+                .map(|f| f.name.clone())
+                .collect(),
+        ),
     )
     .await?;
     let source = quote(data.label(), 200);

@@ -188,6 +188,23 @@ impl Given {
     }
 }
 
+/// The finding of `view`, given no data while other views were given theirs by name
+/// (`--data a=PATH` beside the schema files of `a` and `b`): nothing of it was `done`
+/// ("checked"), and the run must not pass as if it had been. `give`: how to give it.
+pub fn not_given(view: &str, done: &str, give: &str) -> Check {
+    Check::fail(
+        Rule::DataNotRead,
+        format!("view `{}`", quote(view, 100)),
+        Expected("data of the view"),
+        Actual("none given"),
+        arrowfeat_validator::yaml::Pos::UNKNOWN,
+        format!(
+            "view `{}` was given no data while other views were, so it was not {done}: give {give}, or leave its schema file out",
+            quote(view, 100),
+        ),
+    )
+}
+
 /// `lead` (where the data was given) and why a run with data for `view` is refused.
 fn undeclared_view(lead: &str, view: &str) -> String {
     format!(
@@ -282,38 +299,9 @@ impl ByView {
         Ok(Some(data.clone()))
     }
 
-    /// The finding of `view`, given no data by this input or `also` while other views
-    /// were given theirs by name (`--data a=PATH` beside the schema files of `a` and
-    /// `b`): nothing of it was `done` ("checked"), and the run must not pass as if it
-    /// had been. `None` when no view was given data by name.
-    pub fn not_given(
-        &self,
-        view: &str,
-        given: Given,
-        also: Option<(&ByView, Given)>,
-        done: &str,
-    ) -> Option<Check> {
-        let named = |by: &ByView| !by.by_view.is_empty() && by.any_view.is_none();
-        if !named(self) && !also.is_some_and(|(other, _)| named(other)) {
-            return None;
-        }
-        let flags: Vec<String> = [Some(given), also.map(|(_, g)| g)]
-            .into_iter()
-            .flatten()
-            .map(|g| g.for_view(view))
-            .collect();
-        Some(Check::fail(
-            Rule::DataNotRead,
-            format!("view `{}`", quote(view, 100)),
-            Expected("data of the view"),
-            Actual("none given"),
-            arrowfeat_validator::yaml::Pos::UNKNOWN,
-            format!(
-                "view `{}` was given no data while other views were, so it was not {done}: give {}, or leave its schema file out",
-                quote(view, 100),
-                flags.join(" and ")
-            ),
-        ))
+    /// Whether views were given data by name (`--data a=PATH`), not one source for all.
+    pub fn by_name(&self) -> bool {
+        !self.by_view.is_empty() && self.any_view.is_none()
     }
 
     /// The first view given by name that no schema file asked for (after a run).
@@ -428,10 +416,16 @@ impl DataSource for DataPaths {
                     Err(finding) => return Some(vec![*finding]),
                 },
                 None => {
+                    let give = match &self.from_config {
+                        Some(config) => {
+                            format!("`{}` = \"PATH\" under [data] in {config}", quote(view, 100))
+                        }
+                        None => given.for_view(view),
+                    };
                     return self
                         .data
-                        .not_given(view, given, None, "checked")
-                        .map(|c| vec![c])
+                        .by_name()
+                        .then(|| vec![not_given(view, "checked", &give)]);
                 }
             },
             Err(refused) => return Some(vec![*refused]),
@@ -520,6 +514,35 @@ fn wrong_kind(
     ))
 }
 
+/// The `data-column-type` error of a column whose type is neither the declared one nor
+/// compatible with it, in `check --data`'s judgment (its warnings aside): for the keys
+/// and times a join matches on, which it does not convert. A column of no values (a CSV
+/// column of only its header) matches nothing and is not judged.
+fn incompatible_type(
+    subject: String,
+    source: &str,
+    name: &str,
+    data_type: &DataType,
+    declared: &FeatureType,
+    pos: arrowfeat_validator::yaml::Pos,
+) -> Option<Check> {
+    if data_type.is_null() {
+        return None;
+    }
+    let check = arrowfeat_validator::checks::data::column_type(
+        subject,
+        source,
+        &arrowfeat_validator::checks::data::DataColumn {
+            name: name.to_string(),
+            read_as: feature_type(data_type),
+            arrow: data_type.to_string(),
+        },
+        declared,
+        pos,
+    );
+    (check.status == arrowfeat_validator::report::Status::Error).then_some(check)
+}
+
 /// The finding of data that cannot be read.
 fn unreadable(path: &str, message: String) -> Check {
     // The Parquet reader's errors past the footer (a corrupt page) name no file.
@@ -570,7 +593,8 @@ const READER_FAILED: &str =
     "the file reader failed on it (an internal error of the reader; the file is most likely corrupt)";
 
 /// The units and zones `columns` declare for their times, at which the times of CSV and
-/// JSON files (text, without either) are read. The created time, whose type is not
+/// JSON files (text, without either) are read, and the columns declared as text, which
+/// CSV files give as text whatever their values look like. The created time, whose type is not
 /// declared, is read in the event time's zone (the two are compared) at the unit its text
 /// gives.
 fn declared_times(
@@ -591,6 +615,13 @@ fn declared_times(
                     .map(text_unit),
                 (None, _) => None,
             })
+            .collect(),
+    )
+    .with_text(
+        columns
+            .iter()
+            .filter(|c| c.declared == Some(FeatureType::String))
+            .map(|c| c.name.clone())
             .collect(),
     )
 }

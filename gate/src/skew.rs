@@ -119,15 +119,13 @@ impl DataSource for SkewSources {
         };
         let (serving, training) = match (serving, training) {
             (None, None) => {
-                return self
-                    .serving
-                    .not_given(
-                        view,
-                        serving_given,
-                        Some((&self.training, training_given)),
-                        "compared",
-                    )
-                    .map(|c| vec![c])
+                let named = self.serving.by_name() || self.training.by_name();
+                let give = format!(
+                    "{} and {}",
+                    serving_given.for_view(view),
+                    training_given.for_view(view)
+                );
+                return named.then(|| vec![crate::not_given(view, "compared", &give)]);
             }
             (Some(serving), Some(training)) => (serving, training),
             (serving, _) => {
@@ -361,12 +359,18 @@ impl<'a> Layout<'a> {
     }
 
     /// The findings that keep any row from being matched, in `check --data`'s words: a
-    /// key or time of either side of another kind than declared (an integer serving time
-    /// for a timestamp, text for an integer key, a naive time for a zoned one), or keys
-    /// of the two sides that cannot be compared (a float beside an integer).
+    /// key or time of either side whose type is neither the declared one nor compatible
+    /// with it (an integer serving time for a timestamp, a naive time for a zoned one, a
+    /// float or text key for an integer one, a type without an equivalent in the schema),
+    /// each on the side at fault; or keys of the two sides, each of the declared kind,
+    /// that the join cannot match (float32 beside float64).
     fn unmatchable(&self, serving: (&Schema, &str), training: (&Schema, &str)) -> Vec<Check> {
         let mut out = Vec::new();
-        for ((schema, label), time) in [(serving, self.serving_time), (training, self.event_time)] {
+        let sides = [
+            ("serving", serving, self.serving_time),
+            ("training", training, self.event_time),
+        ];
+        for (side, (schema, label), time) in sides {
             let keys = self
                 .key_types
                 .iter()
@@ -378,13 +382,13 @@ impl<'a> Layout<'a> {
                 let Ok(field) = schema.field_with_name(column) else {
                     continue;
                 };
-                out.extend(crate::wrong_kind(
+                out.extend(crate::incompatible_type(
                     format!(
                         "skew {}: {role} `{}`",
                         quote(label, 200),
                         quote(column, 100)
                     ),
-                    &quote(label, 200),
+                    &format!("the {side} data {}", quote(label, 200)),
                     column,
                     field.data_type(),
                     declared,
@@ -413,15 +417,15 @@ impl<'a> Layout<'a> {
                 .map_or(Pos::UNKNOWN, |(_, _, pos)| *pos);
             out.push(Check::fail(
                 Rule::DataColumnType,
-                format!("skew {}: entity key `{}`", quote(training.1, 200), quote(key, 100)),
-                Expected(served.clone()),
-                Actual(trained.clone()),
+                format!("skew: entity key `{}`", quote(key, 100)),
+                Expected("one type on both sides"),
+                Actual(format!("{served} and {trained}")),
                 pos,
                 format!(
-                    "the entity key `{}` is {trained} in the training data {} and {served} in the serving data {}: keys are matched only as one type, text with text or integers with integers",
+                    "the entity key `{}` is {served} in the serving data {} and {trained} in the training data {}: the join matches keys of one type (text of any layout, bytes of any layout and integers of any width count as one); write both sides with one type",
                     quote(key, 100),
-                    quote(training.1, 200),
-                    quote(serving.1, 200)
+                    quote(serving.1, 200),
+                    quote(training.1, 200)
                 ),
             ));
         }
@@ -430,7 +434,8 @@ impl<'a> Layout<'a> {
 
     /// The units and zones at which the times of CSV and JSON files are read: the event
     /// time's for the serving and the created time (the created time at the unit its
-    /// text gives), each timestamp feature's own.
+    /// text gives), each timestamp feature's own; and the keys and features declared as
+    /// text, which CSV files give as text.
     fn text_times(&self) -> arrowfeat_udf::sql::files::TextTimes {
         use crate::{declared_time, text_unit};
         let times = [self.event_time, self.serving_time]
@@ -446,7 +451,19 @@ impl<'a> Layout<'a> {
                     .iter()
                     .filter_map(|(name, declared)| declared_time(name, declared)),
             );
-        arrowfeat_udf::sql::files::TextTimes::new(times.collect())
+        let text = self
+            .key_types
+            .iter()
+            .map(|(name, declared, _)| (*name, declared))
+            .chain(
+                self.feature_types
+                    .iter()
+                    .map(|(name, declared)| (*name, declared)),
+            )
+            .filter(|(_, declared)| **declared == FeatureType::String)
+            .map(|(name, _)| name.to_string())
+            .collect();
+        arrowfeat_udf::sql::files::TextTimes::new(times.collect()).with_text(text)
     }
 
     fn training_wanted(&self) -> Vec<&'a str> {
@@ -718,12 +735,21 @@ fn compare_part(
         spelling: Spelling::Cli,
     };
     let joined = point_in_time_join(&spine, &events, &join).map_err(|e| {
-        on_serving(format!(
-            "cannot match the serving data {} with the training data {}: {}",
-            quote(serving_label, 200),
-            quote(training_label, 200),
-            in_skew_words(&e.message)
-        ))
+        // The kernel names the side of a column it could not read: the finding is that
+        // side's data's.
+        let label = match e.message.starts_with("events column") {
+            true => training_label,
+            false => serving_label,
+        };
+        (
+            label.to_string(),
+            format!(
+                "cannot match the serving data {} with the training data {}: {}",
+                quote(serving_label, 200),
+                quote(training_label, 200),
+                in_skew_words(&e.message)
+            ),
+        )
     })?;
     let rows = joined
         .column_by_name(ROW)
@@ -901,12 +927,12 @@ fn finish(
     // Each side's column against the declared kind, in `check --data`'s words: text for
     // a float, integers for a timestamp or a naive time for a zoned one are refused
     // rather than compared converted.
-    let refused = |schema: &Schema, label: &str, name: &str| -> Option<Check> {
+    let refused = |side: &str, schema: &Schema, label: &str, name: &str| -> Option<Check> {
         let declared = &layout.feature_types.iter().find(|(n, _)| *n == name)?.1;
         let field = schema.field_with_name(name).ok()?;
         crate::wrong_kind(
             format!("skew {}: feature `{}`", quote(label, 200), quote(name, 100)),
-            &quote(label, 200),
+            &format!("the {side} data {}", quote(label, 200)),
             name,
             field.data_type(),
             declared,
@@ -917,11 +943,11 @@ fn finish(
     for feature in part.features {
         let pos = file.feature_pos(&feature.name);
         let wrong: Vec<Check> = [
-            (serving_schema, serving_label),
-            (training_schema, training_label),
+            ("serving", serving_schema, serving_label),
+            ("training", training_schema, training_label),
         ]
         .into_iter()
-        .filter_map(|(schema, label)| refused(schema, label, &feature.name))
+        .filter_map(|(side, schema, label)| refused(side, schema, label, &feature.name))
         .collect();
         if !wrong.is_empty() {
             out.extend(wrong);

@@ -573,8 +573,21 @@ def test_drift_from_the_store_refuses_what_it_cannot_read(applied, tmp_path, mon
 
     # Reference data that cannot be read (exit 2) stops the save too, and says so.
     missing_reference = "driver_hourly_stats_v1=data/missing.parquet"
+    driver = EXAMPLES / "driver_hourly_stats_v1.yaml"
     unread = run(
-        [*base, "--reference", missing_reference, "--save-reference", str(profile), "--format", "json"], cwd=repo
+        [
+            str(BINARY),
+            "drift",
+            "--schemas",
+            str(driver),
+            "--reference",
+            missing_reference,
+            "--save-reference",
+            str(profile),
+            "--format",
+            "json",
+        ],
+        cwd=repo,
     )
     assert unread.returncode == 2, unread.stderr
     not_profiled = "not saved: the reference data of view `driver_hourly_stats_v1` could not be profiled in full"
@@ -588,6 +601,15 @@ def test_drift_from_the_store_refuses_what_it_cannot_read(applied, tmp_path, mon
     ]
     assert "missing.parquet" in why, why
     with pytest.raises(ArrowfeatValueError, match=not_profiled) as e:
-        drift(None, EXAMPLES, reference={"driver_hourly_stats_v1": "data/missing.parquet"}, save_reference=profile)
+        drift(None, driver, reference={"driver_hourly_stats_v1": "data/missing.parquet"}, save_reference=profile)
     assert e.value.report.exit_code == 2
+    assert profile.read_text() == "complete"
+    # Reference data for one view of several: the others were given none, and the
+    # profile, which would lack them, is not saved.
+    one_of_three = run(
+        [*base, "--reference", "driver_hourly_stats_v1=data/driver_stats.parquet", "--save-reference", str(profile)],
+        cwd=repo,
+    )
+    assert one_of_three.returncode == 2, one_of_three.stdout
+    assert "was given no data while other views were, so it was not profiled" in one_of_three.stdout
     assert profile.read_text() == "complete"

@@ -369,20 +369,21 @@ fn column_type<'a>(schema: &'a Schema, name: &str) -> &'a DataType {
         .unwrap_or(&DataType::Null)
 }
 
-/// Whether two key types hold the same values in another representation: strings of
-/// any layout, integers of any width, or a dictionary of either.
 /// Whether a spine key of type `spine` can be matched with an event key of type
-/// `events`: one type, text with text, integers with integers, or a side of no values
+/// `events`: one type, text with text, bytes with bytes, integers with integers, or a side of no values
 /// (a CSV column of only its header), which matches nothing.
 pub fn comparable_keys(spine: &DataType, events: &DataType) -> bool {
     spine == events || same_family(spine, events) || spine.is_null() || events.is_null()
 }
 
+/// Whether two key types hold the same values in another representation: strings of
+/// any layout, bytes of any layout, integers of any width, or a dictionary of either.
 fn same_family(a: &DataType, b: &DataType) -> bool {
     fn family(t: &DataType) -> Option<u8> {
         match t {
             DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => Some(0),
             t if t.is_integer() => Some(1),
+            DataType::Binary | DataType::LargeBinary | DataType::BinaryView => Some(2),
             DataType::Dictionary(_, value) => family(value),
             _ => None,
         }
@@ -390,8 +391,8 @@ fn same_family(a: &DataType, b: &DataType) -> bool {
     family(a).is_some() && family(a) == family(b)
 }
 
-/// The plain type two keys of one family are compared as: strings as views (no offset
-/// limit); integers as their own type when both sides have it, else as a type that holds
+/// The plain type two keys of one family are compared as: strings and bytes as views
+/// (no offset limit); integers as their own type when both sides have it, else as a type that holds
 /// every value of both (Int64, UInt64, or Decimal128(20, 0) for UInt64 beside a signed
 /// type), so that no key is lost to a cast.
 fn comparison_key_type(spine: &DataType, events: &DataType) -> DataType {
@@ -405,6 +406,9 @@ fn comparison_key_type(spine: &DataType, events: &DataType) -> DataType {
     match (spine, events) {
         (DataType::Null, t) | (t, DataType::Null) => t.clone(),
         (DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View, _) => DataType::Utf8View,
+        (DataType::Binary | DataType::LargeBinary | DataType::BinaryView, _) => {
+            DataType::BinaryView
+        }
         (s, e) if s == e => s.clone(),
         (DataType::UInt64, e) | (e, DataType::UInt64) if e.is_signed_integer() => {
             DataType::Decimal128(20, 0)

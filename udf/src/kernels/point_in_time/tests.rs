@@ -1329,3 +1329,48 @@ fn columns_that_cannot_hold_a_missing_value_are_refused() {
         "{e}"
     );
 }
+
+/// Bytes keys of two layouts (a Parquet file read as views beside a pyarrow table of
+/// `binary`) match equal values, as strings of two layouts do.
+#[test]
+fn bytes_keys_of_two_layouts_match() {
+    use super::join::{comparable_keys, point_in_time_join, FeatureSpec, PointInTimeJoin};
+    use arrow::array::{BinaryArray, LargeBinaryArray};
+    use arrow::record_batch::RecordBatch;
+    assert!(comparable_keys(&DataType::Binary, &DataType::LargeBinary));
+    assert!(comparable_keys(&DataType::BinaryView, &DataType::Binary));
+    assert!(!comparable_keys(&DataType::Binary, &DataType::Utf8));
+    let spine = RecordBatch::try_from_iter([
+        (
+            "k",
+            Arc::new(BinaryArray::from_vec(vec![b"a", b"b", b"\xff"])) as ArrayRef,
+        ),
+        ("t", ints(&[Some(10), Some(10), Some(10)])),
+    ])
+    .unwrap();
+    let events = RecordBatch::try_from_iter([
+        (
+            "k",
+            Arc::new(LargeBinaryArray::from_vec(vec![b"\xff", b"a"])) as ArrayRef,
+        ),
+        ("t", ints(&[Some(1), Some(2)])),
+        ("v", floats(&[Some(1.5), Some(2.5)])),
+    ])
+    .unwrap();
+    let join = PointInTimeJoin {
+        spine_keys: vec!["k".into()],
+        spine_time: "t".into(),
+        event_keys: vec!["k".into()],
+        event_time: "t".into(),
+        event_created: None,
+        features: vec![FeatureSpec::as_of("v")],
+        options: PointInTimeOptions::default(),
+        spelling: Default::default(),
+    };
+    let out = point_in_time_join(&spine, &events, &join).unwrap();
+    let values = out.column(2).as_primitive::<Float64Type>();
+    assert_eq!(
+        values.iter().collect::<Vec<_>>(),
+        vec![Some(2.5), None, Some(1.5)]
+    );
+}

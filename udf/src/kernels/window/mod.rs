@@ -223,7 +223,7 @@ pub(crate) fn event_times<'a>(
             .values()
             .iter()
             .map(|&d| d as i64);
-        let nanos = to_nanos(function, argument, days, per_unit, nulls.as_ref())?;
+        let nanos = to_nanos(function, argument, days, per_unit, false, nulls.as_ref())?;
         return Ok(EventTimes {
             nanos: Cow::Owned(nanos),
             nulls,
@@ -256,6 +256,7 @@ pub(crate) fn event_times<'a>(
             argument,
             raw.iter().copied(),
             per_unit,
+            matches!(tz, Some(Some(_))),
             nulls.as_ref(),
         )?)
     };
@@ -271,12 +272,14 @@ pub(crate) fn event_times<'a>(
 }
 
 /// Times in units of `per_unit` nanoseconds as nanoseconds; an error names the first
-/// (non-null) row outside the nanosecond range.
+/// (non-null) row outside the nanosecond range, by its date (in UTC, with `Z`, when the
+/// times are `zoned`).
 fn to_nanos(
     function: &'static str,
     argument: &str,
     values: impl Iterator<Item = i64>,
     per_unit: i64,
+    zoned: bool,
     nulls: Option<&NullBuffer>,
 ) -> Result<Vec<i64>> {
     let mut out = Vec::with_capacity(values.size_hint().0);
@@ -290,8 +293,9 @@ fn to_nanos(
                     argument,
                     format!(
                         "expected times between 1677-09-21 and 2262-04-11 (nanosecond timestamps), \
-                         found {} at row {row}",
-                        arrowfeat_common::instant::time_value_text(v, per_unit)
+                         found {}{} at row {row}",
+                        arrowfeat_common::instant::time_value_text(v, per_unit),
+                        if zoned { "Z" } else { "" }
                     ),
                 ))
             }

@@ -22,7 +22,10 @@ pub(crate) fn out_of_range(function: &'static str, row: usize, t: i64) -> Kernel
     KernelError::new(
         function,
         "ts",
-        format!("the window of time {t}ns at row {row} starts or ends outside the nanosecond range (years 1677 to 2262)"),
+        format!(
+            "the window of the time {} at row {row} starts or ends outside the nanosecond range (years 1677 to 2262)",
+            arrowfeat_common::instant::time_value_text(t, 1)
+        ),
     )
 }
 

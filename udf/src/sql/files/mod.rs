@@ -63,8 +63,15 @@ pub const INFER_TYPES_FROM_ALL_ROWS: usize = usize::MAX;
 /// the text needs. A value with an offset is the same instant either way; one without is
 /// taken as a time in that zone, as a naive Parquet time is taken as UTC against
 /// `tz: UTC`. A unit is never made coarser: that would cut digits the text holds.
+///
+/// Columns declared as text are read as text from CSV files, whatever their values look
+/// like: an id column of `001`, `002` is not the integers 1 and 2 (which would lose the
+/// zeros and match `01`).
 #[derive(Debug, Clone, Default)]
-pub struct TextTimes(Vec<DeclaredTime>);
+pub struct TextTimes {
+    times: Vec<DeclaredTime>,
+    text: Vec<String>,
+}
 
 /// A time column's declared unit and zone.
 #[derive(Debug, Clone)]
@@ -76,7 +83,16 @@ pub struct DeclaredTime {
 
 impl TextTimes {
     pub fn new(times: Vec<DeclaredTime>) -> TextTimes {
-        TextTimes(times)
+        TextTimes {
+            times,
+            text: Vec::new(),
+        }
+    }
+
+    /// These times, and `columns` read as text from CSV files.
+    pub fn with_text(mut self, columns: Vec<String>) -> TextTimes {
+        self.text = columns;
+        self
     }
 
     /// `schema` (of the `format` files at `path`) with the declared units and zones, if
@@ -93,7 +109,7 @@ impl TextTimes {
         use datafusion::arrow::datatypes::{Field, Schema};
         let files = std::cell::OnceCell::new();
         let files = || files.get_or_init(|| text_errors::files_of(&[path.to_path_buf()], format));
-        let declared = |field: &Field| self.0.iter().find(|d| &d.column == field.name());
+        let declared = |field: &Field| self.times.iter().find(|d| &d.column == field.name());
         // Every declared time column's values, read in one pass. CSV's own inference
         // takes `23:59:60` and a fraction of one chunk against whole seconds in another
         // differently by unit; JSON's reads times as text.
@@ -134,6 +150,17 @@ impl TextTimes {
             .iter()
             .enumerate()
             .map(|(index, field)| {
+                // CSV text reads as text, always.
+                let as_text = format == DataFormat::Csv
+                    && self.text.contains(field.name())
+                    && !matches!(
+                        field.data_type(),
+                        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+                    );
+                if as_text {
+                    changed = true;
+                    return field.as_ref().clone().with_data_type(DataType::Utf8);
+                }
                 let Some(declared) = declared(field) else {
                     return field.as_ref().clone();
                 };
