@@ -1613,7 +1613,7 @@ fn drift_reports_formats_and_usage_errors() {
         ],
     );
     assert_eq!(saved.status.code(), Some(0), "{}", stderr(&saved));
-    insta::assert_snapshot!(stderr(&saved), @"saved the reference profile of 1 view(s), 5 feature(s), to reference.json");
+    insta::assert_snapshot!(stderr(&saved), @"saved the reference profile of 1 view(s), 6 feature(s), to reference.json");
     let from_profile = arrowfeat_in(
         dir.path(),
         &[
@@ -2273,6 +2273,32 @@ fn csv_text_columns_that_look_like_numbers_stay_text() {
         .iter()
         .find(|c| c["rule"] == "skew-mismatch" && c["status"] == "error")
         .unwrap_or_else(|| panic!("{report:#}"));
+    // A directory whose files infer the column as integers in one and text in another.
+    let parts = dir.path().join("parts");
+    std::fs::create_dir(&parts).unwrap();
+    std::fs::write(
+        parts.join("a.csv"),
+        "user_id,event_ts,amount,code\n001,2026-01-01T00:00:00Z,1.0,10\n",
+    )
+    .unwrap();
+    std::fs::write(
+        parts.join("b.csv"),
+        "user_id,event_ts,amount,code\nabc,2026-01-01T00:00:00Z,1.0,x\n",
+    )
+    .unwrap();
+    let check = arrowfeat_in(
+        dir.path(),
+        &[
+            "check",
+            "--schemas",
+            "v.yaml",
+            "--data",
+            "parts",
+            "--as-of",
+            "2027-01-01",
+        ],
+    );
+    assert_eq!(check.status.code(), Some(0), "{}", stdout(&check));
     // Only `01` differs: as integers, `001` and `01` would be one key.
     let message = mismatch["message"].as_str().unwrap();
     assert!(
@@ -2375,5 +2401,89 @@ fn a_view_given_no_data_beside_others_is_not_read() {
             .contains("give `other_events_v1` = \"PATH\" under [data] in arrowfeat.toml"),
         "{}",
         stdout(&configured)
+    );
+}
+
+/// Lists, embeddings and bytes are compared by their missing share, after their column's
+/// type is judged as `check --data` judges it; a side of no rows is not compared.
+#[test]
+fn drift_of_embeddings_judges_their_type_and_refuses_no_rows() {
+    let dir = tempdir("drift-presence");
+    let events = repo().join("examples/data/events.parquet");
+    let events = events.to_str().unwrap();
+    let schema = repo().join("examples/schemas/user_events_v1.yaml");
+    let schema = schema.to_str().unwrap();
+    for (name, query) in [
+        (
+            "text.parquet",
+            format!("SELECT * EXCEPT (embedding), channel AS embedding FROM '{events}'"),
+        ),
+        (
+            "empty.parquet",
+            format!("SELECT * FROM '{events}' WHERE false"),
+        ),
+    ] {
+        let written = arrowfeat_in(
+            dir.path(),
+            &[
+                "sql",
+                "--allow-write",
+                &format!("COPY ({query}) TO '{name}'"),
+            ],
+        );
+        assert!(written.status.success(), "{}", stderr(&written));
+    }
+    let drift = |current: &str| {
+        let run = arrowfeat_in(
+            dir.path(),
+            &[
+                "drift",
+                "--schemas",
+                schema,
+                "--reference",
+                events,
+                "--current",
+                current,
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
+        let report: serde_json::Value = serde_json::from_str(&stdout(&run)).unwrap();
+        report["files"][0]["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["subject"].as_str().unwrap().contains("`embedding`"))
+            .map(|c| {
+                (
+                    c["rule"].as_str().unwrap().to_string(),
+                    c["status"].as_str().unwrap().to_string(),
+                    c["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let text = drift("text.parquet");
+    assert_eq!(text.len(), 1, "{text:#?}");
+    assert_eq!(
+        (text[0].0.as_str(), text[0].1.as_str()),
+        ("data-column-type", "error")
+    );
+    assert!(
+        text[0].2.contains("the schema declares embedding[8]"),
+        "{text:#?}"
+    );
+    let empty = drift("empty.parquet");
+    assert_eq!(empty.len(), 1, "{empty:#?}");
+    assert_eq!(
+        (empty[0].0.as_str(), empty[0].1.as_str()),
+        ("drift-null-rate", "error")
+    );
+    assert!(
+        empty[0]
+            .2
+            .contains("cannot be compared: the current data has no rows"),
+        "{empty:#?}"
     );
 }

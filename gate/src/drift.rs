@@ -629,14 +629,29 @@ async fn summarize_table(
             );
             continue;
         };
-        if let Some(refused) = crate::wrong_kind(
+        // A feature compared by its missing share alone is judged as `check --data` judges
+        // its type, in full: a list of another element type, or a string for a list, has
+        // no missing share of the feature. Distributions are compared across widths.
+        // Spark and pandas keep an embedding as a list of its numbers: its missing share is
+        // the embedding's.
+        let embedding_as_list = matches!(
+            (&feature.declared, crate::feature_type(field.data_type())),
+            (FeatureType::Embedding { element, .. }, Some(FeatureType::List(item)))
+                if item == *element
+        );
+        let judge = match feature.kind {
+            Kind::Presence => crate::incompatible_type,
+            Kind::Numeric | Kind::Categorical => crate::wrong_kind,
+        };
+        let refused = judge(
             subject.clone(),
             &source,
             &feature.name,
             field.data_type(),
             &feature.declared,
             feature.pos,
-        ) {
+        );
+        if let Some(refused) = refused.filter(|_| !embedding_as_list) {
             out.insert(feature.name.clone(), Err(refused));
             continue;
         }

@@ -1620,6 +1620,18 @@ fn shown_value(array: &dyn Array, row: usize) -> Result<String, String> {
             .value(row)
             .to_string(),
     };
+    // Bytes are shown in hex: `0x32`, never `32`, which reads as the integer 32.
+    let bytes = matches!(
+        array.data_type(),
+        DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView
+            | DataType::FixedSizeBinary(_)
+    );
+    let shown = match bytes && array.is_valid(row) {
+        true => format!("0x{shown}"),
+        false => shown,
+    };
     let cut = quote(&shown, SAMPLE_VALUE_CHARS);
     // A cut between the two characters of an escape (`\"`, `\\`) leaves a lone `\`.
     Ok(match cut.strip_suffix('…') {

@@ -146,7 +146,7 @@ def test_views_given_by_name_and_refusals(spark: Any, schema: Path) -> None:
         (c["rule"], c["actual"]) for f in want for c in f["checks"]
     ]
     only_serving = af_spark.skew({"payments_v1": serving_df}, {}, schema, **OPTIONS)
-    assert [(f.rule, f.actual) for f in only_serving.findings] == [("skew-missing", "only `serving`")]
+    assert [(f.rule, f.actual) for f in only_serving.findings] == [("data-not-read", "only `serving`")]
     with pytest.raises(ArrowfeatValueError, match="argument `buckets`"):
         af_spark.skew(serving_df, training_df, schema, buckets=0, **OPTIONS)
     with pytest.raises(ArrowfeatValueError, match="view `nope` is given data"):

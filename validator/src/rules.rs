@@ -159,7 +159,7 @@ rules! {
     DataUnreadable = "data-unreadable", Input, Error,
         "The data given for a view cannot be read: a missing path, a corrupt or truncated Parquet file, a CSV or JSON file that does not parse, files of a directory that disagree.";
     DataNotRead = "data-not-read", Data, Error,
-        "The store names no file to read for a view whose data comes from it (`--data-from-store`, `--current-from-store`, `--reference-from-store`; in Python `data_from_store`, `current_from_store`, `reference_from_store`): it has no view of that name, or the view's batch source is not a file source. The view's data was not read; give its path instead. Also a view given no data while other views of the run were given theirs by name (`--data a=PATH` beside the schema files of `a` and `b`): it was not checked, and the run does not pass as if it had been.";
+        "The store names no file to read for a view whose data comes from it (`--data-from-store`, `--current-from-store`, `--reference-from-store`; in Python `data_from_store`, `current_from_store`, `reference_from_store`): it has no view of that name, or the view's batch source is not a file source. The view's data was not read; give its path instead. Also a view given no data while other views of the run were given theirs by name (`--data a=PATH` beside the schema files of `a` and `b`), or given one side only of `skew`'s serving and training data: it was not checked, and the run does not pass as if it had been.";
     DataColumnMissing = "data-column-missing", Data, Error,
         "A column the schema declares (an entity key, the event or created timestamp, a feature) is not in the data.";
     DataColumnType = "data-column-type", Data, Error,

@@ -391,6 +391,10 @@ pub fn compare(declared: &FeatureType, actual: &FeatureType) -> TypeMatch {
         (T::List(a), T::List(b)) => match compare(a, b) {
             TypeMatch::Exact => TypeMatch::Exact,
             TypeMatch::Compatible(why) => TypeMatch::Compatible(format!("list items: {why}")),
+            // An incompatible item says why only when there is more to say than its type.
+            TypeMatch::Incompatible(why) if why.is_empty() => {
+                TypeMatch::Incompatible(format!("the list items differ in type ({a} and {b})"))
+            }
             TypeMatch::Incompatible(why) => TypeMatch::Incompatible(format!("list items: {why}")),
         },
         _ => TypeMatch::Incompatible(String::new()),

@@ -314,6 +314,12 @@ impl ReferenceProfile {
             ]
             .iter()
             .any(|word| plain.contains(word));
+            // serde's words for an unknown field of a presence entry, which has none of
+            // its own beside `rows`, `missing` and `kind`.
+            let plain = plain.replace(
+                "there are no fields",
+                "a presence entry holds only `rows`, `missing` and `kind`",
+            );
             let what = match (e.classify(), internal) {
                 (serde_json::error::Category::Data, true) => "a value is not of the kind a \
                      saved profile holds there (an object of `format`, `version` and \
@@ -923,8 +929,8 @@ pub fn findings(
     let subject = |metric: &str| format!("drift {current_source}: feature `{name}`: {metric}");
     let Some(reference) = reference else {
         // A profile saved before lists, embeddings and bytes were profiled lacks them:
-        // their missing share is not compared, which must be seen, yet it is no reason
-        // to fail a gate that passed before.
+        // their missing share is not compared, which must be seen, yet the profile
+        // lacking them is no reason to fail the gate.
         if feature.kind == Kind::Presence {
             return vec![Check::finding(
                 Rule::DriftReference,
@@ -982,6 +988,28 @@ pub fn findings(
         "reference n={}, current n={}{pooled}",
         metrics.reference_values, metrics.current_values
     );
+    // A side of no rows has no missing share to compare.
+    if feature.kind == Kind::Presence && (reference.rows == 0 || current.rows == 0) {
+        let side = match (reference.rows, current.rows) {
+            (0, 0) => "both the reference and the current data have",
+            (0, _) => "the reference has",
+            _ => "the current data has",
+        };
+        return vec![Check::fail(
+            Rule::DriftNullRate,
+            subject("rows"),
+            Expected("rows on both sides"),
+            Actual(format!(
+                "reference rows={}, current rows={}",
+                reference.rows, current.rows
+            )),
+            feature.pos,
+            format!(
+                "`{name}` cannot be compared: {side} no rows (reference rows={}, current rows={})",
+                reference.rows, current.rows
+            ),
+        )];
+    }
     let distributed = feature.kind != Kind::Presence;
     let no_values = (distributed && metrics.psi.is_none()).then(|| {
         let side = match (metrics.reference_values, metrics.current_values) {
@@ -1564,7 +1592,7 @@ mod tests {
             "{}",
             checks[0].message
         );
-        // No rows on a side: the share is 0 there, and nothing else is claimed.
+        // No rows on a side: no missing share to compare, and no pass.
         let checks = findings(
             ("r", "c"),
             &feature,
@@ -1573,6 +1601,14 @@ mod tests {
             &Thresholds::default(),
         );
         assert_eq!(checks.len(), 1, "{checks:#?}");
+        assert_eq!(checks[0].status, crate::report::Status::Error);
+        assert!(
+            checks[0]
+                .message
+                .contains("cannot be compared: the current data has no rows"),
+            "{}",
+            checks[0].message
+        );
         // A profile saved before lists were profiled: a warning, not a failed gate.
         let checks = findings(
             ("r", "c"),

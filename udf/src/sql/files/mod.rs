@@ -871,7 +871,7 @@ pub async fn listing_table(
         Err(e) if e.to_string().contains("Fail to merge schema field") => {
             let merged = match (files.format, &config.options) {
                 (DataFormat::Csv, Some(options)) if path.is_dir() => {
-                    merged_time_units(state, options, path).await
+                    merged_time_units(state, options, path, &times.text).await
                 }
                 _ => None,
             };
@@ -980,12 +980,14 @@ fn merged_text_type(a: &DataType, b: &DataType) -> Option<DataType> {
 /// The schema of the CSV files of `dir` when they differ only in the unit of times
 /// (`11:00:00` in one file, `11:00:00.5` in another: seconds and milliseconds) or in a
 /// column some files hold only empty values of: the finest unit, and the type the other
-/// files give. Each file's schema is inferred as the reader infers it; `None` when two
-/// files give a column two other types, or one cannot be inferred.
+/// files give; columns declared as text (`text`) are text. Each file's schema is inferred
+/// as the reader infers it; `None` when two files give a column two other types, or one
+/// cannot be inferred.
 async fn merged_time_units(
     state: &SessionState,
     options: &datafusion::datasource::listing::ListingOptions,
     dir: &Path,
+    text: &[String],
 ) -> Option<datafusion::arrow::datatypes::SchemaRef> {
     use datafusion::arrow::datatypes::{Field, Schema};
     let mut fields: Vec<Field> = Vec::new();
@@ -998,6 +1000,11 @@ async fn merged_time_units(
             .await
             .ok()?;
         for field in schema.fields() {
+            // A column declared as text is text in every file, whatever each one infers.
+            let field = match text.contains(field.name()) {
+                true => Arc::new(field.as_ref().clone().with_data_type(DataType::Utf8)),
+                false => field.clone(),
+            };
             let Some(seen) = fields.iter_mut().find(|f| f.name() == field.name()) else {
                 fields.push(field.as_ref().clone());
                 continue;
