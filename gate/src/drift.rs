@@ -597,7 +597,7 @@ async fn summarize_table(
     let (ctx, schema) = register(
         data,
         None,
-        &arrowfeat_udf::sql::files::TextTimes::new(times).with_text(
+        &arrowfeat_udf::sql::files::TextTypes::new(times).with_text(
             compared
                 .iter()
                 .filter(|f| f.declared == FeatureType::String)

@@ -487,6 +487,29 @@ pub fn count_part_of(
     reader_runtime()?.block_on(count_part(&plan, data, None))
 }
 
+/// `check --data`'s check of the column `name` (of `data_type`, in `source`) against the
+/// `declared` feature type: a pass, a warning (compatible) or an error.
+fn type_check(
+    subject: String,
+    source: &str,
+    name: &str,
+    data_type: &DataType,
+    declared: &FeatureType,
+    pos: arrowfeat_validator::yaml::Pos,
+) -> Check {
+    arrowfeat_validator::checks::data::column_type(
+        subject,
+        source,
+        &arrowfeat_validator::checks::data::DataColumn {
+            name: name.to_string(),
+            read_as: feature_type(data_type),
+            arrow: data_type.to_string(),
+        },
+        declared,
+        pos,
+    )
+}
+
 /// The `data-column-type` error of the column `name` (of `data_type`, in `source`) when
 /// its values are of another kind than the `declared` feature type (text for a float, a
 /// naive time for a zoned one), in `check --data`'s words: drift and skew refuse to
@@ -499,19 +522,9 @@ fn wrong_kind(
     declared: &FeatureType,
     pos: arrowfeat_validator::yaml::Pos,
 ) -> Option<Check> {
-    let found =
-        feature_type(data_type).filter(|t| !arrowfeat_validator::types::same_kind(declared, t))?;
-    Some(arrowfeat_validator::checks::data::column_type(
-        subject,
-        source,
-        &arrowfeat_validator::checks::data::DataColumn {
-            name: name.to_string(),
-            read_as: Some(found),
-            arrow: data_type.to_string(),
-        },
-        declared,
-        pos,
-    ))
+    let found = feature_type(data_type)?;
+    (!arrowfeat_validator::types::same_kind(declared, &found))
+        .then(|| type_check(subject, source, name, data_type, declared, pos))
 }
 
 /// The `data-column-type` error of a column whose type is neither the declared one nor
@@ -529,17 +542,7 @@ fn incompatible_type(
     if data_type.is_null() {
         return None;
     }
-    let check = arrowfeat_validator::checks::data::column_type(
-        subject,
-        source,
-        &arrowfeat_validator::checks::data::DataColumn {
-            name: name.to_string(),
-            read_as: feature_type(data_type),
-            arrow: data_type.to_string(),
-        },
-        declared,
-        pos,
-    );
+    let check = type_check(subject, source, name, data_type, declared, pos);
     (check.status == arrowfeat_validator::report::Status::Error).then_some(check)
 }
 
@@ -599,13 +602,13 @@ const READER_FAILED: &str =
 /// gives.
 fn declared_times(
     columns: &[arrowfeat_validator::checks::data::DeclaredColumn],
-) -> files::TextTimes {
+) -> files::TextTypes {
     use arrowfeat_validator::checks::data::Role;
     let event = columns
         .iter()
         .find(|c| c.role == Role::EventTime)
         .and_then(|c| c.declared.as_ref());
-    files::TextTimes::new(
+    files::TextTypes::new(
         columns
             .iter()
             .filter_map(|column| match (&column.declared, column.role) {
@@ -665,7 +668,7 @@ pub(crate) fn declared_time(column: &str, declared: &FeatureType) -> Option<file
 async fn register(
     data: &Data,
     memory_limit: Option<usize>,
-    times: &files::TextTimes,
+    times: &files::TextTypes,
 ) -> Result<(SessionContext, datafusion::arrow::datatypes::SchemaRef), String> {
     let ctx = files::session_within(memory_limit).map_err(|e| files::error_message(&e))?;
     ctx.register_udf(canonical::CanonicalFloats::udf());

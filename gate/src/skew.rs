@@ -438,7 +438,7 @@ impl<'a> Layout<'a> {
     /// time's for the serving and the created time (the created time at the unit its
     /// text gives), each timestamp feature's own; and the keys and features declared as
     /// text, which CSV files give as text.
-    fn text_times(&self) -> arrowfeat_udf::sql::files::TextTimes {
+    fn text_types(&self) -> arrowfeat_udf::sql::files::TextTypes {
         use crate::{declared_time, text_unit};
         let times = [self.event_time, self.serving_time]
             .into_iter()
@@ -465,7 +465,7 @@ impl<'a> Layout<'a> {
             .filter(|(_, declared)| **declared == FeatureType::String)
             .map(|(name, _)| name.to_string())
             .collect();
-        arrowfeat_udf::sql::files::TextTimes::new(times.collect()).with_text(text)
+        arrowfeat_udf::sql::files::TextTypes::new(times.collect()).with_text(text)
     }
 
     fn training_wanted(&self) -> Vec<&'a str> {
@@ -512,7 +512,7 @@ fn present<'a>(schema: &Schema, wanted: &[&'a str]) -> (Vec<&'a str>, Vec<String
 async fn read(
     data: &Data,
     wanted: &[&str],
-    times: &arrowfeat_udf::sql::files::TextTimes,
+    times: &arrowfeat_udf::sql::files::TextTypes,
 ) -> Result<RecordBatch, String> {
     let (ctx, schema) = register(data, None, times).await?;
     let (present, _) = present(&schema, wanted);
@@ -548,7 +548,7 @@ pub fn compare_part_of(
     options: &SkewOptions,
 ) -> SkewPart {
     let layout = Layout::of(file, options);
-    let times = layout.text_times();
+    let times = layout.text_types();
     let run = async {
         let serving_batch = read(serving, &layout.serving_wanted(), &times)
             .await
@@ -611,7 +611,7 @@ async fn compare_view(
             (part, schema.clone(), training_schema.clone())
         }
         _ => {
-            let times = layout.text_times();
+            let times = layout.text_types();
             let serving_batch = read(serving, &layout.serving_wanted(), &times)
                 .await
                 .map_err(|e| (serving_label.clone(), e))?;

@@ -57,7 +57,10 @@ pub use open::{
 /// all rows such a column is read as text, which the functions refuse by name.
 pub const INFER_TYPES_FROM_ALL_ROWS: usize = usize::MAX;
 
-/// How time columns of CSV and JSON files, which hold no unit or zone, are read: a
+/// The declared types at which columns of CSV and JSON files are read, where the
+/// readers' inference would read them otherwise.
+///
+/// Time columns, which such files hold with no unit or zone: a
 /// column whose text reads as times without a zone (every value parses, with an offset or
 /// without) takes the declared zone, and the declared unit where it is finer than the one
 /// the text needs. A value with an offset is the same instant either way; one without is
@@ -68,7 +71,7 @@ pub const INFER_TYPES_FROM_ALL_ROWS: usize = usize::MAX;
 /// like: an id column of `001`, `002` is not the integers 1 and 2 (which would lose the
 /// zeros and match `01`).
 #[derive(Debug, Clone, Default)]
-pub struct TextTimes {
+pub struct TextTypes {
     times: Vec<DeclaredTime>,
     text: Vec<String>,
 }
@@ -81,16 +84,16 @@ pub struct DeclaredTime {
     pub zone: Option<Arc<str>>,
 }
 
-impl TextTimes {
-    pub fn new(times: Vec<DeclaredTime>) -> TextTimes {
-        TextTimes {
+impl TextTypes {
+    pub fn new(times: Vec<DeclaredTime>) -> TextTypes {
+        TextTypes {
             times,
             text: Vec::new(),
         }
     }
 
     /// These times, and `columns` read as text from CSV files.
-    pub fn with_text(mut self, columns: Vec<String>) -> TextTimes {
+    pub fn with_text(mut self, columns: Vec<String>) -> TextTypes {
         self.text = columns;
         self
     }
@@ -827,7 +830,7 @@ pub async fn listing_table(
     state: &SessionState,
     path: &Path,
     files: &DataFiles,
-    times: &TextTimes,
+    times: &TextTypes,
 ) -> Result<Arc<dyn TableProvider>> {
     let config = state.config();
     let table_options = state.default_table_options();
@@ -1282,7 +1285,7 @@ impl UrlTableFactory for LocalDataTables {
             .downcast_ref::<SessionState>()
             .cloned()
             .ok_or_else(|| DataFusionError::Plan("the SQL session has no state".into()))?;
-        listing_table(&state, &local, &files, &TextTimes::default())
+        listing_table(&state, &local, &files, &TextTypes::default())
             .await
             .map(Some)
     }

@@ -15,7 +15,7 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 
 use super::{
     data_files, differing_text_types, is_text_read_error, listing_table, local_path,
-    text_read_failure, CsvDialect, DataFiles, LocalDataTables, TextTimes,
+    text_read_failure, CsvDialect, DataFiles, LocalDataTables, TextTypes,
     INFER_TYPES_FROM_ALL_ROWS, KNOWN_EXTENSIONS, MAX_DEPTH,
 };
 use crate::sql::errors::{error_cause, ErrorCause};
@@ -150,7 +150,7 @@ pub async fn open_path(
     what: &str,
     name: &str,
 ) -> std::result::Result<Arc<dyn TableProvider>, FileError> {
-    open_path_in(state, what, name, &TextTimes::default()).await
+    open_path_in(state, what, name, &TextTypes::default()).await
 }
 
 /// [`open_path`], reading the times of CSV and JSON files at `times` (the units and zones a schema
@@ -159,7 +159,7 @@ pub async fn open_path_in(
     state: &SessionState,
     what: &str,
     name: &str,
-    times: &TextTimes,
+    times: &TextTypes,
 ) -> std::result::Result<Arc<dyn TableProvider>, FileError> {
     let (path, files) = check_path(what, name)?;
     listing_table(state, &path, &files, times)
