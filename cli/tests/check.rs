@@ -2174,6 +2174,27 @@ fn skew_refuses_keys_and_times_of_another_kind() {
         found[0].2.contains("is int64") && found[0].2.contains("the schema declares string"),
         "{found:#?}"
     );
+    // Nanoseconds (pandas' unit) for a schema of microseconds: the join compares times in
+    // nanoseconds, so nothing is lost and every row is compared.
+    write(
+        "ns_time.parquet",
+        "* EXCEPT (event_ts), arrow_cast(event_ts, 'Timestamp(Nanosecond, Some(\"UTC\"))') AS event_ts",
+    );
+    let run = arrowfeat_in(
+        dir.path(),
+        &[
+            "skew",
+            "--schemas",
+            schema,
+            "--serving",
+            "ns_time.parquet",
+            "--training",
+            events,
+            "--time-tolerance",
+            "0s",
+        ],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", stdout(&run));
     // A training time out of the nanosecond range is the training data's finding, named
     // by its date.
     write(

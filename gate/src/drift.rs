@@ -632,13 +632,20 @@ async fn summarize_table(
         // A feature compared by its missing share alone is judged as `check --data` judges
         // its type, in full: a list of another element type, or a string for a list, has
         // no missing share of the feature. Distributions are compared across widths.
-        // Spark and pandas keep an embedding as a list of its numbers: its missing share is
-        // the embedding's.
-        let embedding_as_list = matches!(
-            (&feature.declared, crate::feature_type(field.data_type())),
-            (FeatureType::Embedding { element, .. }, Some(FeatureType::List(item)))
-                if item == *element
-        );
+        // Spark and pandas keep an embedding as a list of its numbers, and numpy's are
+        // float64: its missing share is the embedding's.
+        let float = |t: &FeatureType| matches!(t, FeatureType::Float32 | FeatureType::Float64);
+        let embedding_as_list = match (&feature.declared, crate::feature_type(field.data_type())) {
+            (FeatureType::Embedding { .. }, Some(FeatureType::List(item))) => float(&item),
+            (
+                FeatureType::Embedding { dim, .. },
+                Some(FeatureType::Embedding {
+                    dim: found,
+                    element,
+                }),
+            ) => *dim == found && float(&element),
+            _ => false,
+        };
         let judge = match feature.kind {
             Kind::Presence => crate::incompatible_type,
             Kind::Numeric | Kind::Categorical => crate::wrong_kind,

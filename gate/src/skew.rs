@@ -361,10 +361,11 @@ impl<'a> Layout<'a> {
     }
 
     /// The findings that keep any row from being matched, in `check --data`'s words: a
-    /// key or time of either side whose type is neither the declared one nor compatible
-    /// with it (an integer serving time for a timestamp, a naive time for a zoned one, a
-    /// float or text key for an integer one, a type without an equivalent in the schema),
-    /// each on the side at fault; or keys of the two sides, each of the declared kind,
+    /// key or time of either side that the join cannot match as the declared type holds
+    /// it ([`joinable`]) and that is neither that type nor compatible with it (an integer
+    /// serving time for a timestamp, a naive time for a zoned one, a float or text key for
+    /// an integer one, a type without an equivalent in the schema), each on the side at
+    /// fault; or keys of the two sides, each of the declared kind,
     /// that the join cannot match (float32 beside float64).
     fn unmatchable(&self, serving: (&Schema, &str), training: (&Schema, &str)) -> Vec<Check> {
         let mut out = Vec::new();
@@ -384,13 +385,16 @@ impl<'a> Layout<'a> {
                 let Ok(field) = schema.field_with_name(column) else {
                     continue;
                 };
+                if joinable(declared, field.data_type()) {
+                    continue;
+                }
                 out.extend(crate::incompatible_type(
                     format!(
                         "skew {}: {role} `{}`",
                         quote(label, 200),
                         quote(column, 100)
                     ),
-                    &format!("the {side} data {}", quote(label, 200)),
+                    &side_data(side, label),
                     column,
                     field.data_type(),
                     declared,
@@ -934,7 +938,7 @@ fn finish(
         let field = schema.field_with_name(name).ok()?;
         crate::wrong_kind(
             format!("skew {}: feature `{}`", quote(label, 200), quote(name, 100)),
-            &format!("the {side} data {}", quote(label, 200)),
+            &side_data(side, label),
             name,
             field.data_type(),
             declared,
@@ -1005,6 +1009,45 @@ fn finish(
     out
 }
 
+/// The `side` ("serving") data named `label` as findings name it: "the serving data
+/// x.parquet", or "the serving data" for a table in memory that is named by its side.
+fn side_data(side: &str, label: &str) -> String {
+    match label == side {
+        true => format!("the {side} data"),
+        false => format!("the {side} data {}", quote(label, 200)),
+    }
+}
+
+/// Whether the join matches values of `data_type` as the `declared` key or time type
+/// holds them, unconverted: integers of any width for an integer, text or bytes of any
+/// layout for text or bytes, a timestamp of any unit and zone for a zoned timestamp (a
+/// naive one for a naive timestamp), or a date (midnight). The join compares times in
+/// nanoseconds, so a unit finer than the declared one loses nothing. Other types are
+/// judged as `check --data` judges them.
+fn joinable(declared: &FeatureType, data_type: &DataType) -> bool {
+    let plain = match data_type {
+        DataType::Dictionary(_, values) => values.as_ref(),
+        other => other,
+    };
+    let date = matches!(plain, DataType::Date32 | DataType::Date64);
+    match declared {
+        FeatureType::Int32 | FeatureType::Int64 => plain.is_integer(),
+        FeatureType::String => matches!(
+            plain,
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+        ),
+        FeatureType::Bytes => matches!(
+            plain,
+            DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+        ),
+        FeatureType::Timestamp { tz, .. } => {
+            date || matches!(plain, DataType::Timestamp(_, zone) if zone.is_some() == tz.is_some())
+        }
+        FeatureType::Datetime64Ns => date || matches!(plain, DataType::Timestamp(_, None)),
+        _ => false,
+    }
+}
+
 /// The point-in-time join's message `message` in skew's words: its spine is the serving
 /// data, its events the training data. Only the words before a quoted column name
 /// (`spine key \`k\``) are the join's: a column's own name is left as it is.
@@ -1067,5 +1110,34 @@ mod words {
             super::in_skew_words("events column `event_ts`: expected times between"),
             "training column `event_ts`: expected times between"
         );
+    }
+
+    #[test]
+    fn the_join_matches_keys_of_any_width_and_times_of_any_unit() {
+        use super::joinable;
+        use arrowfeat_validator::types::{FeatureType, TimeUnit};
+        use datafusion::arrow::datatypes::{DataType, TimeUnit as Unit};
+        let zoned = FeatureType::Timestamp {
+            unit: TimeUnit::Microsecond,
+            tz: Some("UTC".into()),
+        };
+        let paris = Some("Europe/Paris".into());
+        assert!(joinable(
+            &zoned,
+            &DataType::Timestamp(Unit::Nanosecond, paris)
+        ));
+        assert!(joinable(&zoned, &DataType::Date32));
+        assert!(!joinable(
+            &zoned,
+            &DataType::Timestamp(Unit::Microsecond, None)
+        ));
+        assert!(!joinable(&zoned, &DataType::Int64));
+        assert!(joinable(&FeatureType::Int64, &DataType::UInt32));
+        assert!(joinable(&FeatureType::Int64, &DataType::Int8));
+        assert!(!joinable(&FeatureType::Int64, &DataType::Float64));
+        let dictionary = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+        assert!(joinable(&FeatureType::String, &dictionary));
+        assert!(joinable(&FeatureType::Bytes, &DataType::LargeBinary));
+        assert!(!joinable(&FeatureType::String, &DataType::Int64));
     }
 }

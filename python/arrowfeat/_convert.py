@@ -644,6 +644,8 @@ def _check_drift_arguments(
 
     for name, flag in (("current_from_store", current_from_store), ("reference_from_store", reference_from_store)):
         _flag("drift", name, flag)
+    _not_empty("drift", "reference", reference, current)
+    _not_empty("drift", "current", current, reference)
     if reference_profile is not None and (reference is not None or reference_from_store):
         raise ArrowfeatValueError(
             "drift: give the reference either as data (`reference`, `reference_from_store`) or as `reference_profile`, not both"
@@ -735,3 +737,15 @@ def _save_reference(report: Any, profile: str, not_saved_because: str | None, sa
             raise ArrowfeatValueError(
                 f"drift: argument `save_reference`: cannot write {_visible(os.fspath(save_reference), 200)}: {e.strerror}"
             ) from None
+
+
+def _not_empty(function: str, argument: str, data: Any, other: Any = None) -> None:
+    """Refuses a mapping of no views unless `other` (the comparison's other side) names
+    some, whose views then say what they lack: a run given no data at all must not pass
+    as if it had read some (the CLI refuses the same run: its flags need a path)."""
+    from collections.abc import Mapping
+
+    if isinstance(data, Mapping) and not data and not (isinstance(other, Mapping) and other):
+        raise ArrowfeatValueError(
+            f"{function}: argument `{argument}`: expected the data of at least one view, found an empty mapping"
+        )

@@ -18,6 +18,7 @@ from ._convert import (
     _check_sample_rows,
     _flag,
     _native_error,
+    _not_empty,
     _save_reference,
     _skew_options,
     _type_name,
@@ -78,6 +79,8 @@ def check_data(
     give is read at the path its batch source names (``--data-from-store``; ``data`` may
     then be None)."""
     data_from_store = _flag("check_data", "data_from_store", data_from_store)
+    if not data_from_store:
+        _not_empty("check_data", "data", data)
     pairs: list[tuple[str | None, Any]]
     if isinstance(data, Mapping):
         pairs = [(str(view), _stream(f"data[{view!r}]", obj)) for view, obj in data.items()]
@@ -217,6 +220,12 @@ def skew(
     The report gives per feature the mismatching, missing and extra rows with a sample.
     ``serving`` and ``training`` are each one path or table (the schemas declare one
     view) or a mapping of view names to them."""
+    for argument, data, other in (("serving", serving, training), ("training", training, serving)):
+        _not_empty("skew", argument, data, other)
+        if data is None:
+            raise ArrowfeatValueError(
+                f"skew: argument `{argument}`: expected a path, a table or a mapping of views to them, found None"
+            )
     options = _skew_options(time_tolerance, serving_time, absolute_tolerance, relative_tolerance, ulps, sample_rows)
     try:
         native = _native.skew(

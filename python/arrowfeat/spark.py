@@ -40,6 +40,7 @@ from ._convert import (
     _check_drift_arguments,
     _check_sample_rows,
     _native_error,
+    _not_empty,
     _save_reference,
     _skew_options,
     _visible,
@@ -625,6 +626,7 @@ def check_data(
 
     from . import _native
 
+    _not_empty("check_data", "data", data)
     frames = _frames("check_data", "data", data)
     _check_sample_rows("check_data", sample_rows)
     as_of_nanos = _as_of_nanos("check_data", as_of)
@@ -797,6 +799,8 @@ def skew(
         _native.check_skew_options(**options)  # here, not in every Spark task
     except ValueError as e:
         raise _native_error("skew", e) from None
+    _not_empty("skew", "serving", serving, training)
+    _not_empty("skew", "training", training, serving)
     if buckets is None:
         buckets = int(_spark_session(serving).conf.get("spark.sql.shuffle.partitions") or 200)
     if not isinstance(buckets, int) or isinstance(buckets, bool) or not 1 <= buckets <= 1_000_000:

@@ -240,6 +240,17 @@ def test_refusals_name_the_argument(tmp_path: Path) -> None:
         skew(42, training, schema, time_tolerance="1m")
     missing = skew(tmp_path / "none.parquet", training, schema, time_tolerance="1m")
     assert missing.exit_code == 2
+    # No data at all never passes: refused, as the CLI refuses a run without a path.
+    with pytest.raises(ArrowfeatValueError, match="argument `serving`: expected the data of at least one view"):
+        skew({}, {}, schema, time_tolerance="1m")
+    with pytest.raises(ArrowfeatValueError, match="argument `serving`: expected a path, a table or a mapping"):
+        skew(None, training, schema, time_tolerance="1m")  # type: ignore[arg-type]
+    from arrowfeat.data import check_data, drift
+
+    with pytest.raises(ArrowfeatValueError, match="check_data: argument `data`: expected the data of at least one"):
+        check_data({}, schema)
+    with pytest.raises(ArrowfeatValueError, match="drift: argument `current`: expected the data of at least one"):
+        drift({}, schema, reference=training)
 
 
 def one_feature_schema(tmp_path: Path) -> Path:
